@@ -1,0 +1,72 @@
+/* kdb.h - the kernels database: calibrated efficiency curves of one GPU.
+ *
+ * <root>/<gpu_id>/curves.csv holds fitted curves (DESIGN section 5); raw/ holds the
+ * measurements they came from. A kdb with no curves is valid: every lookup misses
+ * and the predictor falls back to its documented defaults. Lookups never allocate
+ * and are safe on a NULL kdb (they miss). */
+#ifndef AUG_KDB_H
+#define AUG_KDB_H
+
+#include "augur/collective.h"
+#include "augur/dtype.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum aug_family {
+    AUG_FAMILY_GEMM,
+    AUG_FAMILY_ATTENTION,
+    AUG_FAMILY_MEMORY,
+    AUG_FAMILY_COLLECTIVE,
+    AUG_FAMILY_COUNT
+};
+const char *aug_family_name(enum aug_family f); /* "gemm", "attention", "memory", "collective" */
+int aug_family_from_name(const char *name, enum aug_family *out);
+
+#define AUG_CURVE_MAX_PARAMS 8
+
+struct aug_curve {
+    enum aug_family family;
+    char op[32];          /* gemm: "gemm"; memory: "copy", "elementwise", ...; collective: aug_coll_name */
+    enum aug_dtype dtype;
+    int ranks;            /* collectives: group size; 0 otherwise */
+    char link[16];        /* collectives: "nvlink" or "network"; "" otherwise */
+    char form[24];        /* curve form name, see curve.c */
+    int n_params;
+    double p[AUG_CURVE_MAX_PARAMS];
+    double x_min, x_max;  /* domain of the size feature that was measured */
+    int n_points;
+    double rel_rmse, max_rel_err, cv_rel_err;
+    char source[128];
+};
+
+struct aug_kdb;
+
+/* Open <root>/<gpu_id>/ (root NULL: aug_kdb_dir()). A missing folder or curves.csv
+ * gives an empty kdb; a malformed curves.csv is AUG_EDATA with file and line. */
+int aug_kdb_open(const char *root, const char *gpu_id, struct aug_kdb **out);
+void aug_kdb_close(struct aug_kdb *kdb);
+const char *aug_kdb_gpu(const struct aug_kdb *kdb);
+int aug_kdb_curve_count(const struct aug_kdb *kdb);
+const struct aug_curve *aug_kdb_curve_at(const struct aug_kdb *kdb, int i);
+
+/* Lookups: return 1 and fill the output when a curve covers the case, 0 otherwise.
+ * gemm: efficiency (0..1] of an (m x k) * (k x n) GEMM against the dtype's dense peak. */
+int aug_kdb_gemm_eff(const struct aug_kdb *kdb, enum aug_dtype dt, double m, double n, double k,
+                     double *eff);
+/* attention: efficiency of the fused kernel against the dense peak. */
+int aug_kdb_attention_eff(const struct aug_kdb *kdb, enum aug_dtype dt, int causal,
+                          int backward, double batch_heads, double seq_q, double seq_kv,
+                          double head_dim, double *eff);
+/* memory-bound kernel `op` moving `bytes`: time in microseconds. */
+int aug_kdb_memory_time_us(const struct aug_kdb *kdb, const char *op, enum aug_dtype dt,
+                           double bytes, double *time_us);
+/* collective `c` of `size_bytes` (nccl-tests convention) over `ranks` on `link`. */
+int aug_kdb_collective_time_us(const struct aug_kdb *kdb, enum aug_coll c, double size_bytes,
+                               int ranks, const char *link, double *time_us);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

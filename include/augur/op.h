@@ -1,0 +1,77 @@
+/* op.h - one kernel-level operator and its hybrid time.
+ *
+ * t = max(flops / (peak_dtype * eff_c), bytes / (hbm_bw * eff_m)) + launch, where the
+ * efficiencies come from the GPU's calibrated curve for the op's family (source
+ * "curve"), else from the documented default table in efficiency.c ("fallback"), else
+ * the op runs at peak ("roofline": only when asked, --roofline). */
+#ifndef AUG_OP_H
+#define AUG_OP_H
+
+#include "augur/collective.h"
+#include "augur/dtype.h"
+#include "augur/kdb.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct aug_system;
+
+enum aug_op_kind {
+    AUG_OP_GEMM,       /* batch x (m x k) * (k x n) */
+    AUG_OP_ATTENTION,  /* fused attention core (FlashAttention) */
+    AUG_OP_MEMORY,     /* memory-bound kernel: norm, activation, softmax, add, optimizer */
+    AUG_OP_COLLECTIVE, /* collective or point-to-point over a group */
+    AUG_OP_KIND_COUNT
+};
+
+struct aug_op {
+    const char *name;      /* static string: "qkv", "attn_fwd", "mlp_up_dgrad", ... */
+    enum aug_op_kind kind;
+    enum aug_dtype dtype;
+    double flops;          /* floating-point operations (multiply-add = 2) */
+    double bytes;          /* HBM bytes read + written */
+    double count;          /* how many times it runs where it is listed */
+    /* GEMM */
+    double m, n, k, batch;
+    /* attention */
+    double batch_heads, seq_q, seq_kv, head_dim;
+    int causal, backward;
+    /* memory-bound */
+    const char *mem_op;    /* curve op name: "elementwise", "norm", "softmax", "copy", ... */
+    /* collective */
+    enum aug_coll coll;
+    double size_bytes;     /* nccl-tests buffer size convention */
+    int ranks, ranks_per_domain;
+};
+
+/* What the timing of one op found. */
+struct aug_op_time {
+    double time_s;         /* one execution */
+    double eff;            /* efficiency used on the binding resource */
+    double intensity;      /* flops / bytes */
+    int compute_bound;     /* 1 when the compute term dominates */
+    enum aug_source source;
+};
+
+/* Hybrid timing options. */
+struct aug_op_ctx {
+    const struct aug_system *sys;
+    const struct aug_kdb *kdb;  /* may be NULL: fallback defaults only */
+    int pure_roofline;          /* 1: ignore curves and defaults (eff = 1, no launch) */
+};
+
+int aug_op_time(const struct aug_op_ctx *ctx, const struct aug_op *op, struct aug_op_time *out);
+
+/* Builders (fill every field; count = 1). */
+struct aug_op aug_op_gemm(const char *name, enum aug_dtype dt, double m, double n, double k,
+                          double batch);
+struct aug_op aug_op_memory(const char *name, const char *mem_op, enum aug_dtype dt,
+                            double bytes, double flops);
+struct aug_op aug_op_collective(const char *name, enum aug_coll c, double size_bytes, int ranks,
+                                int ranks_per_domain);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,81 @@
+/* train.h - one training iteration of a transformer under a plan: time, memory,
+ * MFU/HFU, and where every second came from. */
+#ifndef AUG_TRAIN_H
+#define AUG_TRAIN_H
+
+#include "augur/kdb.h"
+#include "augur/model.h"
+#include "augur/plan.h"
+#include "augur/system.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Seconds of one iteration by component. The parts add up to step_time_s. */
+struct aug_train_breakdown {
+    double compute_s;          /* GEMMs and memory-bound ops of forward + backward */
+    double attention_s;        /* attention core (fused or unfused) */
+    double recompute_s;        /* extra forward work from activation recomputation */
+    double embedding_s;        /* embedding, LM head and cross-entropy */
+    double tp_comm_s;          /* TP (and SP) collectives on the critical path */
+    double cp_comm_s;          /* context-parallel exchange, exposed part */
+    double ep_comm_s;          /* expert all-to-all */
+    double pp_comm_s;          /* pipeline send/recv, exposed part */
+    double dp_comm_s;          /* gradient reduction / ZeRO / FSDP traffic, exposed part */
+    double pipeline_bubble_s;  /* idle time of the pipeline fill and drain */
+    double optimizer_s;        /* optimizer step */
+    double overhead_s;         /* per-iteration framework / launch floor */
+};
+
+/* GiB per GPU (the most loaded GPU: the first pipeline stage). */
+struct aug_train_memory {
+    double weights_gib;
+    double gradients_gib;
+    double optimizer_gib;
+    double activations_gib;
+    double workspace_gib;
+    double total_gib;
+};
+
+/* Shares of predicted time, summing to 1. */
+struct aug_provenance {
+    double calibrated, fallback, roofline;
+};
+
+struct aug_train_result {
+    double step_time_s;
+    double tokens_per_s;           /* all GPUs */
+    double model_flops;            /* per iteration, all GPUs (PaLM-style, no recompute) */
+    double hardware_flops;         /* per iteration, all GPUs, with recomputation */
+    double mfu, hfu;               /* against the dense peak of the compute dtype */
+    double params;                 /* total parameters */
+    long microbatches;             /* per pipeline per iteration */
+    double bubble_fraction;        /* bubble time / ideal pipeline time */
+    int dp_crosses_network, tp_crosses_network;
+    struct aug_train_breakdown breakdown;
+    struct aug_train_memory memory;
+    double memory_capacity_gib;
+    int fits_in_memory;
+    struct aug_provenance provenance;
+};
+
+struct aug_train_options {
+    const struct aug_kdb *kdb;     /* calibrated curves of the system's GPU, or NULL */
+    int pure_roofline;             /* 1: no efficiencies at all (upper bound) */
+};
+
+/* Predict one iteration. `plan` must have been resolved with aug_plan_resolve().
+ * Does not allocate. */
+int aug_train_predict(const struct aug_model *m, const struct aug_system *s,
+                      const struct aug_plan *plan, const struct aug_train_options *opt,
+                      struct aug_train_result *out);
+
+/* Memory per GPU alone (used by the memory filter of sweeps). */
+void aug_train_memory(const struct aug_model *m, const struct aug_system *s,
+                      const struct aug_plan *plan, struct aug_train_memory *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,64 @@
+/* validate.h - scoring predictions against measured runs.
+ *
+ * An accuracy set is a CSV in the schema of DESIGN section 6 (training columns; the
+ * inference schema is recognized by its columns). Every row is predicted and compared on
+ * its metric; rows augur cannot predict are skipped with a reason and left out of the
+ * aggregates. vTrain's ground_truth_single.csv (1,440 measured iterations on 8x A100) is
+ * read by an importer and scored the same way. */
+#ifndef AUG_VALIDATE_H
+#define AUG_VALIDATE_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct aug_validate_row {
+    char id[96];
+    char source[160];
+    char metric[32];
+    long line;
+    double measured;
+    double predicted;
+    double error_pct;     /* (predicted - measured) / measured * 100 */
+    int skipped;
+    char reason[200];
+    double provenance_calibrated; /* share of the row's predicted time from curves */
+};
+
+struct aug_validate_source {
+    char source[160];
+    int rows;
+    double mape_pct;
+    double max_abs_error_pct;
+};
+
+struct aug_validate_report {
+    struct aug_validate_row *rows;
+    size_t n_rows;
+    size_t predicted_rows;
+    double mape_pct;
+    double max_abs_error_pct;
+    double median_abs_error_pct;
+    struct aug_validate_source *sources;
+    size_t n_sources;
+};
+
+struct aug_validate_options {
+    const char *kdb_root; /* NULL: default kernels-db */
+    int fallback_only;    /* 1: ignore calibrated curves (to measure what calibration buys) */
+};
+
+enum aug_validate_input { AUG_VALIDATE_AUTO, AUG_VALIDATE_ACCURACY, AUG_VALIDATE_VTRAIN };
+
+/* Predict and score every row of `path`. Bad rows (non-numbers, missing required cells)
+ * fail with file and line; unpredictable rows are skipped. */
+int aug_validate_file(const char *path, enum aug_validate_input kind,
+                      const struct aug_validate_options *opt, struct aug_validate_report **out);
+void aug_validate_report_free(struct aug_validate_report *r);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,147 @@
+/* cli.c - diagnostics, strict option parsing and output formatting for every command. */
+#include "cli.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <string.h>
+
+#include "augur/csvio.h"
+#include "augur/status.h"
+#include "augur/units.h"
+
+int aug_cli_fail(int status, const char *msg) {
+    fprintf(stderr, "augur: %s\n", msg ? msg : aug_last_error());
+    return aug_exit_code(status);
+}
+
+int aug_cli_usage(const char *cmd, const char *fmt, ...) {
+    va_list ap;
+    fprintf(stderr, "augur %s: ", cmd);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "\nTry 'augur %s --help'\n", cmd);
+    return 2;
+}
+
+int aug_cli_long(const char *cmd, const char *opt, const char *val, long lo, long hi, long *out) {
+    if (aug_parse_long(val, opt, lo, hi, out) != AUG_OK)
+        return aug_cli_usage(cmd, "%s", aug_last_error());
+    return 0;
+}
+
+int aug_cli_double(const char *cmd, const char *opt, const char *val, double *out) {
+    if (aug_parse_double(val, opt, out) != AUG_OK)
+        return aug_cli_usage(cmd, "%s", aug_last_error());
+    return 0;
+}
+
+int aug_cli_format(const char *cmd, const char *val, enum aug_format *out) {
+    if (strcmp(val, "table") == 0)
+        *out = AUG_FORMAT_TABLE;
+    else if (strcmp(val, "json") == 0)
+        *out = AUG_FORMAT_JSON;
+    else if (strcmp(val, "csv") == 0)
+        *out = AUG_FORMAT_CSV;
+    else
+        return aug_cli_usage(cmd, "--format: unknown format '%s' (use table, json or csv)", val);
+    return 0;
+}
+
+FILE *aug_cli_open_output(const char *path) {
+    if (!path || strcmp(path, "-") == 0)
+        return stdout;
+    FILE *f = fopen(path, "w");
+    if (!f)
+        fprintf(stderr, "augur: cannot write '%s': %s\n", path, strerror(errno));
+    return f;
+}
+
+int aug_cli_close_output(FILE *f, const char *path) {
+    if (f == stdout)
+        return fflush(stdout) == 0 ? 0 : 1;
+    if (fclose(f) != 0) {
+        fprintf(stderr, "augur: cannot write '%s': %s\n", path, strerror(errno));
+        return 1;
+    }
+    return 0;
+}
+
+static void leaf_text(json_t *v, char *buf, size_t n) {
+    if (json_is_real(v)) {
+        double d = json_real_value(v);
+        snprintf(buf, n, "%.6g", d);
+    } else if (json_is_integer(v)) {
+        snprintf(buf, n, "%lld", (long long)json_integer_value(v));
+    } else if (json_is_string(v)) {
+        snprintf(buf, n, "%s", json_string_value(v));
+    } else if (json_is_true(v)) {
+        snprintf(buf, n, "true");
+    } else if (json_is_false(v)) {
+        snprintf(buf, n, "false");
+    } else if (json_is_null(v)) {
+        buf[0] = '\0';
+    } else {
+        char *s = json_dumps(v, JSON_COMPACT);
+        snprintf(buf, n, "%s", s ? s : "");
+        free(s);
+    }
+}
+
+/* Visit every leaf with its dotted key. */
+static void flatten(json_t *obj, const char *prefix, void (*fn)(const char *, json_t *, void *),
+                    void *user) {
+    const char *key;
+    json_t *v;
+    json_object_foreach(obj, key, v) {
+        char full[256];
+        if (prefix[0])
+            snprintf(full, sizeof full, "%s.%s", prefix, key);
+        else
+            snprintf(full, sizeof full, "%s", key);
+        if (json_is_object(v))
+            flatten(v, full, fn, user);
+        else
+            fn(full, v, user);
+    }
+}
+
+static void table_leaf(const char *key, json_t *v, void *user) {
+    char buf[1024];
+    leaf_text(v, buf, sizeof buf);
+    fprintf((FILE *)user, "%-40s %s\n", key, buf);
+}
+
+static void csv_head(const char *key, json_t *v, void *user) {
+    (void)v;
+    aug_csv_write_str(user, key);
+}
+
+static void csv_cell(const char *key, json_t *v, void *user) {
+    (void)key;
+    char buf[1024];
+    leaf_text(v, buf, sizeof buf);
+    aug_csv_write_str(user, buf);
+}
+
+int aug_cli_write(FILE *f, enum aug_format fmt, json_t *obj) {
+    if (fmt == AUG_FORMAT_JSON) {
+        if (json_dumpf(obj, f, JSON_INDENT(2) | JSON_REAL_PRECISION(10)) != 0)
+            return 1;
+        fputc('\n', f);
+        return 0;
+    }
+    if (fmt == AUG_FORMAT_TABLE) {
+        flatten(obj, "", table_leaf, f);
+        return 0;
+    }
+    struct aug_csv_writer *w;
+    if (aug_csv_writer_fp(f, &w) != AUG_OK)
+        return 1;
+    flatten(obj, "", csv_head, w);
+    aug_csv_end_row(w);
+    flatten(obj, "", csv_cell, w);
+    aug_csv_end_row(w);
+    return aug_csv_writer_commit(w) == AUG_OK ? 0 : 1;
+}

@@ -1,0 +1,29 @@
+/* cli.h - shared pieces of the command-line front-end: diagnostics, strict number
+ * options, output formats (table, JSON, CSV) from one JSON result object. */
+#ifndef AUG_CLI_H
+#define AUG_CLI_H
+
+#include <jansson.h>
+#include <stdio.h>
+
+enum aug_format { AUG_FORMAT_TABLE, AUG_FORMAT_JSON, AUG_FORMAT_CSV };
+
+/* "augur: <message>" on stderr (message from aug_last_error when NULL); returns exit code. */
+int aug_cli_fail(int status, const char *msg);
+/* Usage error: "augur <cmd>: <what>" and the hint line; returns 2. */
+int aug_cli_usage(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Parse option values; on error print a usage error naming the option and return 2. */
+int aug_cli_long(const char *cmd, const char *opt, const char *val, long lo, long hi, long *out);
+int aug_cli_double(const char *cmd, const char *opt, const char *val, double *out);
+int aug_cli_format(const char *cmd, const char *val, enum aug_format *out);
+
+/* Open --output (or stdout); NULL on failure (message printed). */
+FILE *aug_cli_open_output(const char *path);
+int aug_cli_close_output(FILE *f, const char *path);
+
+/* Write a result object in the chosen format. Table: one "key  value" line per leaf,
+ * nested objects as "parent.child"; CSV: a header of the flattened keys and one row. */
+int aug_cli_write(FILE *f, enum aug_format fmt, json_t *obj);
+
+#endif

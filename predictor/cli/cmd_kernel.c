@@ -1,0 +1,235 @@
+/* cmd_kernel.c - `augur kernel gemm|attention|memory|collective --gpu ID ...`: one
+ * kernel's predicted time and efficiency, whether it is compute- or memory-bound, and
+ * whether the number came from a calibrated curve, a fallback default or the roofline. */
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "augur/augur.h"
+#include "cli.h"
+#include "cmd_kernel.h"
+
+static void help(void) {
+    printf("usage: augur kernel gemm      --gpu ID --m M --n N --k K [--batch B] [--dtype D]\n"
+           "       augur kernel attention --gpu ID --batch B --heads H --seq S --head-dim D\n"
+           "                              [--seq-kv S] [--causal] [--backward] [--dtype D]\n"
+           "       augur kernel memory    --gpu ID --bytes SIZE [--op elementwise|norm|softmax|...]\n"
+           "       augur kernel collective --gpu ID --collective all_reduce|all_gather|...\n"
+           "                              --bytes SIZE --ranks N [--ranks-per-node R] [--system S]\n"
+           "       common: [--kdb DIR] [--roofline] [--format table|json|csv] [--output FILE]\n\n"
+           "Predicts one kernel's time. The efficiency comes from the GPU's calibrated curve in\n"
+           "kernels-db (source 'curve'), else from augur's documented defaults ('fallback'), or\n"
+           "is 1 with --roofline ('roofline'). Sizes accept K, M, G, Ki, Mi, Gi suffixes.\n");
+}
+
+enum {
+    OPT_GPU = 256, OPT_SYSTEM, OPT_M, OPT_N, OPT_K, OPT_BATCH, OPT_DTYPE, OPT_HEADS, OPT_SEQ,
+    OPT_SEQKV, OPT_HD, OPT_CAUSAL, OPT_BACKWARD, OPT_BYTES, OPT_OP, OPT_COLL, OPT_RANKS, OPT_RPN,
+    OPT_KDB, OPT_ROOF, OPT_FORMAT, OPT_OUTPUT, OPT_HELP
+};
+static const struct option options[] = {
+    {"gpu", required_argument, 0, OPT_GPU},       {"system", required_argument, 0, OPT_SYSTEM},
+    {"m", required_argument, 0, OPT_M},           {"n", required_argument, 0, OPT_N},
+    {"k", required_argument, 0, OPT_K},           {"batch", required_argument, 0, OPT_BATCH},
+    {"dtype", required_argument, 0, OPT_DTYPE},   {"heads", required_argument, 0, OPT_HEADS},
+    {"seq", required_argument, 0, OPT_SEQ},       {"seq-kv", required_argument, 0, OPT_SEQKV},
+    {"head-dim", required_argument, 0, OPT_HD},   {"causal", no_argument, 0, OPT_CAUSAL},
+    {"backward", no_argument, 0, OPT_BACKWARD},   {"bytes", required_argument, 0, OPT_BYTES},
+    {"op", required_argument, 0, OPT_OP},         {"collective", required_argument, 0, OPT_COLL},
+    {"ranks", required_argument, 0, OPT_RANKS},   {"ranks-per-node", required_argument, 0, OPT_RPN},
+    {"kdb", required_argument, 0, OPT_KDB},       {"roofline", no_argument, 0, OPT_ROOF},
+    {"format", required_argument, 0, OPT_FORMAT}, {"output", required_argument, 0, OPT_OUTPUT},
+    {"help", no_argument, 0, OPT_HELP},           {0, 0, 0, 0},
+};
+
+struct pick {
+    const char *gpu;
+    struct aug_system *out;
+    int found;
+};
+
+static void pick_system(const struct aug_system *s, void *user) {
+    struct pick *p = user;
+    if (!p->found && strcmp(s->gpu.id, p->gpu) == 0) {
+        *p->out = *s;
+        p->found = 1;
+    }
+}
+
+static int size_opt(const char *cmd, const char *opt, const char *val, double *out) {
+    if (aug_parse_size(val, opt, out) != AUG_OK)
+        return aug_cli_usage(cmd, "%s", aug_last_error());
+    if (!(*out > 0))
+        return aug_cli_usage(cmd, "%s must be positive", opt);
+    return 0;
+}
+
+int aug_cmd_kernel(int argc, char **argv) {
+    const char *cmd = "kernel";
+    if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
+        help();
+        return 0;
+    }
+    if (argc < 2 || argv[1][0] == '-')
+        return aug_cli_usage(cmd, "a kernel family is required: gemm, attention, memory or collective");
+    const char *family = argv[1];
+    int fam;
+    if (strcmp(family, "gemm") == 0) fam = AUG_OP_GEMM;
+    else if (strcmp(family, "attention") == 0) fam = AUG_OP_ATTENTION;
+    else if (strcmp(family, "memory") == 0) fam = AUG_OP_MEMORY;
+    else if (strcmp(family, "collective") == 0) fam = AUG_OP_COLLECTIVE;
+    else return aug_cli_usage(cmd, "unknown kernel family '%s' (use gemm, attention, memory or collective)", family);
+
+    const char *gpu = NULL, *system = NULL, *kdb_dir = NULL, *output = NULL, *mem_op = "elementwise";
+    double m = 0, n = 0, k = 0, batch = 1, heads = 0, seq = 0, seq_kv = 0, hd = 0, bytes = 0;
+    long ranks = 0, rpn = 0;
+    int causal = 0, backward = 0, roof = 0, rc, c;
+    enum aug_dtype dt = AUG_DTYPE_BF16;
+    enum aug_coll coll = AUG_COLL_ALL_REDUCE;
+    int have_coll = 0;
+    enum aug_format fmt = AUG_FORMAT_TABLE;
+    optind = 2;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":h", options, NULL)) != -1) {
+        switch (c) {
+        case OPT_GPU: gpu = optarg; break;
+        case OPT_SYSTEM: system = optarg; break;
+        case OPT_M: if ((rc = size_opt(cmd, "--m", optarg, &m))) return rc; break;
+        case OPT_N: if ((rc = size_opt(cmd, "--n", optarg, &n))) return rc; break;
+        case OPT_K: if ((rc = size_opt(cmd, "--k", optarg, &k))) return rc; break;
+        case OPT_BATCH: if ((rc = size_opt(cmd, "--batch", optarg, &batch))) return rc; break;
+        case OPT_HEADS: if ((rc = size_opt(cmd, "--heads", optarg, &heads))) return rc; break;
+        case OPT_SEQ: if ((rc = size_opt(cmd, "--seq", optarg, &seq))) return rc; break;
+        case OPT_SEQKV: if ((rc = size_opt(cmd, "--seq-kv", optarg, &seq_kv))) return rc; break;
+        case OPT_HD: if ((rc = size_opt(cmd, "--head-dim", optarg, &hd))) return rc; break;
+        case OPT_BYTES: if ((rc = size_opt(cmd, "--bytes", optarg, &bytes))) return rc; break;
+        case OPT_CAUSAL: causal = 1; break;
+        case OPT_BACKWARD: backward = 1; break;
+        case OPT_OP: mem_op = optarg; break;
+        case OPT_DTYPE:
+            if (aug_dtype_from_name(optarg, &dt) != AUG_OK)
+                return aug_cli_usage(cmd, "--dtype: %s", aug_last_error());
+            break;
+        case OPT_COLL:
+            if (aug_coll_from_name(optarg, &coll) != AUG_OK)
+                return aug_cli_usage(cmd, "--collective: %s", aug_last_error());
+            have_coll = 1;
+            break;
+        case OPT_RANKS: if ((rc = aug_cli_long(cmd, "--ranks", optarg, 1, 1 << 24, &ranks))) return rc; break;
+        case OPT_RPN: if ((rc = aug_cli_long(cmd, "--ranks-per-node", optarg, 1, 1 << 20, &rpn))) return rc; break;
+        case OPT_KDB: kdb_dir = optarg; break;
+        case OPT_ROOF: roof = 1; break;
+        case OPT_FORMAT: if ((rc = aug_cli_format(cmd, optarg, &fmt))) return rc; break;
+        case OPT_OUTPUT: output = optarg; break;
+        case 'h':
+        case OPT_HELP: help(); return 0;
+        case ':': return aug_cli_usage(cmd, "option '%s' needs a value", argv[optind - 1]);
+        default: return aug_cli_usage(cmd, "unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    if (optind < argc)
+        return aug_cli_usage(cmd, "unexpected argument '%s'", argv[optind]);
+    if (!gpu)
+        return aug_cli_usage(cmd, "--gpu is required (a GPU id of kernels-db/gpus.csv, e.g. h100-80g)");
+
+    struct aug_system sys;
+    memset(&sys, 0, sizeof sys);
+    int st;
+    if (system) {
+        if ((st = aug_system_load(kdb_dir, system, &sys)) != AUG_OK)
+            return aug_cli_fail(st, NULL);
+        if (strcmp(sys.gpu.id, gpu) != 0)
+            return aug_cli_usage(cmd, "--system %s has GPU %s, not --gpu %s", system, sys.gpu.id, gpu);
+    } else {
+        struct pick pk = {gpu, &sys, 0};
+        if ((st = aug_gpu_lookup(kdb_dir, gpu, &sys.gpu)) != AUG_OK)
+            return aug_cli_fail(st, NULL);
+        aug_system_foreach(kdb_dir, pick_system, &pk);
+        if (!pk.found && fam == AUG_OP_COLLECTIVE)
+            return aug_cli_usage(cmd, "no system preset uses GPU %s: give --system for its links", gpu);
+        if (!pk.found)
+            snprintf(sys.name, sizeof sys.name, "%s", gpu);
+    }
+
+    struct aug_op op;
+    switch (fam) {
+    case AUG_OP_GEMM:
+        if (!(m > 0 && n > 0 && k > 0))
+            return aug_cli_usage(cmd, "gemm needs --m, --n and --k");
+        op = aug_op_gemm("gemm", dt, m, n, k, batch);
+        break;
+    case AUG_OP_ATTENTION: {
+        if (!(heads > 0 && seq > 0 && hd > 0))
+            return aug_cli_usage(cmd, "attention needs --heads, --seq and --head-dim (and --batch)");
+        if (seq_kv <= 0)
+            seq_kv = seq;
+        memset(&op, 0, sizeof op);
+        op.name = "attention";
+        op.kind = AUG_OP_ATTENTION;
+        op.dtype = dt;
+        op.count = 1;
+        op.batch_heads = batch * heads;
+        op.seq_q = seq;
+        op.seq_kv = seq_kv;
+        op.head_dim = hd;
+        op.causal = causal;
+        op.backward = backward;
+        double frac = causal ? (seq == seq_kv ? (seq + 1.0) / (2.0 * seq) : 0.5) : 1.0;
+        op.flops = 4.0 * op.batch_heads * seq * seq_kv * hd * frac * (backward ? 2.5 : 1.0);
+        op.bytes = aug_dtype_bytes(dt) * op.batch_heads * hd * (2.0 * seq + 2.0 * seq_kv) *
+                   (backward ? 2.0 : 1.0);
+        break;
+    }
+    case AUG_OP_MEMORY:
+        if (!(bytes > 0))
+            return aug_cli_usage(cmd, "memory needs --bytes");
+        op = aug_op_memory("memory", mem_op, dt, bytes, 0.0);
+        break;
+    default:
+        if (!have_coll || !(bytes > 0) || ranks < 1)
+            return aug_cli_usage(cmd, "collective needs --collective, --bytes and --ranks");
+        if (rpn <= 0)
+            rpn = ranks < sys.gpus_per_node ? ranks : sys.gpus_per_node;
+        op = aug_op_collective("collective", coll, bytes, (int)ranks, (int)rpn);
+        break;
+    }
+
+    struct aug_kdb *kdb = NULL;
+    if (!roof && (st = aug_kdb_open(kdb_dir, gpu, &kdb)) != AUG_OK)
+        return aug_cli_fail(st, NULL);
+    struct aug_op_ctx ctx = {&sys, kdb, roof};
+    struct aug_op_time t;
+    st = aug_op_time(&ctx, &op, &t);
+    aug_kdb_close(kdb);
+    if (st != AUG_OK)
+        return aug_cli_fail(st, NULL);
+
+    double peak = sys.gpu.peak_tflops[dt] * 1e12, bw = sys.gpu.hbm_gbps * 1e9;
+    json_t *o = json_object();
+    json_object_set_new(o, "family", json_string(family));
+    json_object_set_new(o, "gpu", json_string(gpu));
+    json_object_set_new(o, "time_s", json_real(t.time_s));
+    json_object_set_new(o, "efficiency", json_real(t.eff));
+    json_object_set_new(o, "source", json_string(aug_source_name(t.source)));
+    if (fam == AUG_OP_COLLECTIVE) {
+        json_object_set_new(o, "bound", json_string("network"));
+        json_object_set_new(o, "busbw_gbps",
+                            json_real(bytes * aug_coll_busbw_factor(coll, (int)ranks) / t.time_s / 1e9));
+    } else {
+        json_object_set_new(o, "bound", json_string(t.compute_bound ? "compute" : "memory"));
+        json_object_set_new(o, "flops", json_real(op.flops));
+        json_object_set_new(o, "bytes", json_real(op.bytes));
+        json_object_set_new(o, "intensity_flops_per_byte", json_real(op.bytes > 0 ? op.flops / op.bytes : 0));
+        json_object_set_new(o, "ridge_flops_per_byte", json_real(bw > 0 ? peak / bw : 0));
+        json_object_set_new(o, "achieved_tflops", json_real(op.flops / t.time_s / 1e12));
+    }
+    FILE *f = aug_cli_open_output(output);
+    if (!f) {
+        json_decref(o);
+        return 1;
+    }
+    int out = aug_cli_write(f, fmt, o);
+    json_decref(o);
+    return aug_cli_close_output(f, output) || out ? 1 : 0;
+}

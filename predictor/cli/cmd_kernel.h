@@ -1,0 +1,5 @@
+/* cmd_kernel.h - `augur kernel`: one kernel's predicted time. */
+#ifndef AUG_CMD_KERNEL_H
+#define AUG_CMD_KERNEL_H
+int aug_cmd_kernel(int argc, char **argv);
+#endif

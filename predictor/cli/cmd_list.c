@@ -1,0 +1,44 @@
+/* cmd_list.c - `augur models` and `augur systems`: the presets, one line each. */
+#include <stdio.h>
+#include <string.h>
+
+#include "augur/augur.h"
+#include "cli.h"
+#include "commands.h"
+
+static void model_line(const struct aug_model *m, void *user) {
+    (void)user;
+    char extra[64] = "";
+    if (m->arch == AUG_ARCH_MOE)
+        snprintf(extra, sizeof extra, " experts %ld top-%ld", m->moe_experts, m->moe_topk);
+    printf("%-18s %-10s %8.2fB  layers %3ld  hidden %6ld  heads %3ld/%-3ld ffn %6ld  vocab %6ld  "
+           "%s%s\n",
+           m->name, aug_arch_name(m->arch), aug_model_params(m) / 1e9, m->layers, m->hidden,
+           m->heads, m->kv_heads, m->ffn_hidden, m->vocab, aug_mlp_name(m->mlp), extra);
+}
+
+static void system_line(const struct aug_system *s, void *user) {
+    (void)user;
+    printf("%-14s %-10s %-24s %2d GPUs/node  NVLink domain %3d  nvlink %6.0f GB/s  network "
+           "%5.0f GB/s per GPU  bf16 %6.1f TFLOP/s  HBM %6.1f GiB %6.0f GB/s\n",
+           s->name, s->gpu.id, s->gpu.name, s->gpus_per_node, s->nvlink_domain,
+           s->link[AUG_LINK_NVLINK].bw_gbps, s->link[AUG_LINK_NETWORK].bw_gbps,
+           s->gpu.peak_tflops[AUG_DTYPE_BF16], s->gpu.hbm_gib, s->gpu.hbm_gbps);
+}
+
+static int list(int argc, char **argv, int models) {
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            printf("usage: augur %s\n\nLists the %s presets (names usable with --%s).\n", argv[0],
+                   models ? "model" : "system", models ? "model" : "system");
+            return 0;
+        }
+        return aug_cli_usage(argv[0], "unexpected argument '%s'", argv[i]);
+    }
+    int st = models ? aug_model_foreach(NULL, model_line, NULL)
+                    : aug_system_foreach(NULL, system_line, NULL);
+    return st == AUG_OK ? 0 : aug_cli_fail(st, NULL);
+}
+
+int aug_cmd_models(int argc, char **argv) { return list(argc, argv, 1); }
+int aug_cmd_systems(int argc, char **argv) { return list(argc, argv, 0); }

@@ -1,0 +1,181 @@
+/* cmd_train.c - `augur train`: one training iteration of a model on a system under a
+ * plan, printed as a table, JSON (DESIGN section 3 keys) or CSV. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "augur/augur.h"
+#include "cli.h"
+#include "commands.h"
+#include "train_cli.h"
+
+static void help(void) {
+    printf("usage: augur train --model M --system S --gpus N [--tp T] [--pp P] [--dp D] [--cp C]\n"
+           "                   [--ep E] [--sp] [--interleave V] --micro-batch B --global-batch G\n"
+           "                   [--seq L] [--recompute none|selective|full] [--zero 0|1|2|3]\n"
+           "                   [--fsdp full|hybrid] [--dtype bf16|fp16|fp8|fp32] [--kdb DIR]\n"
+           "                   [--attention fused|unfused] [--no-dp-overlap] [--roofline]\n"
+           "                   [--format table|json|csv] [--output FILE]\n\n"
+           "Predicts the time of one training iteration, tokens/s, MFU and HFU, the time\n"
+           "breakdown, memory per GPU and whether it fits. --model takes a preset name (augur\n"
+           "models), a Hugging Face config.json or an augur model JSON; --system a preset name\n"
+           "(augur systems) or a system JSON. --dp defaults to gpus/(tp*pp*cp). Op times use the\n"
+           "GPU's calibrated curves in kernels-db (--kdb DIR overrides), documented default\n"
+           "efficiencies where no curve exists, or pure roofline with --roofline; 'provenance'\n"
+           "gives each source's share of the predicted time.\n");
+}
+
+enum {
+    OPT_MODEL = 256, OPT_SYSTEM, OPT_GPUS, OPT_TP, OPT_PP, OPT_DP, OPT_CP, OPT_EP, OPT_SP,
+    OPT_INTERLEAVE, OPT_MB, OPT_GB, OPT_SEQ, OPT_RECOMPUTE, OPT_ZERO, OPT_FSDP, OPT_DTYPE,
+    OPT_KDB, OPT_ATTENTION, OPT_NO_OVERLAP, OPT_ROOFLINE, OPT_FORMAT, OPT_OUTPUT, OPT_HELP
+};
+
+static const struct option options[] = {
+    {"model", required_argument, 0, OPT_MODEL},
+    {"system", required_argument, 0, OPT_SYSTEM},
+    {"gpus", required_argument, 0, OPT_GPUS},
+    {"tp", required_argument, 0, OPT_TP},
+    {"pp", required_argument, 0, OPT_PP},
+    {"dp", required_argument, 0, OPT_DP},
+    {"cp", required_argument, 0, OPT_CP},
+    {"ep", required_argument, 0, OPT_EP},
+    {"sp", no_argument, 0, OPT_SP},
+    {"interleave", required_argument, 0, OPT_INTERLEAVE},
+    {"micro-batch", required_argument, 0, OPT_MB},
+    {"global-batch", required_argument, 0, OPT_GB},
+    {"seq", required_argument, 0, OPT_SEQ},
+    {"recompute", required_argument, 0, OPT_RECOMPUTE},
+    {"zero", required_argument, 0, OPT_ZERO},
+    {"fsdp", required_argument, 0, OPT_FSDP},
+    {"dtype", required_argument, 0, OPT_DTYPE},
+    {"kdb", required_argument, 0, OPT_KDB},
+    {"attention", required_argument, 0, OPT_ATTENTION},
+    {"no-dp-overlap", no_argument, 0, OPT_NO_OVERLAP},
+    {"roofline", no_argument, 0, OPT_ROOFLINE},
+    {"format", required_argument, 0, OPT_FORMAT},
+    {"output", required_argument, 0, OPT_OUTPUT},
+    {"help", no_argument, 0, OPT_HELP},
+    {0, 0, 0, 0},
+};
+
+int aug_cmd_train(int argc, char **argv) {
+    const char *model_arg = NULL, *system_arg = NULL, *kdb_arg = NULL, *output = NULL;
+    enum aug_format fmt = AUG_FORMAT_TABLE;
+    int roofline = 0, have_mb = 0, have_gb = 0, rc;
+    struct aug_plan plan;
+    aug_plan_init(&plan);
+    const char *cmd = "train";
+    optind = 1;
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, ":h", options, NULL)) != -1) {
+        long v;
+        switch (c) {
+        case OPT_MODEL: model_arg = optarg; break;
+        case OPT_SYSTEM: system_arg = optarg; break;
+        case OPT_GPUS:
+            if ((rc = aug_cli_long(cmd, "--gpus", optarg, 1, 100000000, &plan.gpus))) return rc;
+            break;
+        case OPT_TP: if ((rc = aug_cli_long(cmd, "--tp", optarg, 1, 1 << 20, &plan.tp))) return rc; break;
+        case OPT_PP: if ((rc = aug_cli_long(cmd, "--pp", optarg, 1, 1 << 20, &plan.pp))) return rc; break;
+        case OPT_DP: if ((rc = aug_cli_long(cmd, "--dp", optarg, 1, 1 << 26, &plan.dp))) return rc; break;
+        case OPT_CP: if ((rc = aug_cli_long(cmd, "--cp", optarg, 1, 1 << 20, &plan.cp))) return rc; break;
+        case OPT_EP: if ((rc = aug_cli_long(cmd, "--ep", optarg, 1, 1 << 20, &plan.ep))) return rc; break;
+        case OPT_SP: plan.sp = 1; break;
+        case OPT_INTERLEAVE:
+            if ((rc = aug_cli_long(cmd, "--interleave", optarg, 1, 1024, &plan.interleave))) return rc;
+            break;
+        case OPT_MB:
+            if ((rc = aug_cli_long(cmd, "--micro-batch", optarg, 1, 1L << 30, &plan.micro_batch))) return rc;
+            have_mb = 1;
+            break;
+        case OPT_GB:
+            if ((rc = aug_cli_long(cmd, "--global-batch", optarg, 1, 1L << 40, &plan.global_batch))) return rc;
+            have_gb = 1;
+            break;
+        case OPT_SEQ: if ((rc = aug_cli_long(cmd, "--seq", optarg, 1, 1L << 30, &plan.seq))) return rc; break;
+        case OPT_RECOMPUTE:
+            if (aug_recompute_from_name(optarg, &plan.recompute) != AUG_OK)
+                return aug_cli_usage(cmd, "--recompute: %s", aug_last_error());
+            break;
+        case OPT_ZERO:
+            if ((rc = aug_cli_long(cmd, "--zero", optarg, 0, 3, &v))) return rc;
+            plan.zero = (int)v;
+            break;
+        case OPT_FSDP:
+            if (aug_fsdp_from_name(optarg, &plan.fsdp) != AUG_OK || plan.fsdp == AUG_FSDP_NONE)
+                return aug_cli_usage(cmd, "--fsdp: unknown mode '%s' (use full or hybrid)", optarg);
+            break;
+        case OPT_DTYPE:
+            if (aug_dtype_from_name(optarg, &plan.dtype) != AUG_OK)
+                return aug_cli_usage(cmd, "--dtype: %s", aug_last_error());
+            break;
+        case OPT_KDB: kdb_arg = optarg; break;
+        case OPT_ATTENTION:
+            if (strcmp(optarg, "fused") == 0 || strcmp(optarg, "flash") == 0)
+                plan.flash_attention = 1;
+            else if (strcmp(optarg, "unfused") == 0)
+                plan.flash_attention = 0;
+            else
+                return aug_cli_usage(cmd, "--attention: use fused or unfused, not '%s'", optarg);
+            break;
+        case OPT_NO_OVERLAP: plan.dp_overlap = 0; break;
+        case OPT_ROOFLINE: roofline = 1; break;
+        case OPT_FORMAT: if ((rc = aug_cli_format(cmd, optarg, &fmt))) return rc; break;
+        case OPT_OUTPUT: output = optarg; break;
+        case 'h':
+        case OPT_HELP: help(); return 0;
+        case ':': return aug_cli_usage(cmd, "option '%s' needs a value", argv[optind - 1]);
+        default: return aug_cli_usage(cmd, "unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    if (optind < argc)
+        return aug_cli_usage(cmd, "unexpected argument '%s'", argv[optind]);
+    if (!model_arg)
+        return aug_cli_usage(cmd, "--model is required");
+    if (!system_arg)
+        return aug_cli_usage(cmd, "--system is required");
+    if (!have_mb)
+        return aug_cli_usage(cmd, "--micro-batch is required");
+    if (!have_gb)
+        return aug_cli_usage(cmd, "--global-batch is required");
+
+    struct aug_model model;
+    struct aug_system sys;
+    int st = aug_model_load(NULL, model_arg, &model);
+    if (st != AUG_OK)
+        return aug_cli_fail(st, NULL);
+    st = aug_system_load(kdb_arg, system_arg, &sys);
+    if (st != AUG_OK)
+        return aug_cli_fail(st, NULL);
+    st = aug_plan_resolve(&plan, &model, &sys);
+    if (st != AUG_OK)
+        return st == AUG_EUSAGE ? aug_cli_usage(cmd, "%s", aug_last_error()) : aug_cli_fail(st, NULL);
+    struct aug_kdb *kdb = NULL;
+    if (!roofline && (st = aug_kdb_open(kdb_arg, sys.gpu.id, &kdb)) != AUG_OK)
+        return aug_cli_fail(st, NULL);
+    struct aug_train_options opt = {kdb, roofline};
+    struct aug_train_result res;
+    st = aug_train_predict(&model, &sys, &plan, &opt, &res);
+    if (st != AUG_OK) {
+        aug_kdb_close(kdb);
+        return aug_cli_fail(st, NULL);
+    }
+    FILE *f = aug_cli_open_output(output);
+    if (!f) {
+        aug_kdb_close(kdb);
+        return 1;
+    }
+    json_t *obj = aug_cli_train_json(&model, &sys, &plan, &res, kdb);
+    if (fmt == AUG_FORMAT_TABLE)
+        aug_cli_train_table(f, &model, &sys, &plan, &res, kdb);
+    else if (aug_cli_write(f, fmt, obj) != 0)
+        st = AUG_EIO;
+    json_decref(obj);
+    aug_kdb_close(kdb);
+    if (aug_cli_close_output(f, output) != 0 || st != AUG_OK)
+        return 1;
+    return 0;
+}

@@ -1,0 +1,122 @@
+/* train_cli.c - formatting of training predictions. */
+#include "train_cli.h"
+
+#include <string.h>
+
+static json_t *plan_json(const struct aug_plan *p) {
+    return json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:b,s:I,s:I,s:I,s:I,s:s,s:i,s:s,s:s,s:s,s:b}",
+                     "gpus", (json_int_t)p->gpus, "tp", (json_int_t)p->tp, "pp", (json_int_t)p->pp,
+                     "dp", (json_int_t)p->dp, "cp", (json_int_t)p->cp, "ep", (json_int_t)p->ep,
+                     "sp", p->sp, "interleave", (json_int_t)p->interleave, "micro_batch",
+                     (json_int_t)p->micro_batch, "global_batch", (json_int_t)p->global_batch, "seq",
+                     (json_int_t)p->seq, "recompute", aug_recompute_name(p->recompute), "zero",
+                     p->zero, "fsdp", aug_fsdp_name(p->fsdp), "dtype", aug_dtype_name(p->dtype),
+                     "attention", p->flash_attention ? "fused" : "unfused", "dp_overlap",
+                     p->dp_overlap);
+}
+
+json_t *aug_cli_train_json(const struct aug_model *m, const struct aug_system *s,
+                           const struct aug_plan *p, const struct aug_train_result *r,
+                           const struct aug_kdb *kdb) {
+    const struct aug_train_breakdown *b = &r->breakdown;
+    const struct aug_train_memory *mem = &r->memory;
+    json_t *o = json_object();
+    json_object_set_new(o, "model", json_string(m->name));
+    json_object_set_new(o, "system", json_string(s->name));
+    json_object_set_new(o, "gpu", json_string(s->gpu.id));
+    json_object_set_new(o, "plan", plan_json(p));
+    json_object_set_new(o, "step_time_s", json_real(r->step_time_s));
+    json_object_set_new(o, "tokens_per_s", json_real(r->tokens_per_s));
+    json_object_set_new(o, "tokens_per_s_per_gpu", json_real(r->tokens_per_s / (double)p->gpus));
+    json_object_set_new(o, "mfu", json_real(r->mfu));
+    json_object_set_new(o, "hfu", json_real(r->hfu));
+    json_object_set_new(o, "params", json_real(r->params));
+    json_object_set_new(o, "model_flops", json_real(r->model_flops));
+    json_object_set_new(o, "hardware_flops", json_real(r->hardware_flops));
+    json_object_set_new(o, "microbatches", json_integer(r->microbatches));
+    json_object_set_new(o, "bubble_fraction", json_real(r->bubble_fraction));
+    json_object_set_new(o, "memory_gib_per_gpu", json_real(mem->total_gib));
+    json_object_set_new(o, "memory_capacity_gib", json_real(r->memory_capacity_gib));
+    json_object_set_new(o, "fits_in_memory", json_boolean(r->fits_in_memory));
+    json_object_set_new(
+        o, "breakdown_s",
+        json_pack("{s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f}", "compute", b->compute_s,
+                  "attention", b->attention_s, "recompute", b->recompute_s, "embedding",
+                  b->embedding_s, "tp_comm", b->tp_comm_s, "cp_comm", b->cp_comm_s, "ep_comm",
+                  b->ep_comm_s, "pp_comm", b->pp_comm_s, "dp_comm", b->dp_comm_s,
+                  "pipeline_bubble", b->pipeline_bubble_s, "optimizer", b->optimizer_s, "overhead",
+                  b->overhead_s));
+    json_object_set_new(o, "memory_gib",
+                        json_pack("{s:f,s:f,s:f,s:f,s:f}", "weights", mem->weights_gib, "gradients",
+                                  mem->gradients_gib, "optimizer", mem->optimizer_gib,
+                                  "activations", mem->activations_gib, "workspace",
+                                  mem->workspace_gib));
+    json_object_set_new(o, "provenance",
+                        json_pack("{s:f,s:f,s:f}", "calibrated", r->provenance.calibrated,
+                                  "fallback", r->provenance.fallback, "roofline",
+                                  r->provenance.roofline));
+    json_object_set_new(o, "kdb_curves", json_integer(kdb ? aug_kdb_curve_count(kdb) : 0));
+    return o;
+}
+
+void aug_cli_provenance_text(const struct aug_provenance *pv, char *buf, size_t n) {
+    snprintf(buf, n, "calibrated %.1f%%, fallback %.1f%%, roofline %.1f%%", 100.0 * pv->calibrated,
+             100.0 * pv->fallback, 100.0 * pv->roofline);
+}
+
+static void row(FILE *f, const char *name, double sec, double total) {
+    if (sec <= 0)
+        return;
+    fprintf(f, "  %-22s %12.6f s  %5.1f%%\n", name, sec, total > 0 ? 100.0 * sec / total : 0.0);
+}
+
+void aug_cli_train_table(FILE *f, const struct aug_model *m, const struct aug_system *s,
+                         const struct aug_plan *p, const struct aug_train_result *r,
+                         const struct aug_kdb *kdb) {
+    const struct aug_train_breakdown *b = &r->breakdown;
+    const struct aug_train_memory *mem = &r->memory;
+    char prov[128];
+    aug_cli_provenance_text(&r->provenance, prov, sizeof prov);
+    fprintf(f, "# augur train: %s (%.3g B params) on %s, %ld x %s\n", m->name, r->params / 1e9,
+            s->name, p->gpus, s->gpu.name);
+    fprintf(f, "# plan: tp %ld, pp %ld, dp %ld, cp %ld, ep %ld, sp %s, interleave %ld, "
+               "micro-batch %ld, global batch %ld, seq %ld, recompute %s, zero %d, fsdp %s, %s, "
+               "attention %s\n",
+            p->tp, p->pp, p->dp, p->cp, p->ep, p->sp ? "on" : "off", p->interleave, p->micro_batch,
+            p->global_batch, p->seq, aug_recompute_name(p->recompute), p->zero,
+            aug_fsdp_name(p->fsdp), aug_dtype_name(p->dtype), p->flash_attention ? "fused" : "unfused");
+    fprintf(f, "# times: hybrid op model; share of predicted time by source: %s\n", prov);
+    fprintf(f, "#   (calibrated = kernels-db/%s curves (%d), fallback = documented default "
+               "efficiencies, roofline = peak only)\n",
+            s->gpu.id, kdb ? aug_kdb_curve_count(kdb) : 0);
+    fprintf(f, "# memory: analytical (ZeRO model states, Korthikanti et al. activations)\n");
+    fprintf(f, "step time                %12.6f s\n", r->step_time_s);
+    fprintf(f, "throughput               %12.1f tokens/s  (%.1f per GPU)\n", r->tokens_per_s,
+            r->tokens_per_s / (double)p->gpus);
+    fprintf(f, "MFU                      %12.1f %%   (model FLOPs %.4g per iteration)\n",
+            100.0 * r->mfu, r->model_flops);
+    fprintf(f, "HFU                      %12.1f %%   (with recomputation)\n", 100.0 * r->hfu);
+    fprintf(f, "micro-batches            %12ld      (bubble %.1f%% of busy time)\n", r->microbatches,
+            100.0 * r->bubble_fraction);
+    fprintf(f, "time breakdown:\n");
+    double t = r->step_time_s;
+    row(f, "compute", b->compute_s, t);
+    row(f, "attention", b->attention_s, t);
+    row(f, "recompute", b->recompute_s, t);
+    row(f, "embedding+head+loss", b->embedding_s, t);
+    row(f, "tp communication", b->tp_comm_s, t);
+    row(f, "cp communication", b->cp_comm_s, t);
+    row(f, "ep communication", b->ep_comm_s, t);
+    row(f, "pp communication", b->pp_comm_s, t);
+    row(f, "dp communication", b->dp_comm_s, t);
+    row(f, "pipeline bubble", b->pipeline_bubble_s, t);
+    row(f, "optimizer", b->optimizer_s, t);
+    row(f, "overhead", b->overhead_s, t);
+    fprintf(f, "memory per GPU:          %12.2f GiB of %.2f GiB: %s\n", mem->total_gib,
+            r->memory_capacity_gib, r->fits_in_memory ? "fits" : "DOES NOT FIT");
+    fprintf(f, "  %-22s %12.2f GiB\n", "weights", mem->weights_gib);
+    fprintf(f, "  %-22s %12.2f GiB\n", "gradients", mem->gradients_gib);
+    fprintf(f, "  %-22s %12.2f GiB\n", "optimizer states", mem->optimizer_gib);
+    fprintf(f, "  %-22s %12.2f GiB\n", "activations", mem->activations_gib);
+    fprintf(f, "  %-22s %12.2f GiB\n", "workspace", mem->workspace_gib);
+}

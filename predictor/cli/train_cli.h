@@ -1,0 +1,21 @@
+/* train_cli.h - a training prediction as JSON (the DESIGN section 3 keys) and as a
+ * human table that says where every number came from. */
+#ifndef AUG_TRAIN_CLI_H
+#define AUG_TRAIN_CLI_H
+
+#include <jansson.h>
+#include <stdio.h>
+
+#include "augur/augur.h"
+
+json_t *aug_cli_train_json(const struct aug_model *m, const struct aug_system *s,
+                           const struct aug_plan *p, const struct aug_train_result *r,
+                           const struct aug_kdb *kdb);
+void aug_cli_train_table(FILE *f, const struct aug_model *m, const struct aug_system *s,
+                         const struct aug_plan *p, const struct aug_train_result *r,
+                         const struct aug_kdb *kdb);
+/* One-line summary of where predicted time came from, e.g.
+ * "calibrated 62.0%, fallback 38.0%, roofline 0.0%". */
+void aug_cli_provenance_text(const struct aug_provenance *pv, char *buf, size_t n);
+
+#endif

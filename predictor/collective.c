@@ -1,0 +1,202 @@
+/* collective.c - collective communication time: alpha-beta models of ring, tree and
+ * hierarchical algorithms with nccl-tests bus-bandwidth factors, replaced by the GPU's
+ * calibrated curve when one covers the collective, group size and link.
+ *
+ * Ring (Patarasuk & Yuan 2009; nccl-tests doc/PERFORMANCE.md): n-1 steps for all-gather,
+ * reduce-scatter and all-to-all, 2(n-1) for all-reduce, each paying the link latency,
+ * plus S * factor(n) / busbw. Tree (NCCL double binary tree): 2 log2(n) latency steps
+ * and the same bandwidth term. A group that spans N NVLink domains with r ranks in each
+ * gets r NICs worth of network bandwidth (one NIC per GPU, NCCL rings per NIC rail), so
+ * its bus bandwidth is min(nvlink, r * nic); hierarchical all-reduce is intra-domain
+ * reduce-scatter + inter-domain all-reduce of S/r + intra-domain all-gather. */
+#include "augur/collective.h"
+
+#include <math.h>
+#include <string.h>
+#include <strings.h>
+
+#include "augur/kdb.h"
+#include "augur/status.h"
+#include "augur/system.h"
+#include "efficiency.h"
+
+static const char *const coll_names[] = {"all_reduce", "all_gather", "reduce_scatter",
+                                         "all_to_all", "send_recv", "broadcast"};
+_Static_assert(sizeof coll_names / sizeof *coll_names == AUG_COLL_COUNT, "coll names out of sync");
+static const char *const algo_names[] = {"auto", "ring", "tree", "hierarchical"};
+_Static_assert(sizeof algo_names / sizeof *algo_names == AUG_ALGO_COUNT, "algo names out of sync");
+static const char *const source_names[] = {"curve", "fallback", "roofline"};
+_Static_assert(sizeof source_names / sizeof *source_names == AUG_SOURCE_COUNT, "source names");
+
+const char *aug_coll_name(enum aug_coll c) {
+    return (unsigned)c < AUG_COLL_COUNT ? coll_names[c] : "?";
+}
+const char *aug_algo_name(enum aug_coll_algo a) {
+    return (unsigned)a < AUG_ALGO_COUNT ? algo_names[a] : "?";
+}
+const char *aug_source_name(enum aug_source s) {
+    return (unsigned)s < AUG_SOURCE_COUNT ? source_names[s] : "?";
+}
+
+int aug_coll_from_name(const char *name, enum aug_coll *out) {
+    static const struct {
+        const char *alias;
+        enum aug_coll c;
+    } aliases[] = {{"allreduce", AUG_COLL_ALL_REDUCE},  {"allgather", AUG_COLL_ALL_GATHER},
+                   {"reducescatter", AUG_COLL_REDUCE_SCATTER}, {"alltoall", AUG_COLL_ALL_TO_ALL},
+                   {"sendrecv", AUG_COLL_SEND_RECV},    {"p2p", AUG_COLL_SEND_RECV}};
+    if (!name)
+        return AUG_ENOTFOUND;
+    for (int i = 0; i < AUG_COLL_COUNT; i++)
+        if (strcasecmp(name, coll_names[i]) == 0) {
+            *out = (enum aug_coll)i;
+            return AUG_OK;
+        }
+    for (size_t i = 0; i < sizeof aliases / sizeof *aliases; i++)
+        if (strcasecmp(name, aliases[i].alias) == 0) {
+            *out = aliases[i].c;
+            return AUG_OK;
+        }
+    return aug_errorf(AUG_ENOTFOUND, "unknown collective '%s' (use all_reduce, all_gather, "
+                                     "reduce_scatter, all_to_all, send_recv, broadcast)", name);
+}
+
+double aug_coll_busbw_factor(enum aug_coll c, int n) {
+    if (n <= 1)
+        return 1.0;
+    double dn = (double)n;
+    switch (c) {
+    case AUG_COLL_ALL_REDUCE: return 2.0 * (dn - 1.0) / dn;
+    case AUG_COLL_ALL_GATHER:
+    case AUG_COLL_REDUCE_SCATTER:
+    case AUG_COLL_ALL_TO_ALL: return (dn - 1.0) / dn;
+    default: return 1.0;
+    }
+}
+
+/* Latency steps of the ring form. */
+static double ring_steps(enum aug_coll c, int n) {
+    switch (c) {
+    case AUG_COLL_ALL_REDUCE: return 2.0 * (n - 1);
+    case AUG_COLL_SEND_RECV: return 1.0;
+    case AUG_COLL_BROADCAST: return (double)(n - 1);
+    default: return (double)(n - 1);
+    }
+}
+
+/* Bus bandwidth (B/s) and per-step latency (s) of a group on the system, fallback model. */
+static void group_link(const struct aug_system *s, int ranks, int per_domain, double *busbw,
+                       double *lat, int *crosses) {
+    const struct aug_eff_defaults *d = aug_eff_defaults();
+    const struct aug_link_spec *nv = &s->link[AUG_LINK_NVLINK], *net = &s->link[AUG_LINK_NETWORK];
+    if (per_domain >= ranks || ranks <= 1) {
+        *busbw = nv->bw_gbps * 1e9 * d->coll_eff[AUG_LINK_NVLINK];
+        *lat = nv->latency_us * 1e-6;
+        *crosses = 0;
+        return;
+    }
+    double r = per_domain < 1 ? 1.0 : (double)per_domain;
+    double net_bw = r * net->bw_gbps * 1e9 * d->coll_eff[AUG_LINK_NETWORK];
+    double nv_bw = nv->bw_gbps * 1e9 * d->coll_eff[AUG_LINK_NVLINK];
+    *busbw = per_domain > 1 && nv_bw < net_bw ? nv_bw : net_bw;
+    *lat = net->latency_us * 1e-6;
+    *crosses = 1;
+}
+
+static double flat_time(enum aug_coll c, double size, int n, double busbw, double lat, int tree) {
+    double steps = ring_steps(c, n);
+    if (tree && (c == AUG_COLL_ALL_REDUCE || c == AUG_COLL_BROADCAST))
+        steps = (c == AUG_COLL_ALL_REDUCE ? 2.0 : 1.0) * ceil(log2((double)n));
+    return steps * lat + size * aug_coll_busbw_factor(c, n) / busbw;
+}
+
+/* Calibrated time: the exact group size and link, else the nearest calibrated group on
+ * the same link rescaled by the ratio of bus-bandwidth factors (busbw carries over). */
+static int curve_time(const struct aug_kdb *kdb, enum aug_coll c, double size, int ranks,
+                      const char *link, double *t_s) {
+    double t_us;
+    if (!kdb)
+        return 0;
+    if (aug_kdb_collective_time_us(kdb, c, size, ranks, link, &t_us)) {
+        *t_s = t_us * 1e-6;
+        return 1;
+    }
+    static const int tries[] = {8, 4, 16, 2, 32, 64};
+    for (size_t i = 0; i < sizeof tries / sizeof *tries; i++) {
+        int r = tries[i];
+        if (r == ranks || aug_coll_busbw_factor(c, r) <= 0)
+            continue;
+        if (aug_kdb_collective_time_us(kdb, c, size, r, link, &t_us)) {
+            *t_s = t_us * 1e-6 * aug_coll_busbw_factor(c, ranks) / aug_coll_busbw_factor(c, r);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+int aug_coll_time(const struct aug_system *sys, const struct aug_kdb *kdb, enum aug_coll c,
+                  double size_bytes, int ranks, int ranks_per_domain, enum aug_coll_algo algo,
+                  struct aug_coll_time *out) {
+    memset(out, 0, sizeof *out);
+    if ((unsigned)c >= AUG_COLL_COUNT)
+        return aug_errorf(AUG_EDATA, "unknown collective %d", (int)c);
+    if (ranks < 1 || !(size_bytes >= 0) || !isfinite(size_bytes))
+        return aug_errorf(AUG_EDATA, "collective %s: ranks %d and size %g must be positive",
+                          aug_coll_name(c), ranks, size_bytes);
+    if (ranks_per_domain < 1)
+        ranks_per_domain = 1;
+    if (c == AUG_COLL_SEND_RECV && ranks < 2)
+        ranks = 2;
+    out->algo = algo == AUG_ALGO_AUTO ? AUG_ALGO_RING : algo;
+    out->source = AUG_SOURCE_FALLBACK;
+    if (ranks <= 1 && c != AUG_COLL_SEND_RECV)
+        return AUG_OK; /* a group of one moves nothing */
+    if (size_bytes == 0)
+        return AUG_OK;
+
+    double busbw, lat;
+    int crosses;
+    group_link(sys, ranks, ranks_per_domain, &busbw, &lat, &crosses);
+    out->crosses_network = crosses;
+    const char *link = aug_link_name(crosses ? AUG_LINK_NETWORK : AUG_LINK_NVLINK);
+
+    double t_cal;
+    if (algo == AUG_ALGO_AUTO && curve_time(kdb, c, size_bytes, ranks, link, &t_cal)) {
+        out->time_s = t_cal;
+        out->source = AUG_SOURCE_CURVE;
+    } else {
+        double ring = flat_time(c, size_bytes, ranks, busbw, lat, 0);
+        double tree = flat_time(c, size_bytes, ranks, busbw, lat, 1);
+        double hier = INFINITY;
+        if (crosses && c == AUG_COLL_ALL_REDUCE && ranks_per_domain > 1 &&
+            ranks % ranks_per_domain == 0) {
+            int r = ranks_per_domain, nodes = ranks / ranks_per_domain;
+            double nv_bw, nv_lat, net_bw, net_lat;
+            int x;
+            group_link(sys, r, r, &nv_bw, &nv_lat, &x);
+            group_link(sys, nodes, 1, &net_bw, &net_lat, &x);
+            hier = flat_time(AUG_COLL_REDUCE_SCATTER, size_bytes, r, nv_bw, nv_lat, 0) +
+                   flat_time(AUG_COLL_ALL_REDUCE, size_bytes / r, nodes, net_bw, net_lat, 0) +
+                   flat_time(AUG_COLL_ALL_GATHER, size_bytes, r, nv_bw, nv_lat, 0);
+        }
+        switch (algo) {
+        case AUG_ALGO_RING: out->time_s = ring; break;
+        case AUG_ALGO_TREE: out->time_s = tree; break;
+        case AUG_ALGO_HIER: out->time_s = isfinite(hier) ? hier : ring; break;
+        default:
+            out->time_s = ring;
+            out->algo = AUG_ALGO_RING;
+            if (tree < out->time_s) {
+                out->time_s = tree;
+                out->algo = AUG_ALGO_TREE;
+            }
+            if (hier < out->time_s) {
+                out->time_s = hier;
+                out->algo = AUG_ALGO_HIER;
+            }
+        }
+    }
+    if (out->time_s > 0)
+        out->busbw_gbps = size_bytes * aug_coll_busbw_factor(c, ranks) / out->time_s / 1e9;
+    return AUG_OK;
+}

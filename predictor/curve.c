@@ -1,0 +1,229 @@
+/* curve.c - the table of curve forms (include/augur/curve.h): basis functions for the
+ * linear forms, values and log-gradients for the non-linear ones, and the out-of-range
+ * policy. Adding a form is one set of static functions plus one row in `forms`. */
+#include "augur/curve.h"
+
+#include <math.h>
+#include <string.h>
+
+#define LN10 2.30258509299404568402
+
+/* ---- helpers ---- */
+
+double aug_curve_wave(double m, double n, double tile_m, double tile_n, double sms)
+{
+    if (!(m > 0) || !(n > 0) || !(tile_m > 0) || !(tile_n > 0) || !(sms >= 1))
+        return 1.0;
+    double tiles = ceil(m / tile_m) * ceil(n / tile_n);
+    double waves = ceil(tiles / sms);
+    return tiles / (waves * sms);
+}
+
+double aug_curve_gemm_flops(double m, double n, double k)
+{
+    return 2.0 * m * n * k;
+}
+
+double aug_curve_attention_flops(double batch_heads, double seq_q, double seq_kv,
+                                 double head_dim, int causal, int backward)
+{
+    double pairs = seq_q * seq_kv;
+    if (causal)
+        pairs = seq_q <= seq_kv ? seq_q * seq_kv - 0.5 * seq_q * seq_q : 0.5 * seq_kv * seq_kv;
+    double f = 4.0 * batch_heads * pairs * head_dim;
+    return backward ? 2.5 * f : f;
+}
+
+struct aug_curve_point aug_curve_gemm_point(double m, double n, double k, double elt_bytes)
+{
+    struct aug_curve_point pt;
+    memset(&pt, 0, sizeof pt);
+    pt.m = m;
+    pt.n = n;
+    pt.k = k;
+    pt.flops = aug_curve_gemm_flops(m, n, k);
+    pt.bytes = (m * k + k * n + m * n) * elt_bytes;
+    pt.x = pt.flops;
+    return pt;
+}
+
+struct aug_curve_point aug_curve_attention_point(double batch_heads, double seq_q,
+                                                 double seq_kv, double head_dim, int causal,
+                                                 int backward)
+{
+    struct aug_curve_point pt;
+    memset(&pt, 0, sizeof pt);
+    pt.batch_heads = batch_heads;
+    pt.seq_q = seq_q;
+    pt.seq_kv = seq_kv;
+    pt.head_dim = head_dim;
+    pt.causal = causal;
+    pt.backward = backward;
+    pt.flops = aug_curve_attention_flops(batch_heads, seq_q, seq_kv, head_dim, causal, backward);
+    pt.x = seq_kv;
+    return pt;
+}
+
+struct aug_curve_point aug_curve_size_point(double size_bytes)
+{
+    struct aug_curve_point pt;
+    memset(&pt, 0, sizeof pt);
+    pt.x = size_bytes;
+    pt.bytes = size_bytes;
+    return pt;
+}
+
+/* log of the saturating factor s = x^a / (x^a + h^a) with h = 10^lh, and its derivatives
+ * in lh and a: u = a (ln x - ln h), ln s = -log1p(exp(-u)), d ln s / du = 1 - s. */
+static double log_sat(double x, double lh, double a, double *d_lh, double *d_a)
+{
+    double lnx = log(x > 0 ? x : 1e-300);
+    double lnh = lh * LN10;
+    double u = a * (lnx - lnh);
+    double ls = u > 0 ? -log1p(exp(-u)) : u - log1p(exp(u));
+    double s = exp(ls);
+    if (d_lh)
+        *d_lh = (1.0 - s) * (-a * LN10);
+    if (d_a)
+        *d_a = (1.0 - s) * (lnx - lnh);
+    return ls;
+}
+
+/* ---- linear: t = p0 + p1 x ---- */
+
+static void linear_basis(const double *p, const struct aug_curve_point *pt, double *row)
+{
+    (void)p;
+    row[0] = 1.0;
+    row[1] = pt->x;
+}
+
+static double linear_eval(const double *p, const struct aug_curve_point *pt)
+{
+    return p[0] + p[1] * pt->x;
+}
+
+/* ---- gemm_sat: eff = e_max W F^a / (F^a + h^a) ---- */
+
+static double gemm_sat_log_grad(const double *p, const struct aug_curve_point *pt, double *g)
+{
+    double w = aug_curve_wave(pt->m, pt->n, p[4], p[5], p[3]);
+    double d_lh, d_a;
+    double emax = p[0] > 1e-12 ? p[0] : 1e-12;
+    double ls = log_sat(pt->flops, p[1], p[2], &d_lh, &d_a);
+    if (g) {
+        g[0] = 1.0 / emax;
+        g[1] = d_lh;
+        g[2] = d_a;
+    }
+    return log(emax) + log(w) + ls;
+}
+
+static double gemm_sat_eval(const double *p, const struct aug_curve_point *pt)
+{
+    return exp(gemm_sat_log_grad(p, pt, NULL));
+}
+
+/* ---- gemm_time: t = p0 + p1 F / W + p2 bytes ---- */
+
+static void gemm_time_basis(const double *p, const struct aug_curve_point *pt, double *row)
+{
+    double w = aug_curve_wave(pt->m, pt->n, p[4], p[5], p[3]);
+    row[0] = 1.0;
+    row[1] = pt->flops / w;
+    row[2] = pt->bytes;
+}
+
+static double gemm_time_eval(const double *p, const struct aug_curve_point *pt)
+{
+    double row[3];
+    gemm_time_basis(p, pt, row);
+    return p[0] * row[0] + p[1] * row[1] + p[2] * row[2];
+}
+
+/* ---- attn_sat: eff = e_max S^a / (S^a + h^a) ---- */
+
+static double attn_sat_log_grad(const double *p, const struct aug_curve_point *pt, double *g)
+{
+    double d_lh, d_a;
+    double emax = p[0] > 1e-12 ? p[0] : 1e-12;
+    double ls = log_sat(pt->seq_kv, p[1], p[2], &d_lh, &d_a);
+    if (g) {
+        g[0] = 1.0 / emax;
+        g[1] = d_lh;
+        g[2] = d_a;
+    }
+    return log(emax) + ls;
+}
+
+static double attn_sat_eval(const double *p, const struct aug_curve_point *pt)
+{
+    return exp(attn_sat_log_grad(p, pt, NULL));
+}
+
+static const struct aug_curve_form forms[] = {
+    {"linear", AUG_FAMILY_MEMORY, 2, 2, 1, AUG_CURVE_TIME, linear_basis, linear_eval, NULL},
+    {"gemm_sat", AUG_FAMILY_GEMM, 6, 3, 0, AUG_CURVE_EFF, NULL, gemm_sat_eval,
+     gemm_sat_log_grad},
+    {"gemm_time", AUG_FAMILY_GEMM, 7, 3, 1, AUG_CURVE_TIME, gemm_time_basis, gemm_time_eval,
+     NULL},
+    {"attn_sat", AUG_FAMILY_ATTENTION, 4, 3, 0, AUG_CURVE_EFF, NULL, attn_sat_eval,
+     attn_sat_log_grad},
+};
+
+int aug_curve_form_count(void)
+{
+    return (int)(sizeof forms / sizeof forms[0]);
+}
+
+const struct aug_curve_form *aug_curve_form_at(int i)
+{
+    if (i < 0 || i >= aug_curve_form_count())
+        return NULL;
+    return &forms[i];
+}
+
+const struct aug_curve_form *aug_curve_form_find(const char *name)
+{
+    if (!name)
+        return NULL;
+    for (int i = 0; i < aug_curve_form_count(); i++)
+        if (strcmp(forms[i].name, name) == 0)
+            return &forms[i];
+    return NULL;
+}
+
+/* ---- evaluation with the range policy ---- */
+
+double aug_curve_value(const struct aug_curve *c, const struct aug_curve_form *f,
+                       const struct aug_curve_point *pt)
+{
+    if (f->output == AUG_CURVE_TIME) {
+        double v;
+        if (pt->x < c->x_min && f->eval == linear_eval) {
+            struct aug_curve_point lo = *pt;
+            lo.x = c->x_min;
+            v = f->eval(c->p, &lo);
+        } else {
+            v = f->eval(c->p, pt);
+        }
+        return v > 1e-3 ? v : 1e-3; /* never below a nanosecond */
+    }
+    double e = f->eval(c->p, pt);
+    if (!(e >= AUG_CURVE_EFF_MIN))
+        e = AUG_CURVE_EFF_MIN;
+    if (e > 1.0)
+        e = 1.0;
+    return e;
+}
+
+double aug_curve_time_us(const struct aug_curve *c, const struct aug_curve_form *f,
+                         const struct aug_curve_point *pt, double peak_tflops)
+{
+    double v = aug_curve_value(c, f, pt);
+    if (f->output == AUG_CURVE_TIME)
+        return v;
+    if (!(peak_tflops > 0))
+        return 0.0;
+    return pt->flops / (v * peak_tflops * 1e12) * 1e6;
+}

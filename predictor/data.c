@@ -1,0 +1,124 @@
+/* data.c - locating shipped data (presets/, kernels-db/) and reading whole files.
+ *
+ * An installed augur finds <prefix>/share/augur next to <prefix>/bin through
+ * /proc/self/exe; a build-tree augur falls back to the source tree it was built from. */
+#include "augur/data.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "augur/status.h"
+
+#ifndef AUG_SOURCE_DATA_DIR
+#define AUG_SOURCE_DATA_DIR "predictor"
+#endif
+#ifndef AUG_SOURCE_KDB_DIR
+#define AUG_SOURCE_KDB_DIR "kernels-db"
+#endif
+#ifndef AUG_REL_DATA_DIR
+#define AUG_REL_DATA_DIR "share/augur"
+#endif
+
+static int is_dir(const char *p) {
+    struct stat st;
+    return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* <exe dir>/../<AUG_REL_DATA_DIR>/<sub> if it exists. */
+static int installed_dir(const char *sub, char *buf, size_t n) {
+    char exe[PATH_MAX];
+    ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (len <= 0)
+        return 0;
+    exe[len] = '\0';
+    char *slash = strrchr(exe, '/');
+    if (!slash)
+        return 0;
+    *slash = '\0';
+    int w = snprintf(buf, n, "%s/../%s/%s", exe, AUG_REL_DATA_DIR, sub);
+    return w > 0 && (size_t)w < n && is_dir(buf);
+}
+
+static _Thread_local char data_dir[PATH_MAX + 64];
+static _Thread_local char kdb_dir[PATH_MAX + 64];
+
+const char *aug_data_dir(void) {
+    const char *env = getenv("AUGUR_DATA_DIR");
+    if (env && *env) {
+        snprintf(data_dir, sizeof data_dir, "%s", env);
+        return data_dir;
+    }
+    char buf[PATH_MAX + 64];
+    if (installed_dir("presets", buf, sizeof buf)) {
+        size_t l = strlen(buf) - strlen("/presets");
+        buf[l] = '\0';
+        snprintf(data_dir, sizeof data_dir, "%s", buf);
+        return data_dir;
+    }
+    return AUG_SOURCE_DATA_DIR;
+}
+
+const char *aug_kdb_dir(void) {
+    const char *env = getenv("AUGUR_KDB");
+    if (env && *env) {
+        snprintf(kdb_dir, sizeof kdb_dir, "%s", env);
+        return kdb_dir;
+    }
+    env = getenv("AUGUR_DATA_DIR");
+    if (env && *env) {
+        snprintf(kdb_dir, sizeof kdb_dir, "%s/kernels-db", env);
+        if (is_dir(kdb_dir))
+            return kdb_dir;
+    }
+    if (installed_dir("kernels-db", kdb_dir, sizeof kdb_dir))
+        return kdb_dir;
+    return AUG_SOURCE_KDB_DIR;
+}
+
+int aug_read_file(const char *path, char **out, long *len) {
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return aug_errorf(AUG_EIO, "cannot open '%s': %s", path, strerror(errno));
+    size_t cap = 65536, n = 0;
+    char *buf = malloc(cap + 1);
+    if (!buf) {
+        fclose(f);
+        return aug_errorf(AUG_ENOMEM, "out of memory reading '%s'", path);
+    }
+    for (;;) {
+        size_t r = fread(buf + n, 1, cap - n, f);
+        n += r;
+        if (n < cap) {
+            if (ferror(f)) {
+                free(buf);
+                fclose(f);
+                return aug_errorf(AUG_EIO, "cannot read '%s': %s", path, strerror(errno));
+            }
+            break;
+        }
+        if (cap > (size_t)1 << 31) {
+            free(buf);
+            fclose(f);
+            return aug_errorf(AUG_EDATA, "'%s' is larger than 2 GiB", path);
+        }
+        cap *= 2;
+        char *nb = realloc(buf, cap + 1);
+        if (!nb) {
+            free(buf);
+            fclose(f);
+            return aug_errorf(AUG_ENOMEM, "out of memory reading '%s'", path);
+        }
+        buf = nb;
+    }
+    fclose(f);
+    buf[n] = '\0';
+    *out = buf;
+    if (len)
+        *len = (long)n;
+    return AUG_OK;
+}

@@ -1,0 +1,32 @@
+/* efficiency.h - the documented default efficiencies (fallback when no curve exists). */
+#ifndef AUG_EFFICIENCY_H
+#define AUG_EFFICIENCY_H
+
+#include "augur/system.h"
+
+struct aug_eff_defaults {
+    double gemm_e_max;     /* efficiency of large, well-shaped GEMMs */
+    double gemm_f_half;    /* FLOPs at which the saturating term is 1/2 */
+    double gemm_alpha;     /* steepness of the saturation */
+    double gemm_tile_m;    /* output tile used for wave quantization */
+    double gemm_tile_n;
+    double mem_eff;        /* achieved / peak HBM bandwidth of memory-bound kernels */
+    double attn_fwd_eff;   /* FlashAttention-2 forward, long sequences */
+    double attn_bwd_eff;   /* FlashAttention-2 backward (counted with its recompute) */
+    double attn_seq_half;  /* sequence length at which attention efficiency is half */
+    double coll_eff[AUG_LINK_COUNT]; /* achieved / nominal bus bandwidth, large messages */
+};
+
+/* The one table of defaults (see efficiency.c for sources). */
+const struct aug_eff_defaults *aug_eff_defaults(void);
+
+/* Wave-quantization factor W = tiles / (ceil(tiles / SMs) * SMs) of an m x n output. */
+double aug_eff_wave(double m, double n, double tile_m, double tile_n, int sm_count);
+
+/* Default GEMM efficiency for batch x (m x n x k) on `gpu`. */
+double aug_eff_gemm(const struct aug_gpu *gpu, double m, double n, double k, double batch);
+
+/* Default fused-attention efficiency. */
+double aug_eff_attention(double seq_q, double seq_kv, double head_dim, int backward);
+
+#endif

@@ -1,0 +1,151 @@
+/* jsonutil.c - typed, strict JSON field reads shared by the model and system loaders.
+ *
+ * Every input file is user-facing, so every failure says where: parse errors carry the
+ * line and column jansson reports, value errors the field name and what was found. */
+#include "jsonutil.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "augur/status.h"
+
+int aug_json_parse(const char *origin, const char *text, json_t **out) {
+    json_error_t err;
+    *out = NULL;
+    json_t *root = json_loads(text, JSON_REJECT_DUPLICATES, &err);
+    if (!root)
+        return aug_errorf(AUG_EDATA, "%s:%d:%d: malformed JSON: %s", origin, err.line,
+                          err.column, err.text);
+    if (!json_is_object(root)) {
+        int st = aug_errorf(AUG_EDATA, "%s:1:1: expected a JSON object at the top, got %s",
+                            origin, aug_json_type_name(root));
+        json_decref(root);
+        return st;
+    }
+    *out = root;
+    return AUG_OK;
+}
+
+void aug_fmt_trunc(char *dst, size_t n, const char *fmt, ...) {
+    if (n == 0)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(dst, n, fmt, ap);
+    va_end(ap);
+}
+
+const char *aug_json_type_name(const json_t *v) {
+    if (!v)
+        return "nothing";
+    switch (json_typeof(v)) {
+    case JSON_OBJECT: return "an object";
+    case JSON_ARRAY: return "an array";
+    case JSON_STRING: return "a string";
+    case JSON_INTEGER: return "an integer";
+    case JSON_REAL: return "a real number";
+    case JSON_TRUE: return "true";
+    case JSON_FALSE: return "false";
+    case JSON_NULL: return "null";
+    }
+    return "an unknown value";
+}
+
+json_t *aug_json_get(json_t *obj, const char *key) {
+    json_t *v = json_object_get(obj, key);
+    return (v && !json_is_null(v)) ? v : NULL;
+}
+
+static int absent(const char *ctx, const char *key, int flags) {
+    if (flags & AUG_JSON_REQUIRED)
+        return aug_errorf(AUG_EDATA, "%s: field '%s' is missing", ctx, key);
+    return AUG_ENOTFOUND;
+}
+
+static int check_sign(const char *ctx, const char *key, int flags, double v) {
+    if ((flags & AUG_JSON_POSITIVE) && !(v > 0))
+        return aug_errorf(AUG_EDATA, "%s: field '%s' must be positive (got %g)", ctx, key, v);
+    if ((flags & AUG_JSON_NONNEG) && !(v >= 0))
+        return aug_errorf(AUG_EDATA, "%s: field '%s' must not be negative (got %g)", ctx, key,
+                          v);
+    return AUG_OK;
+}
+
+int aug_json_long(const char *ctx, json_t *obj, const char *key, int flags, long *out) {
+    json_t *v = aug_json_get(obj, key);
+    if (!v)
+        return absent(ctx, key, flags);
+    double d;
+    if (json_is_integer(v)) {
+        d = (double)json_integer_value(v);
+    } else if (json_is_real(v)) {
+        d = json_real_value(v);
+        if (d != floor(d))
+            return aug_errorf(AUG_EDATA, "%s: field '%s' must be an integer (got %g)", ctx, key,
+                              d);
+    } else {
+        return aug_errorf(AUG_EDATA, "%s: field '%s' must be an integer (got %s)", ctx, key,
+                          aug_json_type_name(v));
+    }
+    if (!(fabs(d) < 9.0e15)) /* exactly representable, far beyond any real size */
+        return aug_errorf(AUG_EDATA, "%s: field '%s' is out of range (got %g)", ctx, key, d);
+    int st = check_sign(ctx, key, flags, d);
+    if (st)
+        return st;
+    *out = (long)d;
+    return AUG_OK;
+}
+
+int aug_json_double(const char *ctx, json_t *obj, const char *key, int flags, double *out) {
+    json_t *v = aug_json_get(obj, key);
+    if (!v)
+        return absent(ctx, key, flags);
+    if (!json_is_number(v))
+        return aug_errorf(AUG_EDATA, "%s: field '%s' must be a number (got %s)", ctx, key,
+                          aug_json_type_name(v));
+    double d = json_number_value(v);
+    if (!isfinite(d))
+        return aug_errorf(AUG_EDATA, "%s: field '%s' must be finite", ctx, key);
+    int st = check_sign(ctx, key, flags, d);
+    if (st)
+        return st;
+    *out = d;
+    return AUG_OK;
+}
+
+int aug_json_bool(const char *ctx, json_t *obj, const char *key, int flags, int *out) {
+    json_t *v = aug_json_get(obj, key);
+    if (!v)
+        return absent(ctx, key, flags);
+    if (json_is_boolean(v)) {
+        *out = json_is_true(v);
+        return AUG_OK;
+    }
+    if (json_is_integer(v) && (json_integer_value(v) == 0 || json_integer_value(v) == 1)) {
+        *out = (int)json_integer_value(v);
+        return AUG_OK;
+    }
+    return aug_errorf(AUG_EDATA, "%s: field '%s' must be true or false (got %s)", ctx, key,
+                      aug_json_type_name(v));
+}
+
+int aug_json_string(const char *ctx, json_t *obj, const char *key, int flags, char *buf,
+                    size_t n) {
+    json_t *v = aug_json_get(obj, key);
+    if (!v)
+        return absent(ctx, key, flags);
+    if (!json_is_string(v))
+        return aug_errorf(AUG_EDATA, "%s: field '%s' must be a string (got %s)", ctx, key,
+                          aug_json_type_name(v));
+    const char *s = json_string_value(v);
+    size_t len = json_string_length(v);
+    if (len == 0)
+        return aug_errorf(AUG_EDATA, "%s: field '%s' is empty", ctx, key);
+    if (len >= n || strlen(s) != len)
+        return aug_errorf(AUG_EDATA, "%s: field '%s' is longer than %zu bytes or holds NUL",
+                          ctx, key, n - 1);
+    memcpy(buf, s, len + 1);
+    return AUG_OK;
+}

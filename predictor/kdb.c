@@ -1,0 +1,450 @@
+/* kdb.c - the kernels database of one GPU: loading <root>/<gpu>/curves.csv and the four
+ * lookups the predictor calls for every op.
+ *
+ * Loading validates every row (known family and form, parameter count, ranks, link) and
+ * precomputes what the lookups need (form pointer, collective enum, link, attention
+ * direction and mask, element size) so a lookup is a short scan over small integer arrays:
+ * no allocation, no formatting, no parsing. Lookup policy (kernels-db/README.md):
+ * - dtype: the exact dtype first, then its peer with the same tensor-core rate
+ *   (fp16 <-> bf16); memory-bound ops then take any dtype (their time depends on bytes);
+ * - pieces: the row whose [x_min, x_max] holds the size; in a gap between rows the row
+ *   above; beyond the last row the last row (linear extrapolation); below the first row
+ *   the first row (time held at t(x_min), see curve.h);
+ * - collectives: exact collective, group size and link; any dtype (the first found);
+ * - a missing op, dtype, group size or link misses (returns 0): the caller decides the
+ *   fallback. */
+#include "augur/kdb.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "augur/csvio.h"
+#include "augur/curve.h"
+#include "augur/data.h"
+#include "augur/status.h"
+
+static const char *const family_names[AUG_FAMILY_COUNT] = {"gemm", "attention", "memory",
+                                                          "collective"};
+_Static_assert(sizeof family_names / sizeof family_names[0] == AUG_FAMILY_COUNT,
+               "family_names out of sync with enum aug_family");
+
+const char *aug_family_name(enum aug_family f)
+{
+    if ((int)f < 0 || f >= AUG_FAMILY_COUNT)
+        return "?";
+    return family_names[f];
+}
+
+int aug_family_from_name(const char *name, enum aug_family *out)
+{
+    for (int i = 0; name && i < AUG_FAMILY_COUNT; i++) {
+        if (strcmp(family_names[i], name) == 0) {
+            *out = (enum aug_family)i;
+            return AUG_OK;
+        }
+    }
+    return AUG_ENOTFOUND;
+}
+
+/* What a lookup needs about one curve, computed at load time. */
+struct kdb_entry {
+    const struct aug_curve_form *form;
+    int coll;      /* enum aug_coll, -1 when not a collective */
+    int link;      /* 0 nvlink, 1 network, -1 none */
+    int backward;  /* attention: op names a backward kernel ("bwd") */
+    int causal;    /* attention: op ends in "_causal" */
+    double elt_bytes;
+};
+
+struct aug_kdb {
+    char gpu[64];
+    int n;
+    struct aug_curve *curves;
+    struct kdb_entry *entry;
+    int n_fam[AUG_FAMILY_COUNT];
+    int *fam[AUG_FAMILY_COUNT]; /* curve indices per family, in file order */
+};
+
+const char *aug_kdb_gpu(const struct aug_kdb *kdb)
+{
+    return kdb ? kdb->gpu : "";
+}
+
+int aug_kdb_curve_count(const struct aug_kdb *kdb)
+{
+    return kdb ? kdb->n : 0;
+}
+
+const struct aug_curve *aug_kdb_curve_at(const struct aug_kdb *kdb, int i)
+{
+    if (!kdb || i < 0 || i >= kdb->n)
+        return NULL;
+    return &kdb->curves[i];
+}
+
+void aug_kdb_close(struct aug_kdb *kdb)
+{
+    if (!kdb)
+        return;
+    for (int f = 0; f < AUG_FAMILY_COUNT; f++)
+        free(kdb->fam[f]);
+    free(kdb->curves);
+    free(kdb->entry);
+    free(kdb);
+}
+
+static int copy_cell(const struct aug_csv *t, size_t r, const char *col, char *dst, size_t cap,
+                     int required)
+{
+    const char *s = aug_csv_cell(t, r, aug_csv_col(t, col));
+    if (required && !*s)
+        return aug_csv_cell_error(t, r, col, "missing value");
+    if (strlen(s) >= cap)
+        return aug_csv_cell_error(t, r, col, "longer than %zu characters", cap - 1);
+    memcpy(dst, s, strlen(s) + 1);
+    return AUG_OK;
+}
+
+static int parse_row(const struct aug_csv *t, size_t r, struct aug_curve *c, struct kdb_entry *e)
+{
+    char buf[32];
+    int rc;
+    memset(c, 0, sizeof *c);
+    memset(e, 0, sizeof *e);
+    e->coll = -1;
+    e->link = -1;
+    if ((rc = copy_cell(t, r, "family", buf, sizeof buf, 1)) != AUG_OK)
+        return rc;
+    if (aug_family_from_name(buf, &c->family) != AUG_OK)
+        return aug_csv_cell_error(t, r, "family", "unknown family '%s'", buf);
+    if ((rc = copy_cell(t, r, "op", c->op, sizeof c->op, 1)) != AUG_OK)
+        return rc;
+    if ((rc = copy_cell(t, r, "dtype", buf, sizeof buf, 1)) != AUG_OK)
+        return rc;
+    if (aug_dtype_from_name(buf, &c->dtype) != AUG_OK)
+        return aug_csv_cell_error(t, r, "dtype", "unknown dtype '%s'", buf);
+    e->elt_bytes = aug_dtype_bytes(c->dtype);
+    long ranks = 0;
+    rc = aug_csv_get_long(t, r, "ranks", AUG_CSV_NONNEG, &ranks);
+    if (rc != AUG_OK && rc != AUG_ENOTFOUND)
+        return rc;
+    c->ranks = (int)ranks;
+    if ((rc = copy_cell(t, r, "link", c->link, sizeof c->link, 0)) != AUG_OK)
+        return rc;
+    if ((rc = copy_cell(t, r, "form", c->form, sizeof c->form, 1)) != AUG_OK)
+        return rc;
+    e->form = aug_curve_form_find(c->form);
+    if (!e->form)
+        return aug_csv_cell_error(t, r, "form", "unknown curve form '%s'", c->form);
+    int fam_ok = e->form->family == c->family ||
+                 (e->form->family == AUG_FAMILY_MEMORY && c->family == AUG_FAMILY_COLLECTIVE);
+    if (!fam_ok)
+        return aug_csv_cell_error(t, r, "form", "form '%s' does not apply to family '%s'",
+                                  c->form, aug_family_name(c->family));
+    c->n_params = e->form->n_params;
+    for (int i = 0; i < AUG_CURVE_MAX_PARAMS; i++) {
+        char col[8];
+        snprintf(col, sizeof col, "p%d", i);
+        if (i < c->n_params) {
+            if ((rc = aug_csv_get_double(t, r, col, AUG_CSV_REQUIRED, &c->p[i])) != AUG_OK)
+                return rc;
+        } else if (*aug_csv_cell(t, r, aug_csv_col(t, col))) {
+            return aug_csv_cell_error(t, r, col, "form '%s' has only %d parameters", c->form,
+                                      c->n_params);
+        }
+    }
+    if ((rc = aug_csv_get_double(t, r, "x_min", AUG_CSV_REQUIRED | AUG_CSV_NONNEG, &c->x_min)))
+        return rc;
+    if ((rc = aug_csv_get_double(t, r, "x_max", AUG_CSV_REQUIRED | AUG_CSV_NONNEG, &c->x_max)))
+        return rc;
+    if (c->x_max < c->x_min)
+        return aug_csv_cell_error(t, r, "x_max", "below x_min");
+    long np = 0;
+    rc = aug_csv_get_long(t, r, "n_points", AUG_CSV_NONNEG, &np);
+    if (rc != AUG_OK && rc != AUG_ENOTFOUND)
+        return rc;
+    c->n_points = (int)np;
+    c->rel_rmse = c->max_rel_err = c->cv_rel_err = -1;
+    rc = aug_csv_get_double(t, r, "rel_rmse", AUG_CSV_NONNEG, &c->rel_rmse);
+    if (rc == AUG_OK || rc == AUG_ENOTFOUND)
+        rc = aug_csv_get_double(t, r, "max_rel_err", AUG_CSV_NONNEG, &c->max_rel_err);
+    if (rc == AUG_OK || rc == AUG_ENOTFOUND)
+        rc = aug_csv_get_double(t, r, "cv_rel_err", AUG_CSV_NONNEG, &c->cv_rel_err);
+    if (rc != AUG_OK && rc != AUG_ENOTFOUND)
+        return rc;
+    const char *src = aug_csv_cell(t, r, aug_csv_col(t, "source"));
+    snprintf(c->source, sizeof c->source, "%s", src);
+
+    if (c->family == AUG_FAMILY_COLLECTIVE) {
+        enum aug_coll coll;
+        if (aug_coll_from_name(c->op, &coll) != AUG_OK)
+            return aug_csv_cell_error(t, r, "op", "unknown collective '%s'", c->op);
+        e->coll = (int)coll;
+        if (strcmp(c->link, "nvlink") == 0)
+            e->link = 0;
+        else if (strcmp(c->link, "network") == 0)
+            e->link = 1;
+        else
+            return aug_csv_cell_error(t, r, "link", "'%s' is not nvlink or network", c->link);
+        if (c->ranks < 1)
+            return aug_csv_cell_error(t, r, "ranks", "a collective needs ranks >= 1");
+    }
+    if (c->family == AUG_FAMILY_ATTENTION) {
+        size_t len = strlen(c->op);
+        e->backward = strstr(c->op, "bwd") != NULL;
+        e->causal = len >= 7 && strcmp(c->op + len - 7, "_causal") == 0;
+    }
+    return AUG_OK;
+}
+
+int aug_kdb_open(const char *root, const char *gpu_id, struct aug_kdb **out)
+{
+    *out = NULL;
+    if (!gpu_id || !*gpu_id || strchr(gpu_id, '/'))
+        return aug_errorf(AUG_EUSAGE, "kdb: bad GPU id '%s'", gpu_id ? gpu_id : "");
+    if (!root)
+        root = aug_kdb_dir();
+    struct aug_kdb *k = calloc(1, sizeof *k);
+    if (!k)
+        return aug_errorf(AUG_ENOMEM, "kdb: out of memory");
+    snprintf(k->gpu, sizeof k->gpu, "%s", gpu_id);
+    size_t plen = strlen(root) + strlen(gpu_id) + 32;
+    char *path = malloc(plen);
+    if (!path) {
+        free(k);
+        return aug_errorf(AUG_ENOMEM, "kdb: out of memory");
+    }
+    snprintf(path, plen, "%s/%s/curves.csv", root, gpu_id);
+    FILE *probe = fopen(path, "r");
+    if (!probe) { /* no curves for this GPU: a valid, empty kdb */
+        free(path);
+        *out = k;
+        return AUG_OK;
+    }
+    fclose(probe);
+    struct aug_csv *t = NULL;
+    int rc = aug_csv_load(path, &t);
+    free(path);
+    if (rc != AUG_OK) {
+        free(k);
+        return rc;
+    }
+    static const char *const need[] = {"family", "op", "dtype", "form", "x_min", "x_max"};
+    for (size_t i = 0; i < sizeof need / sizeof need[0]; i++) {
+        if (aug_csv_col(t, need[i]) < 0) {
+            rc = aug_errorf(AUG_EDATA, "%s:1: column '%s': missing", aug_csv_name(t), need[i]);
+            goto fail;
+        }
+    }
+    size_t rows = aug_csv_rows(t);
+    k->curves = calloc(rows ? rows : 1, sizeof *k->curves);
+    k->entry = calloc(rows ? rows : 1, sizeof *k->entry);
+    for (int f = 0; f < AUG_FAMILY_COUNT; f++)
+        k->fam[f] = calloc(rows ? rows : 1, sizeof(int));
+    if (!k->curves || !k->entry || !k->fam[0] || !k->fam[1] || !k->fam[2] || !k->fam[3]) {
+        rc = aug_errorf(AUG_ENOMEM, "kdb: out of memory");
+        goto fail;
+    }
+    for (size_t r = 0; r < rows; r++) {
+        if ((rc = parse_row(t, r, &k->curves[r], &k->entry[r])) != AUG_OK)
+            goto fail;
+        enum aug_family f = k->curves[r].family;
+        k->fam[f][k->n_fam[f]++] = (int)r;
+        k->n++;
+    }
+    aug_csv_free(t);
+    *out = k;
+    return AUG_OK;
+fail:
+    aug_csv_free(t);
+    aug_kdb_close(k);
+    return rc;
+}
+
+/* ---- lookups ---- */
+
+/* 0 exact dtype, 1 tensor-core peer (fp16 <-> bf16), 2 any other. */
+static int dtype_level(enum aug_dtype have, enum aug_dtype want)
+{
+    if (have == want)
+        return 0;
+    if ((have == AUG_DTYPE_FP16 && want == AUG_DTYPE_BF16) ||
+        (have == AUG_DTYPE_BF16 && want == AUG_DTYPE_FP16))
+        return 1;
+    return 2;
+}
+
+/* Among the candidate pieces (indices into kdb->curves), the one covering x. */
+struct piece_pick {
+    int inside, highest, next_above;
+};
+
+static void pick_reset(struct piece_pick *p)
+{
+    p->inside = p->highest = p->next_above = -1;
+}
+
+static void pick_add(struct piece_pick *p, const struct aug_kdb *kdb, int i, double x)
+{
+    const struct aug_curve *c = &kdb->curves[i];
+    if (p->inside < 0 && x >= c->x_min && x <= c->x_max)
+        p->inside = i;
+    if (p->highest < 0 || c->x_max > kdb->curves[p->highest].x_max)
+        p->highest = i;
+    if (c->x_min > x && (p->next_above < 0 || c->x_min < kdb->curves[p->next_above].x_min))
+        p->next_above = i;
+}
+
+static int pick_result(const struct piece_pick *p, const struct aug_kdb *kdb, double x)
+{
+    if (p->inside >= 0)
+        return p->inside;
+    if (p->highest >= 0 && x > kdb->curves[p->highest].x_max)
+        return p->highest;
+    return p->next_above;
+}
+
+/* First curve of `fam` matching op (NULL: any), a backward/causal filter for attention,
+ * and dtype at the best level <= max_level; returns the chosen piece for x. */
+static int find_curve(const struct aug_kdb *kdb, enum aug_family fam, const char *op,
+                      int attn_bwd, int attn_causal, enum aug_dtype dt, int max_level,
+                      double x)
+{
+    for (int level = 0; level <= max_level; level++) {
+        struct piece_pick pk;
+        pick_reset(&pk);
+        int first = -1;
+        for (int j = 0; j < kdb->n_fam[fam]; j++) {
+            int i = kdb->fam[fam][j];
+            const struct aug_curve *c = &kdb->curves[i];
+            if (dtype_level(c->dtype, dt) != level)
+                continue;
+            if (op && strcmp(c->op, op) != 0)
+                continue;
+            if (fam == AUG_FAMILY_ATTENTION && (kdb->entry[i].backward != attn_bwd ||
+                                                kdb->entry[i].causal != attn_causal))
+                continue;
+            if (first < 0)
+                first = i;
+            /* pieces of one curve share op and dtype with the first match */
+            if (c->dtype != kdb->curves[first].dtype || strcmp(c->op, kdb->curves[first].op))
+                continue;
+            pick_add(&pk, kdb, i, x);
+        }
+        if (first >= 0)
+            return pick_result(&pk, kdb, x);
+    }
+    return -1;
+}
+
+int aug_kdb_gemm_eff(const struct aug_kdb *kdb, enum aug_dtype dt, double m, double n, double k,
+                     double *eff)
+{
+    if (!kdb || kdb->n_fam[AUG_FAMILY_GEMM] == 0 || !(m > 0) || !(n > 0) || !(k > 0))
+        return 0;
+    double flops = 2.0 * m * n * k;
+    int i = find_curve(kdb, AUG_FAMILY_GEMM, NULL, 0, 0, dt, 1, flops);
+    if (i < 0)
+        return 0;
+    const struct aug_curve *c = &kdb->curves[i];
+    const struct kdb_entry *e = &kdb->entry[i];
+    struct aug_curve_point pt = aug_curve_gemm_point(m, n, k, e->elt_bytes);
+    double v = aug_curve_value(c, e->form, &pt);
+    if (e->form->output == AUG_CURVE_TIME) {
+        /* time forms carry the peak they were fitted against as their last parameter */
+        double peak = c->p[c->n_params - 1];
+        if (!(peak > 0))
+            return 0;
+        v = flops / (v * 1e-6 * peak * 1e12);
+        if (v > 1.0)
+            v = 1.0;
+        if (!(v >= AUG_CURVE_EFF_MIN))
+            v = AUG_CURVE_EFF_MIN;
+    }
+    *eff = v;
+    return 1;
+}
+
+int aug_kdb_attention_eff(const struct aug_kdb *kdb, enum aug_dtype dt, int causal,
+                          int backward, double batch_heads, double seq_q, double seq_kv,
+                          double head_dim, double *eff)
+{
+    if (!kdb || kdb->n_fam[AUG_FAMILY_ATTENTION] == 0 || !(seq_kv > 0) || !(head_dim > 0))
+        return 0;
+    /* several head dimensions: the curve measured at the nearest one (log distance) */
+    int best = -1;
+    double best_d = 0;
+    for (int level = 0; level <= 1 && best < 0; level++) {
+        for (int j = 0; j < kdb->n_fam[AUG_FAMILY_ATTENTION]; j++) {
+            int i = kdb->fam[AUG_FAMILY_ATTENTION][j];
+            const struct aug_curve *c = &kdb->curves[i];
+            const struct kdb_entry *e = &kdb->entry[i];
+            if (dtype_level(c->dtype, dt) != level || e->backward != (backward != 0) ||
+                e->causal != (causal != 0))
+                continue;
+            double hd = e->form->n_params >= 4 ? c->p[3] : head_dim;
+            double d = hd > head_dim ? hd / head_dim : head_dim / hd;
+            if (best < 0 || d < best_d) {
+                best = i;
+                best_d = d;
+            }
+        }
+    }
+    if (best < 0)
+        return 0;
+    struct aug_curve_point pt =
+        aug_curve_attention_point(batch_heads, seq_q, seq_kv, head_dim, causal, backward);
+    const struct kdb_entry *e = &kdb->entry[best];
+    double v = aug_curve_value(&kdb->curves[best], e->form, &pt);
+    if (e->form->output != AUG_CURVE_EFF)
+        return 0;
+    *eff = v;
+    return 1;
+}
+
+int aug_kdb_memory_time_us(const struct aug_kdb *kdb, const char *op, enum aug_dtype dt,
+                           double bytes, double *time_us)
+{
+    if (!kdb || !op || kdb->n_fam[AUG_FAMILY_MEMORY] == 0 || !(bytes >= 0))
+        return 0;
+    int i = find_curve(kdb, AUG_FAMILY_MEMORY, op, 0, 0, dt, 2, bytes);
+    if (i < 0)
+        return 0;
+    struct aug_curve_point pt = aug_curve_size_point(bytes);
+    *time_us = aug_curve_value(&kdb->curves[i], kdb->entry[i].form, &pt);
+    return 1;
+}
+
+int aug_kdb_collective_time_us(const struct aug_kdb *kdb, enum aug_coll c, double size_bytes,
+                               int ranks, const char *link, double *time_us)
+{
+    if (!kdb || kdb->n_fam[AUG_FAMILY_COLLECTIVE] == 0 || !(size_bytes >= 0) || !link)
+        return 0;
+    int want_link = strcmp(link, "nvlink") == 0 ? 0 : strcmp(link, "network") == 0 ? 1 : -1;
+    if (want_link < 0)
+        return 0;
+    struct piece_pick pk;
+    pick_reset(&pk);
+    int first = -1;
+    for (int j = 0; j < kdb->n_fam[AUG_FAMILY_COLLECTIVE]; j++) {
+        int i = kdb->fam[AUG_FAMILY_COLLECTIVE][j];
+        const struct kdb_entry *e = &kdb->entry[i];
+        const struct aug_curve *cv = &kdb->curves[i];
+        if (e->coll != (int)c || cv->ranks != ranks || e->link != want_link)
+            continue;
+        if (first < 0)
+            first = i;
+        if (cv->dtype != kdb->curves[first].dtype)
+            continue;
+        pick_add(&pk, kdb, i, size_bytes);
+    }
+    if (first < 0)
+        return 0;
+    int i = pick_result(&pk, kdb, size_bytes);
+    if (i < 0)
+        return 0;
+    struct aug_curve_point pt = aug_curve_size_point(size_bytes);
+    *time_us = aug_curve_value(&kdb->curves[i], kdb->entry[i].form, &pt);
+    return 1;
+}

@@ -1,0 +1,53 @@
+/* layer_graph.h - the operator graph of one transformer layer (and of the embedding /
+ * LM-head ends) for one micro-batch on one GPU under a plan. Fixed-size arrays: building
+ * a graph never allocates (sweeps build millions). */
+#ifndef AUG_LAYER_GRAPH_H
+#define AUG_LAYER_GRAPH_H
+
+#include "augur/model.h"
+#include "augur/op.h"
+#include "augur/plan.h"
+#include "augur/system.h"
+
+/* What a second of an op counts as in the breakdown. */
+enum aug_cat {
+    AUG_CAT_COMPUTE,   /* GEMMs and memory-bound kernels */
+    AUG_CAT_ATTENTION, /* attention core */
+    AUG_CAT_EMBEDDING, /* embedding, LM head, loss */
+    AUG_CAT_TP,        /* tensor-parallel collectives */
+    AUG_CAT_CP,        /* context-parallel exchange */
+    AUG_CAT_EP,        /* expert-parallel all-to-all */
+    AUG_CAT_COUNT
+};
+
+struct aug_graph_op {
+    struct aug_op op;
+    enum aug_cat cat;
+    int selective;     /* recomputed under selective recomputation (unfused attention core) */
+};
+
+#define AUG_GRAPH_MAX_OPS 48
+
+struct aug_graph {
+    struct aug_graph_op fwd[AUG_GRAPH_MAX_OPS];
+    int n_fwd;
+    struct aug_graph_op bwd[AUG_GRAPH_MAX_OPS];
+    int n_bwd;
+};
+
+/* One transformer layer (dense or MoE) on one GPU for one micro-batch. */
+void aug_graph_layer(const struct aug_model *m, const struct aug_plan *p,
+                     const struct aug_system *s, struct aug_graph *g);
+
+/* The first stage's extra work (embedding) and the last stage's (final norm, LM head,
+ * cross-entropy). */
+void aug_graph_head(const struct aug_model *m, const struct aug_plan *p,
+                    const struct aug_system *s, int last_stage, struct aug_graph *g);
+
+/* Forward matmul FLOPs of one sequence through the whole model, counting attention
+ * without causal savings (the convention of Narayanan et al. eq. 3 and PaLM's MFU). */
+double aug_model_fwd_flops_per_seq(const struct aug_model *m, double seq);
+/* The layer part of it (what full recomputation repeats). */
+double aug_layer_fwd_flops_per_seq(const struct aug_model *m, double seq);
+
+#endif

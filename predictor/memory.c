@@ -1,0 +1,172 @@
+/* memory.c - memory per GPU of a training plan: weights, gradients, optimizer states,
+ * activations and workspace.
+ *
+ * Model states (Rajbhandari et al., ZeRO, SC20, sec. 3.1 and Fig. 1): mixed-precision
+ * Adam keeps 2 bytes of 16-bit weights, 2 of gradients and K = 12 of fp32 master weights,
+ * momentum and variance per parameter (16 in all). ZeRO-1 shards the 12 over DP, ZeRO-2
+ * also the gradients, ZeRO-3 (and FSDP full sharding) also the weights; FSDP hybrid
+ * shards inside a node and replicates across nodes (Zhao et al., VLDB 2023).
+ *
+ * Activations (Korthikanti et al. 2022, arXiv 2205.05198, sec. 4.1 and Table 2): one
+ * layer keeps sbh(34 + 5as/h) bytes without parallelism; TP splits 24 of the 34 and the
+ * attention scores (sbh(10 + 24/t + 5as/ht)); TP+SP splits all of it; selective
+ * recomputation and FlashAttention drop the 5as/h term; full recomputation keeps the
+ * 2sbh layer input. The first pipeline stage holds p micro-batches in flight under 1F1B,
+ * times (1 + (p-1)/(pv)) with v interleaved stages (sec. 4.2.3). */
+#include <math.h>
+#include <string.h>
+
+#include "augur/train.h"
+#include "augur/units.h"
+#include "train_internal.h"
+
+/* Workspace a training process holds besides tensors: CUDA context (~0.5 GiB), cuBLAS
+ * workspaces and NCCL buffers; a documented default. */
+#define AUG_TRAIN_WORKSPACE_GIB 1.0
+
+double aug_train_act_bytes(const struct aug_plan *p) {
+    return (p->dtype == AUG_DTYPE_FP32 || p->dtype == AUG_DTYPE_TF32) ? 4.0 : 2.0;
+}
+
+int aug_model_has_dropout(const struct aug_model *m) { return m->pos == AUG_POS_LEARNED; }
+
+int aug_ranks_per_domain(const struct aug_system *s, long group, long stride) {
+    long domain = s->nvlink_domain > 0 ? s->nvlink_domain : s->gpus_per_node;
+    if (stride < 1)
+        stride = 1;
+    if (stride >= domain)
+        return 1;
+    long fit = domain / stride;
+    return (int)(fit < group ? fit : group);
+}
+
+static double norm_params(const struct aug_model *m) {
+    return m->norm == AUG_NORM_LAYERNORM ? 2.0 * (double)m->hidden : (double)m->hidden;
+}
+
+double aug_train_layer_params_per_gpu(const struct aug_model *m, const struct aug_plan *p) {
+    double all = aug_model_layer_params(m);
+    double norms = 2.0 * norm_params(m);
+    double sharded = all - norms;
+    if (m->arch == AUG_ARCH_MOE) {
+        /* routed experts are split over EP and TP; attention, router, shared experts over TP */
+        double h = (double)m->hidden, f = (double)m->ffn_hidden;
+        double expert = m->mlp == AUG_MLP_SWIGLU ? 3.0 * h * f
+                                                 : 2.0 * h * f + (m->linear_bias ? f + h : 0.0);
+        double routed = (double)m->moe_experts * expert;
+        return (sharded - routed) / (double)p->tp + routed / (double)(p->tp * p->ep) + norms;
+    }
+    return sharded / (double)p->tp + norms;
+}
+
+double aug_train_stage_params_per_gpu(const struct aug_model *m, const struct aug_plan *p,
+                                      long stage) {
+    double per_layer = aug_train_layer_params_per_gpu(m, p);
+    double params = per_layer * (double)(m->layers / p->pp);
+    double h = (double)m->hidden, v = (double)m->vocab;
+    int first = stage == 0, last = stage == p->pp - 1;
+    if (first) {
+        params += v * h / (double)p->tp;
+        if (m->pos == AUG_POS_LEARNED)
+            params += (double)m->max_seq * h;
+    }
+    if (last) {
+        params += norm_params(m);
+        /* an untied head lives on the last stage; a tied one is copied there when p > 1 */
+        if (!m->tied_embeddings || p->pp > 1)
+            params += v * h / (double)p->tp;
+    }
+    return params;
+}
+
+double aug_train_layer_activation_bytes(const struct aug_model *m, const struct aug_plan *p) {
+    double s = (double)(p->seq / p->cp), b = (double)p->micro_batch, h = (double)m->hidden;
+    double t = (double)p->tp, e = aug_train_act_bytes(p);
+    double q = (double)(m->heads * m->head_dim), kv = (double)(m->kv_heads * m->head_dim);
+    double f = (double)m->ffn_hidden, a = (double)m->heads;
+    double sb = s * b;
+    int dropout = aug_model_has_dropout(m);
+
+    if (p->recompute == AUG_RECOMPUTE_FULL)
+        return e * sb * h / (p->sp ? t : 1.0);
+
+    /* kept whole by TP without SP: two norm inputs, QKV and MLP inputs, dropout masks */
+    double whole = e * sb * h * 4.0 + (dropout ? 2.0 * sb * h : 0.0);
+    /* split by TP: Q, K, V, attention output; MLP inner activations */
+    double split = e * sb * (2.0 * q + 2.0 * kv);
+    if (m->mlp == AUG_MLP_SWIGLU)
+        split += e * sb * 3.0 * f;      /* gate and up outputs, down-projection input */
+    else
+        split += e * sb * 2.0 * f;      /* GELU input, down-projection input */
+    if (m->arch == AUG_ARCH_MOE) /* each token visits top-k (+ shared) experts */
+        split += (m->mlp == AUG_MLP_SWIGLU ? 3.0 : 2.0) * e * sb * f *
+                 ((double)(m->moe_topk + m->moe_shared_experts) - 1.0);
+    /* attention scores: softmax output (e) + dropout mask (1) + dropout output (e) per
+     * score, 5as^2b at e = 2; only the unfused path without selective recompute keeps them */
+    double scores = 0.0;
+    if (!p->flash_attention && p->recompute != AUG_RECOMPUTE_SELECTIVE)
+        scores = a * s * s * b * (dropout ? 2.0 * e + 1.0 : e);
+    else if (p->flash_attention)
+        scores = a * s * b * 4.0; /* the fp32 log-sum-exp FlashAttention keeps */
+    if (p->sp)
+        return (whole + split + scores) / t;
+    return whole + (split + scores) / t;
+}
+
+/* Activation bytes of the first stage (all micro-batches in flight) and of the last
+ * stage (one micro-batch, plus fp32 logits). */
+static double activation_bytes(const struct aug_model *m, const struct aug_plan *p, int last) {
+    double layer = aug_train_layer_activation_bytes(m, p);
+    double layers = (double)(m->layers / p->pp);
+    long mb = aug_plan_microbatches(p);
+    double s = (double)(p->seq / p->cp), b = (double)p->micro_batch;
+    if (!last) {
+        double inflight = (double)(mb < p->pp ? mb : p->pp);
+        if (inflight < 1)
+            inflight = 1;
+        double factor = p->interleave > 1
+                            ? 1.0 + (double)(p->pp - 1) / (double)(p->pp * p->interleave)
+                            : 1.0;
+        return layer * layers * inflight * factor;
+    }
+    double logits = 4.0 * s * b * (double)m->vocab / (double)p->tp;
+    return layer * layers + logits;
+}
+
+static void states(const struct aug_model *m, const struct aug_plan *p, const struct aug_system *s,
+                   long stage, struct aug_train_memory *out) {
+    double params = aug_train_stage_params_per_gpu(m, p, stage);
+    int fp32 = p->dtype == AUG_DTYPE_FP32 || p->dtype == AUG_DTYPE_TF32;
+    double wb = fp32 ? 4.0 : 2.0, gb = fp32 ? 4.0 : 2.0, ob = fp32 ? 8.0 : 12.0;
+    double shard = (double)p->dp;
+    if (p->fsdp == AUG_FSDP_HYBRID) {
+        long per_node = s->gpus_per_node / (p->tp * p->cp);
+        if (per_node < 1)
+            per_node = 1;
+        shard = (double)(per_node < p->dp ? per_node : p->dp);
+    }
+    int stage_z = p->fsdp != AUG_FSDP_NONE ? 3 : p->zero;
+    out->weights_gib = params * wb / (stage_z >= 3 ? shard : 1.0) / AUG_GIB;
+    out->gradients_gib = params * gb / (stage_z >= 2 ? shard : 1.0) / AUG_GIB;
+    out->optimizer_gib = params * ob / (stage_z >= 1 ? shard : 1.0) / AUG_GIB;
+}
+
+void aug_train_memory(const struct aug_model *m, const struct aug_system *s,
+                      const struct aug_plan *p, struct aug_train_memory *out) {
+    struct aug_train_memory first, last;
+    memset(&first, 0, sizeof first);
+    memset(&last, 0, sizeof last);
+    states(m, p, s, 0, &first);
+    first.activations_gib = activation_bytes(m, p, 0) / AUG_GIB;
+    states(m, p, s, p->pp - 1, &last);
+    last.activations_gib = p->pp > 1 ? activation_bytes(m, p, 1) / AUG_GIB
+                                     : first.activations_gib +
+                                           4.0 * (double)(p->seq / p->cp) * (double)p->micro_batch *
+                                               (double)m->vocab / (double)p->tp / AUG_GIB;
+    first.workspace_gib = last.workspace_gib = AUG_TRAIN_WORKSPACE_GIB;
+    first.total_gib = first.weights_gib + first.gradients_gib + first.optimizer_gib +
+                      first.activations_gib + first.workspace_gib;
+    last.total_gib = last.weights_gib + last.gradients_gib + last.optimizer_gib +
+                     last.activations_gib + last.workspace_gib;
+    *out = first.total_gib >= last.total_gib ? first : last;
+}

@@ -1,0 +1,299 @@
+/* train.c - one training iteration: times the layer graph with the hybrid op model,
+ * assembles the pipeline schedule, data-parallel / ZeRO / FSDP traffic, the optimizer
+ * step, and reports time, breakdown, MFU/HFU, memory and provenance.
+ *
+ * Pipeline (Narayanan et al. SC21 sec. 2.2): with m micro-batches per iteration, p stages
+ * and v interleaved chunks per rank, the busy time is m * t_mb and the bubble
+ * (p - 1) / v * t_mb, where t_mb is the forward + backward time of one micro-batch on
+ * the slowest stage. Stage-to-stage activations are sent once forward and once backward
+ * per chunk (v times more often when interleaved).
+ * Data parallelism: gradients are all-reduced in buckets as the last micro-batch's
+ * backward produces them, so only what outlasts that backward is exposed (with
+ * dp_overlap); ZeRO-1/2 reduce-scatter the gradients the same way and all-gather the
+ * updated weights after the optimizer step; ZeRO-3 and FSDP gather every layer's weights
+ * in forward and backward and reduce-scatter its gradients per micro-batch, 1.5x the
+ * all-reduce volume (Rajbhandari et al. 2020 sec. 7), prefetched behind the previous
+ * layer's compute. */
+#include <math.h>
+#include <string.h>
+
+#include "augur/status.h"
+#include "augur/train.h"
+#include "augur/units.h"
+#include "layer_graph.h"
+#include "train_internal.h"
+
+/* Framework floor of one iteration (data-loader hand-off, loss logging, grad-norm and
+ * scaler checks): a documented default. */
+#define AUG_TRAIN_ITER_OVERHEAD_S 0.0
+
+struct acc {
+    double cat[AUG_CAT_COUNT];
+    double src[AUG_SOURCE_COUNT];
+    double total;
+};
+
+static void acc_scale_into(struct acc *dst, const struct acc *a, double k) {
+    for (int i = 0; i < AUG_CAT_COUNT; i++)
+        dst->cat[i] += a->cat[i] * k;
+    for (int i = 0; i < AUG_SOURCE_COUNT; i++)
+        dst->src[i] += a->src[i] * k;
+    dst->total += a->total * k;
+}
+
+static int time_list(const struct aug_op_ctx *ctx, const struct aug_graph_op *ops, int n,
+                     int selective_only, struct acc *a) {
+    for (int i = 0; i < n; i++) {
+        if (selective_only && !ops[i].selective)
+            continue;
+        struct aug_op_time t;
+        int st = aug_op_time(ctx, &ops[i].op, &t);
+        if (st != AUG_OK)
+            return st;
+        double sec = t.time_s * ops[i].op.count;
+        a->cat[ops[i].cat] += sec;
+        a->src[t.source] += sec;
+        a->total += sec;
+    }
+    return AUG_OK;
+}
+
+/* Time of a single collective, and where it came from. */
+static double coll(const struct aug_op_ctx *ctx, enum aug_coll c, double size, long ranks,
+                   int per_domain, enum aug_source *src, int *st) {
+    *src = AUG_SOURCE_FALLBACK;
+    if (ranks <= 1 || size <= 0)
+        return 0.0;
+    struct aug_op op = aug_op_collective("coll", c, size, (int)ranks, per_domain);
+    struct aug_op_time t;
+    int s = aug_op_time(ctx, &op, &t);
+    if (s != AUG_OK) {
+        *st = s;
+        return 0.0;
+    }
+    *src = t.source;
+    return t.time_s;
+}
+
+/* Ranks that share the sharded model states (ZeRO / FSDP). */
+static long shard_ranks(const struct aug_plan *p, const struct aug_system *s) {
+    if (p->fsdp != AUG_FSDP_HYBRID)
+        return p->dp;
+    long per_node = s->gpus_per_node / (p->tp * p->cp);
+    if (per_node < 1)
+        per_node = 1;
+    return per_node < p->dp ? per_node : p->dp;
+}
+
+int aug_train_predict(const struct aug_model *m, const struct aug_system *s,
+                      const struct aug_plan *p, const struct aug_train_options *opt,
+                      struct aug_train_result *out) {
+    memset(out, 0, sizeof *out);
+    if (m->arch == AUG_ARCH_MATMULFREE)
+        return aug_errorf(AUG_EUNSUPPORTED, "training of MatMul-free models ('%s') is not "
+                                            "modeled yet", m->name);
+    struct aug_op_ctx ctx = {s, opt ? opt->kdb : NULL, opt ? opt->pure_roofline : 0};
+    struct aug_graph layer, first, last;
+    aug_graph_layer(m, p, s, &layer);
+    aug_graph_head(m, p, s, 0, &first);
+    aug_graph_head(m, p, s, 1, &last);
+
+    struct acc fwd = {0}, bwd = {0}, rec = {0}, hf = {0}, hl = {0};
+    int st;
+    if ((st = time_list(&ctx, layer.fwd, layer.n_fwd, 0, &fwd)) != AUG_OK ||
+        (st = time_list(&ctx, layer.bwd, layer.n_bwd, 0, &bwd)) != AUG_OK)
+        return st;
+    if (p->recompute == AUG_RECOMPUTE_FULL)
+        rec = fwd;
+    else if (p->recompute == AUG_RECOMPUTE_SELECTIVE &&
+             (st = time_list(&ctx, layer.fwd, layer.n_fwd, 1, &rec)) != AUG_OK)
+        return st;
+    for (int i = 0; i < 2; i++) {
+        struct aug_graph *g = i ? &last : &first;
+        struct acc *a = i ? &hl : &hf;
+        if ((st = time_list(&ctx, g->fwd, g->n_fwd, 0, a)) != AUG_OK ||
+            (st = time_list(&ctx, g->bwd, g->n_bwd, 0, a)) != AUG_OK)
+            return st;
+    }
+
+    /* context-parallel exchange hides behind the attention blocks it feeds */
+    double cp_exposed_fwd = 0, cp_exposed_bwd = 0;
+    if (p->cp > 1) {
+        double att_f = fwd.cat[AUG_CAT_ATTENTION], att_b = bwd.cat[AUG_CAT_ATTENTION];
+        cp_exposed_fwd = fmax(0.0, fwd.cat[AUG_CAT_CP] - att_f);
+        cp_exposed_bwd = fmax(0.0, bwd.cat[AUG_CAT_CP] - att_b);
+        double hidden_f = fwd.cat[AUG_CAT_CP] - cp_exposed_fwd;
+        double hidden_b = bwd.cat[AUG_CAT_CP] - cp_exposed_bwd;
+        fwd.total -= hidden_f;
+        bwd.total -= hidden_b;
+        fwd.cat[AUG_CAT_CP] = cp_exposed_fwd;
+        bwd.cat[AUG_CAT_CP] = cp_exposed_bwd;
+        /* hidden time is not predicted time: take it out of the sources proportionally */
+        double tot = fwd.src[0] + fwd.src[1] + fwd.src[2];
+        for (int i = 0; i < AUG_SOURCE_COUNT && tot > 0; i++)
+            fwd.src[i] *= fwd.total / tot;
+        tot = bwd.src[0] + bwd.src[1] + bwd.src[2];
+        for (int i = 0; i < AUG_SOURCE_COUNT && tot > 0; i++)
+            bwd.src[i] *= bwd.total / tot;
+        if (p->recompute == AUG_RECOMPUTE_FULL)
+            rec = fwd;
+    }
+
+    double L_stage = (double)(m->layers / p->pp);
+    struct acc layer_mb = {0};
+    acc_scale_into(&layer_mb, &fwd, 1.0);
+    acc_scale_into(&layer_mb, &bwd, 1.0);
+    struct acc stage_first = {0}, stage_last = {0};
+    acc_scale_into(&stage_first, &layer_mb, L_stage);
+    acc_scale_into(&stage_first, &rec, L_stage);
+    stage_last = stage_first;
+    acc_scale_into(&stage_first, &hf, 1.0);
+    if (p->pp == 1)
+        acc_scale_into(&stage_first, &hl, 1.0);
+    else
+        acc_scale_into(&stage_last, &hl, 1.0);
+    const struct acc *mb = stage_first.total >= stage_last.total ? &stage_first : &stage_last;
+    double t_mb = mb->total;
+
+    long nmb = aug_plan_microbatches(p);
+    double v = (double)p->interleave, pp = (double)p->pp;
+    double busy = (double)nmb * t_mb;
+    double bubble = pp > 1 ? (pp - 1.0) / v * t_mb : 0.0;
+
+    struct aug_train_breakdown *bd = &out->breakdown;
+    struct acc total = {0};
+    acc_scale_into(&total, mb, (double)nmb + (pp > 1 ? (pp - 1.0) / v : 0.0));
+    /* recomputation is reported on its own; its share comes out of compute/attention/TP */
+    double scale_busy = (double)nmb;
+    bd->compute_s = (mb->cat[AUG_CAT_COMPUTE] - L_stage * rec.cat[AUG_CAT_COMPUTE]) * scale_busy;
+    bd->attention_s = (mb->cat[AUG_CAT_ATTENTION] - L_stage * rec.cat[AUG_CAT_ATTENTION]) * scale_busy;
+    bd->recompute_s = L_stage * (rec.cat[AUG_CAT_COMPUTE] + rec.cat[AUG_CAT_ATTENTION]) * scale_busy;
+    bd->embedding_s = mb->cat[AUG_CAT_EMBEDDING] * scale_busy;
+    bd->tp_comm_s = mb->cat[AUG_CAT_TP] * scale_busy;
+    bd->cp_comm_s = mb->cat[AUG_CAT_CP] * scale_busy;
+    bd->ep_comm_s = mb->cat[AUG_CAT_EP] * scale_busy;
+    bd->pipeline_bubble_s = bubble;
+    (void)busy;
+
+    double e = aug_train_act_bytes(p);
+    double srcs[AUG_SOURCE_COUNT] = {0};
+    st = AUG_OK;
+
+    /* ---- pipeline point-to-point ---- */
+    enum aug_source src;
+    if (p->pp > 1) {
+        double act = (double)p->micro_batch * (double)(p->seq / p->cp) * (double)m->hidden * e /
+                     (p->sp ? (double)p->tp : 1.0);
+        long stride = p->tp * p->cp * p->dp;
+        int per_domain = aug_ranks_per_domain(s, 2, stride);
+        double sends = 2.0 * v * ((double)nmb + pp - 1.0);
+        double t = sends * coll(&ctx, AUG_COLL_SEND_RECV, act, 2, per_domain, &src, &st);
+        srcs[src] += t;
+        /* tied embeddings: first and last stage all-reduce the embedding gradient */
+        if (m->tied_embeddings) {
+            double te = coll(&ctx, AUG_COLL_ALL_REDUCE,
+                             (double)m->vocab * (double)m->hidden / (double)p->tp * e, 2,
+                             per_domain, &src, &st);
+            srcs[src] += te;
+            t += te;
+        }
+        bd->pp_comm_s = t;
+    }
+
+    /* ---- data parallelism, ZeRO, FSDP ---- */
+    double stage_params = fmax(aug_train_stage_params_per_gpu(m, p, 0),
+                               aug_train_stage_params_per_gpu(m, p, p->pp - 1));
+    double wbytes = e, gbytes = e;
+    long dp = p->dp;
+    int dp_domain = aug_ranks_per_domain(s, dp, p->tp * p->cp);
+    double bwd_last_mb = L_stage * bwd.total;
+    int zero = p->fsdp != AUG_FSDP_NONE ? 3 : p->zero;
+    long shard = shard_ranks(p, s);
+    if (dp > 1 && zero <= 2) {
+        double t_grad = coll(&ctx, zero == 0 ? AUG_COLL_ALL_REDUCE : AUG_COLL_REDUCE_SCATTER,
+                             stage_params * gbytes, dp, dp_domain, &src, &st);
+        /* the last bucket (one layer's worth) can never overlap */
+        double exposed = p->dp_overlap ? fmax(t_grad - bwd_last_mb, t_grad / fmax(L_stage, 1.0))
+                                       : t_grad;
+        srcs[src] += exposed;
+        double t_ag = 0.0;
+        if (zero >= 1) {
+            t_ag = coll(&ctx, AUG_COLL_ALL_GATHER, stage_params * wbytes, dp, dp_domain, &src, &st);
+            srcs[src] += t_ag;
+        }
+        bd->dp_comm_s = exposed + t_ag;
+    } else if (dp > 1) {
+        int shard_domain = p->fsdp == AUG_FSDP_HYBRID ? (int)shard : dp_domain;
+        double layer_params = aug_train_layer_params_per_gpu(m, p);
+        double w = (double)nmb * L_stage;
+        double ag = coll(&ctx, AUG_COLL_ALL_GATHER, layer_params * wbytes, shard, shard_domain,
+                         &src, &st);
+        double rs = coll(&ctx, AUG_COLL_REDUCE_SCATTER, layer_params * gbytes, shard, shard_domain,
+                         &src, &st);
+        /* prefetch hides each layer's gather behind the previous layer's compute */
+        double exp_f = fmax(0.0, ag - fwd.total);
+        double exp_b = fmax(0.0, ag + rs - bwd.total);
+        double exposed = w * (exp_f + exp_b) + ag; /* the first gather is never hidden */
+        srcs[src] += exposed;
+        bd->dp_comm_s = exposed;
+        if (shard < dp) {
+            /* hybrid sharding: replicas across nodes all-reduce their gradient shards */
+            double t = coll(&ctx, AUG_COLL_ALL_REDUCE, stage_params * gbytes / (double)shard,
+                            dp / shard, 1, &src, &st);
+            double ex = p->dp_overlap ? fmax(t - bwd_last_mb, t / fmax(L_stage, 1.0)) : t;
+            srcs[src] += ex;
+            bd->dp_comm_s += ex;
+        }
+    }
+    if (st != AUG_OK)
+        return st;
+
+    /* ---- optimizer: fused Adam streams fp32 master weights, momentum, variance and
+     * gradients in (16 B), the updated master and moments (12 B) and 16-bit weights out ---- */
+    double opt_params = stage_params / (zero >= 1 && dp > 1 ? (double)shard : 1.0);
+    struct aug_op adam = aug_op_memory("optimizer", "optimizer", p->dtype,
+                                       opt_params * (16.0 + 12.0 + e), opt_params * 12.0);
+    struct aug_op_time at;
+    if ((st = aug_op_time(&ctx, &adam, &at)) != AUG_OK)
+        return st;
+    bd->optimizer_s = at.time_s;
+    srcs[at.source] += at.time_s;
+    bd->overhead_s = AUG_TRAIN_ITER_OVERHEAD_S;
+    srcs[AUG_SOURCE_FALLBACK] += bd->overhead_s;
+
+    /* ---- totals ---- */
+    out->step_time_s = busy + bubble + bd->pp_comm_s + bd->dp_comm_s + bd->optimizer_s + bd->overhead_s;
+    double tokens = (double)p->global_batch * (double)p->seq;
+    out->tokens_per_s = tokens / out->step_time_s;
+    double fwd_flops = aug_model_fwd_flops_per_seq(m, (double)p->seq) * (double)p->global_batch;
+    out->model_flops = 3.0 * fwd_flops;
+    double rec_flops = 0.0;
+    if (p->recompute == AUG_RECOMPUTE_FULL)
+        rec_flops = (double)m->layers * aug_layer_fwd_flops_per_seq(m, (double)p->seq);
+    else if (p->recompute == AUG_RECOMPUTE_SELECTIVE && !p->flash_attention)
+        rec_flops = (double)m->layers * 4.0 * (double)p->seq * (double)p->seq *
+                    (double)(m->heads * m->head_dim);
+    out->hardware_flops = out->model_flops + rec_flops * (double)p->global_batch;
+    double peak = s->gpu.peak_tflops[p->dtype] * 1e12 * (double)p->gpus;
+    out->mfu = out->model_flops / (out->step_time_s * peak);
+    out->hfu = out->hardware_flops / (out->step_time_s * peak);
+    out->params = aug_model_params(m);
+    out->microbatches = nmb;
+    out->bubble_fraction = busy > 0 ? bubble / busy : 0.0;
+    out->dp_crosses_network = dp > 1 && dp_domain < dp;
+    out->tp_crosses_network = p->tp > (s->nvlink_domain > 0 ? s->nvlink_domain : s->gpus_per_node);
+
+    for (int i = 0; i < AUG_SOURCE_COUNT; i++)
+        srcs[i] += total.src[i];
+    double sum = srcs[0] + srcs[1] + srcs[2];
+    if (sum > 0) {
+        out->provenance.calibrated = srcs[AUG_SOURCE_CURVE] / sum;
+        out->provenance.fallback = srcs[AUG_SOURCE_FALLBACK] / sum;
+        out->provenance.roofline = srcs[AUG_SOURCE_ROOFLINE] / sum;
+    }
+
+    aug_train_memory(m, s, p, &out->memory);
+    out->memory_capacity_gib = s->gpu.hbm_gib;
+    out->fits_in_memory = out->memory.total_gib <= s->gpu.hbm_gib;
+    return AUG_OK;
+}

@@ -1,0 +1,202 @@
+/* validate.c - predict every row of an accuracy set and score it (DESIGN section 6).
+ *
+ * Rows name a model preset or give GPT-style dimensions (dimensions next to a preset
+ * override it), a system preset or a system JSON path relative to the CSV, and the
+ * plan. Empty cells mean "default". Two optional columns beyond the schema are read when
+ * present: `attention` (fused|unfused) and `dp_overlap` (0|1). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "augur/augur.h"
+#include "validate_internal.h"
+
+#define MAX_KDBS 8
+
+struct kdb_cache {
+    char gpu[MAX_KDBS][32];
+    struct aug_kdb *kdb[MAX_KDBS];
+    int n;
+};
+
+static const struct aug_kdb *cached_kdb(struct kdb_cache *c, const char *root, const char *gpu) {
+    for (int i = 0; i < c->n; i++)
+        if (strcmp(c->gpu[i], gpu) == 0)
+            return c->kdb[i];
+    if (c->n == MAX_KDBS)
+        return NULL;
+    struct aug_kdb *k = NULL;
+    if (aug_kdb_open(root, gpu, &k) != AUG_OK)
+        k = NULL; /* a broken kdb is reported by `augur kernel`; validation falls back */
+    snprintf(c->gpu[c->n], sizeof c->gpu[c->n], "%s", gpu);
+    c->kdb[c->n++] = k;
+    return k;
+}
+
+static void close_cache(struct kdb_cache *c) {
+    for (int i = 0; i < c->n; i++)
+        aug_kdb_close(c->kdb[i]);
+}
+
+static int push_row(struct aug_validate_report *r, size_t *cap, const struct aug_validate_row *row) {
+    if (r->n_rows == *cap) {
+        size_t nc = *cap ? *cap * 2 : 64;
+        struct aug_validate_row *nr = realloc(r->rows, nc * sizeof *nr);
+        if (!nr)
+            return aug_errorf(AUG_ENOMEM, "out of memory");
+        r->rows = nr;
+        *cap = nc;
+    }
+    r->rows[r->n_rows++] = *row;
+    return AUG_OK;
+}
+
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Aggregate errors overall and per source. */
+static int aggregate(struct aug_validate_report *r) {
+    double *abs_err = malloc((r->n_rows + 1) * sizeof *abs_err);
+    if (!abs_err)
+        return aug_errorf(AUG_ENOMEM, "out of memory");
+    size_t n = 0;
+    double sum = 0, mx = 0;
+    for (size_t i = 0; i < r->n_rows; i++) {
+        const struct aug_validate_row *row = &r->rows[i];
+        if (row->skipped)
+            continue;
+        double e = fabs(row->error_pct);
+        abs_err[n++] = e;
+        sum += e;
+        mx = fmax(mx, e);
+        struct aug_validate_source *src = NULL;
+        for (size_t k = 0; k < r->n_sources; k++)
+            if (strcmp(r->sources[k].source, row->source) == 0)
+                src = &r->sources[k];
+        if (!src) {
+            struct aug_validate_source *ns =
+                realloc(r->sources, (r->n_sources + 1) * sizeof *ns);
+            if (!ns) {
+                free(abs_err);
+                return aug_errorf(AUG_ENOMEM, "out of memory");
+            }
+            r->sources = ns;
+            src = &r->sources[r->n_sources++];
+            memset(src, 0, sizeof *src);
+            snprintf(src->source, sizeof src->source, "%s", row->source);
+        }
+        src->mape_pct += e; /* sum for now */
+        src->max_abs_error_pct = fmax(src->max_abs_error_pct, e);
+        src->rows++;
+    }
+    for (size_t k = 0; k < r->n_sources; k++)
+        r->sources[k].mape_pct /= r->sources[k].rows;
+    r->predicted_rows = n;
+    r->mape_pct = n ? sum / (double)n : 0.0;
+    r->max_abs_error_pct = mx;
+    if (n) {
+        qsort(abs_err, n, sizeof *abs_err, cmp_double);
+        r->median_abs_error_pct = n % 2 ? abs_err[n / 2] : 0.5 * (abs_err[n / 2 - 1] + abs_err[n / 2]);
+    }
+    free(abs_err);
+    return AUG_OK;
+}
+
+/* Score one prepared case. */
+static void score(struct aug_validate_row *row, const struct aug_validate_case *vc,
+                  struct kdb_cache *cache, const struct aug_validate_options *opt) {
+    const struct aug_kdb *kdb = opt && opt->fallback_only
+                                    ? NULL
+                                    : cached_kdb(cache, opt ? opt->kdb_root : NULL, vc->system.gpu.id);
+    struct aug_train_options to = {kdb, 0};
+    struct aug_train_result res;
+    struct aug_plan plan = vc->plan;
+    int st = aug_plan_resolve(&plan, &vc->model, &vc->system);
+    if (st == AUG_OK)
+        st = aug_train_predict(&vc->model, &vc->system, &plan, &to, &res);
+    if (st != AUG_OK) {
+        row->skipped = 1;
+        snprintf(row->reason, sizeof row->reason, "%s", aug_last_error());
+        return;
+    }
+    double v = NAN;
+    switch (vc->metric) {
+    case AUG_METRIC_STEP_TIME: v = res.step_time_s; break;
+    case AUG_METRIC_TOKENS: v = res.tokens_per_s; break;
+    case AUG_METRIC_TOKENS_PER_GPU: v = res.tokens_per_s / (double)plan.gpus; break;
+    case AUG_METRIC_MFU: v = res.mfu; break;
+    case AUG_METRIC_MEMORY: v = res.memory.total_gib; break;
+    default: break;
+    }
+    row->predicted = v;
+    row->provenance_calibrated = res.provenance.calibrated;
+    row->error_pct = (v - row->measured) / row->measured * 100.0;
+}
+
+int aug_validate_file(const char *path, enum aug_validate_input kind,
+                      const struct aug_validate_options *opt, struct aug_validate_report **out) {
+    struct aug_csv *t = NULL;
+    int st = aug_csv_load_nocomments(path, &t);
+    if (st != AUG_OK)
+        return st;
+    if (kind == AUG_VALIDATE_AUTO)
+        kind = aug_csv_col(t, "iteration time (ms)") >= 0 ? AUG_VALIDATE_VTRAIN
+                                                          : AUG_VALIDATE_ACCURACY;
+    if (kind == AUG_VALIDATE_ACCURACY) {
+        /* accuracy sets may carry '#' comment lines: reload with comments stripped */
+        aug_csv_free(t);
+        if ((st = aug_csv_load(path, &t)) != AUG_OK)
+            return st;
+    }
+    struct aug_validate_report *r = calloc(1, sizeof *r);
+    if (!r) {
+        aug_csv_free(t);
+        return aug_errorf(AUG_ENOMEM, "out of memory");
+    }
+    struct kdb_cache cache = {0};
+    size_t cap = 0;
+    struct aug_validate_reader rd;
+    st = kind == AUG_VALIDATE_VTRAIN ? aug_validate_vtrain_open(t, opt ? opt->kdb_root : NULL, &rd)
+                                     : aug_validate_accuracy_open(t, path, opt ? opt->kdb_root : NULL,
+                                                                  &rd);
+    for (size_t i = 0; st == AUG_OK && i < aug_csv_rows(t); i++) {
+        struct aug_validate_row row;
+        struct aug_validate_case vc;
+        memset(&row, 0, sizeof row);
+        row.line = aug_csv_line(t, i);
+        int rs = rd.read(&rd, i, &row, &vc);
+        if (rs == AUG_EUNSUPPORTED) {
+            row.skipped = 1;
+            snprintf(row.reason, sizeof row.reason, "%s", aug_last_error());
+        } else if (rs != AUG_OK) {
+            st = rs;
+            break;
+        } else {
+            score(&row, &vc, &cache, opt);
+        }
+        st = push_row(r, &cap, &row);
+    }
+    if (rd.close)
+        rd.close(&rd);
+    close_cache(&cache);
+    aug_csv_free(t);
+    if (st == AUG_OK)
+        st = aggregate(r);
+    if (st != AUG_OK) {
+        aug_validate_report_free(r);
+        return st;
+    }
+    *out = r;
+    return AUG_OK;
+}
+
+void aug_validate_report_free(struct aug_validate_report *r) {
+    if (!r)
+        return;
+    free(r->rows);
+    free(r->sources);
+    free(r);
+}

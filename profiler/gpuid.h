@@ -1,0 +1,30 @@
+/* gpuid.h - the kernels-db folder name of a GPU, derived from its device name.
+ *
+ * kernels-db/<gpu-id>/ is keyed by short ids such as "h100-80g" and "a100-40g" (the ids
+ * of kernels-db/gpus.csv and the system presets). The CUDA device name carries the same
+ * information in a longer form: "NVIDIA H100 80GB HBM3" -> "h100-80g",
+ * "NVIDIA A100-SXM4-40GB" -> "a100-40g", "NVIDIA H100 PCIe" -> "h100-pcie". Users can
+ * always override the result with --gpu-id. */
+#ifndef AUG_PROF_GPUID_H
+#define AUG_PROF_GPUID_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Derive the id: lowercase; split on spaces, '-' and '_'; drop vendor and brand words
+ * (nvidia, geforce, tesla, quadro), memory technology (hbm*, gddr*) and the default SXM
+ * form factor; keep the model and variant words in order; turn a "<N>GB" word into
+ * "<N>g" and put it last. AUG_EDATA when nothing is left (or it does not fit). */
+int aug_prof_gpu_id(const char *device_name, char *buf, size_t cap);
+
+/* A valid id: 1..31 characters of [a-z0-9.-], starting with a letter or digit (it becomes
+ * a folder name). AUG_EUSAGE with a message otherwise. */
+int aug_prof_gpu_id_check(const char *id);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
