@@ -91,14 +91,58 @@ void aug_fit_eval(const struct aug_curve_form *f, const double *p,
 
 /* ---- linear forms ---- */
 
+static int fit_linear_once(const struct aug_curve_form *f, const struct aug_curve_point *pt,
+                           const double *y, int n, double *p, struct aug_fit_stats *st);
+
+/* Regime forms: alternate basis (which depends on p) and solve until the regimes settle. */
 static int fit_linear(const struct aug_curve_form *f, const struct aug_curve_point *pt,
                       const double *y, int n, double *p, struct aug_fit_stats *st)
 {
+    if (!f->init)
+        return fit_linear_once(f, pt, y, n, p, st);
+    f->init(p);
+    double prev[AUG_CURVE_MAX_PARAMS];
+    int rc = AUG_OK, it;
+    for (it = 0; it < 25; it++) {
+        memcpy(prev, p, sizeof prev);
+        double trial[AUG_CURVE_MAX_PARAMS];
+        memcpy(trial, p, sizeof trial);
+        rc = fit_linear_once(f, pt, y, n, trial, NULL);
+        if (rc != AUG_OK)
+            return rc;
+        memcpy(p, trial, sizeof trial);
+        double change = 0;
+        for (int j = 0; j < f->n_fit; j++) {
+            double d = fabs(p[j] - prev[j]) / (fabs(prev[j]) + 1e-300);
+            if (d > change)
+                change = d;
+        }
+        if (change < 1e-6)
+            break;
+    }
+    if (st) {
+        aug_fit_eval(f, p, pt, y, n, st);
+        st->iters = it;
+    }
+    return rc;
+}
+
+static int fit_linear_once(const struct aug_curve_form *f, const struct aug_curve_point *pt,
+                           const double *y, int n, double *p, struct aug_fit_stats *st)
+{
     int nf = f->n_fit;
     int active[AUG_CURVE_MAX_PARAMS];
-    int na = nf;
+    int used[AUG_CURVE_MAX_PARAMS] = {0};
+    for (int i = 0; i < n; i++) { /* columns that are zero everywhere carry nothing */
+        double row[AUG_CURVE_MAX_PARAMS];
+        f->basis(p, &pt[i], row);
+        for (int j = 0; j < nf; j++)
+            used[j] |= row[j] != 0;
+    }
+    int na = 0;
     for (int j = 0; j < nf; j++)
-        active[j] = j;
+        if (used[j])
+            active[na++] = j;
     double *a = malloc(sizeof(double) * (size_t)n * (size_t)nf);
     double *b = malloc(sizeof(double) * (size_t)n);
     double *w = malloc(sizeof(double) * (size_t)n);
@@ -555,6 +599,14 @@ static int fixed_params(const struct aug_curve_form *f, const struct aug_fit_gro
                         const struct aug_gpu *gpu, double *p)
 {
     memset(p, 0, sizeof(double) * AUG_CURVE_MAX_PARAMS);
+    if (strcmp(f->name, "gemm_roof") == 0) {
+        if (!gpu || gpu->sm_count < 1 || !(gpu->peak_tflops[g->dtype] > 0))
+            return 0;
+        p[5] = gpu->sm_count;
+        p[6] = AUG_CURVE_GEMM_TILE_M;
+        p[7] = gpu->peak_tflops[g->dtype];
+        return 1;
+    }
     if (strcmp(f->name, "gemm_sat") == 0 || strcmp(f->name, "gemm_time") == 0) {
         if (!gpu || gpu->sm_count < 1 || !(gpu->peak_tflops[g->dtype] > 0))
             return 0;
@@ -786,7 +838,16 @@ static int fit_group(const struct aug_samples *s, struct aug_fit_group *g,
     for (int i = 0; i < g->n_idx; i++) {
         const struct aug_sample *x = &s->v[g->idx[i]];
         aug_fit_sample_point(x, o->gpu, &tmp[n], &tt[n], &te[n]);
-        if (isfinite(te[n]) && te[n] > 1.0) {
+        if (isfinite(te[n]) && te[n] > 1.0 && x->family == AUG_FAMILY_MEMORY) {
+            /* bytes of memory-bound ops are a counting convention (caches can beat it):
+             * flag, keep the point */
+            if (g->n_dropped == 0)
+                add_warning(r, "%s:%ld: memory %s: %.0f GB/s is above the HBM bandwidth (L2 "
+                            "hits or a byte convention above the real traffic); point kept",
+                            s->files[x->file], x->line, x->op,
+                            x->size_bytes / x->time_us * 1e-3);
+            g->n_dropped = -1; /* warned once */
+        } else if (isfinite(te[n]) && te[n] > 1.0) {
             if (dropped < 3)
                 add_warning(r, "%s:%ld: %s %s: efficiency %.3f above 1 (wrong peak or timing); "
                             "point left out", s->files[x->file], x->line,

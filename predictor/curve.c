@@ -141,6 +141,47 @@ static double gemm_time_eval(const double *p, const struct aug_curve_point *pt)
     return p[0] * row[0] + p[1] * row[1] + p[2] * row[2];
 }
 
+/* ---- gemm_roof: t = p0 + max(p1 F/W + p2 F, p3 bytes + p4 F) ---- */
+
+static void gemm_roof_terms(const double *p, const struct aug_curve_point *pt, double *comp,
+                            double *mem, double *fw)
+{
+    double w = aug_curve_wave(pt->m, pt->n, p[6], p[6], p[5]);
+    *fw = pt->flops / w;
+    *comp = p[1] * *fw + p[2] * pt->flops;
+    *mem = p[3] * pt->bytes + p[4] * pt->flops;
+}
+
+static void gemm_roof_basis(const double *p, const struct aug_curve_point *pt, double *row)
+{
+    double comp, mem, fw;
+    gemm_roof_terms(p, pt, &comp, &mem, &fw);
+    int c = comp >= mem;
+    row[0] = 1.0;
+    row[1] = c ? fw : 0;
+    row[2] = c ? pt->flops : 0;
+    row[3] = c ? 0 : pt->bytes;
+    row[4] = c ? 0 : pt->flops;
+}
+
+static double gemm_roof_eval(const double *p, const struct aug_curve_point *pt)
+{
+    double comp, mem, fw;
+    gemm_roof_terms(p, pt, &comp, &mem, &fw);
+    return p[0] + (comp > mem ? comp : mem);
+}
+
+/* Start: 70% of the peak when compute-bound; memory-bound below 150 FLOP per byte. */
+static void gemm_roof_init(double *p)
+{
+    double us_per_flop = p[7] > 0 ? 1e6 / (p[7] * 1e12 * 0.7) : 1e-8;
+    p[0] = 5.0;
+    p[1] = us_per_flop;
+    p[2] = 0;
+    p[3] = us_per_flop * 150;
+    p[4] = 0;
+}
+
 /* ---- attn_sat: eff = e_max S^a / (S^a + h^a) ---- */
 
 static double attn_sat_log_grad(const double *p, const struct aug_curve_point *pt, double *g)
@@ -162,12 +203,15 @@ static double attn_sat_eval(const double *p, const struct aug_curve_point *pt)
 }
 
 static const struct aug_curve_form forms[] = {
-    {"linear", AUG_FAMILY_MEMORY, 2, 2, 1, AUG_CURVE_TIME, linear_basis, linear_eval, NULL},
-    {"gemm_sat", AUG_FAMILY_GEMM, 6, 3, 0, AUG_CURVE_EFF, NULL, gemm_sat_eval,
+    {"linear", AUG_FAMILY_MEMORY, 2, 2, 1, AUG_CURVE_TIME, linear_basis, linear_eval, NULL,
+     NULL},
+    {"gemm_sat", AUG_FAMILY_GEMM, 6, 3, 0, AUG_CURVE_EFF, NULL, gemm_sat_eval, NULL,
      gemm_sat_log_grad},
     {"gemm_time", AUG_FAMILY_GEMM, 7, 3, 1, AUG_CURVE_TIME, gemm_time_basis, gemm_time_eval,
-     NULL},
-    {"attn_sat", AUG_FAMILY_ATTENTION, 4, 3, 0, AUG_CURVE_EFF, NULL, attn_sat_eval,
+     NULL, NULL},
+    {"gemm_roof", AUG_FAMILY_GEMM, 8, 5, 1, AUG_CURVE_TIME, gemm_roof_basis, gemm_roof_eval,
+     gemm_roof_init, NULL},
+    {"attn_sat", AUG_FAMILY_ATTENTION, 4, 3, 0, AUG_CURVE_EFF, NULL, attn_sat_eval, NULL,
      attn_sat_log_grad},
 };
 

@@ -5,7 +5,8 @@
 #include "augur/system.h"
 
 struct aug_eff_defaults {
-    double gemm_e_max;     /* efficiency of large, well-shaped GEMMs */
+    double gemm_e_max;     /* efficiency of large, well-shaped 16/32-bit GEMMs */
+    double gemm_e_max_fp8; /* the same for fp8 GEMMs (scaling and casts included) */
     double gemm_f_half;    /* FLOPs at which the saturating term is 1/2 */
     double gemm_alpha;     /* steepness of the saturation */
     double gemm_tile_m;    /* output tile used for wave quantization */
@@ -24,7 +25,8 @@ const struct aug_eff_defaults *aug_eff_defaults(void);
 double aug_eff_wave(double m, double n, double tile_m, double tile_n, int sm_count);
 
 /* Default GEMM efficiency for batch x (m x n x k) on `gpu`. */
-double aug_eff_gemm(const struct aug_gpu *gpu, double m, double n, double k, double batch);
+double aug_eff_gemm(const struct aug_gpu *gpu, enum aug_dtype dt, double m, double n, double k,
+                    double batch);
 
 /* Default fused-attention efficiency. */
 double aug_eff_attention(double seq_q, double seq_kv, double head_dim, int backward);

@@ -94,7 +94,8 @@ static void attention(const struct aug_model *m, const struct aug_plan *p, const
         memset(&fa, 0, sizeof fa);
         fa.name = "attn_fwd";
         fa.kind = AUG_OP_ATTENTION;
-        fa.dtype = x->dt;
+        /* fp8 recipes (Transformer Engine) keep attention in bf16 */
+        fa.dtype = x->dt == AUG_DTYPE_FP8 ? AUG_DTYPE_BF16 : x->dt;
         fa.count = 1;
         fa.batch_heads = bh;
         fa.seq_q = x->s;
@@ -115,10 +116,11 @@ static void attention(const struct aug_model *m, const struct aug_plan *p, const
         return;
     }
     (void)m;
-    struct aug_op qk = aug_op_gemm("attn_qk", x->dt, x->s, x->skv, x->d, bh);
+    enum aug_dtype adt = x->dt == AUG_DTYPE_FP8 ? AUG_DTYPE_BF16 : x->dt;
+    struct aug_op qk = aug_op_gemm("attn_qk", adt, x->s, x->skv, x->d, bh);
     double scores = bh * x->s * x->skv;
     struct aug_op sm = act_op("attn_softmax", "softmax", x, 2.0 * scores * x->e, 5.0 * scores);
-    struct aug_op av = aug_op_gemm("attn_av", x->dt, x->s, x->d, x->skv, bh);
+    struct aug_op av = aug_op_gemm("attn_av", adt, x->s, x->d, x->skv, bh);
     add(g->fwd, &g->n_fwd, qk, AUG_CAT_ATTENTION, 1);
     add(g->fwd, &g->n_fwd, sm, AUG_CAT_ATTENTION, 1);
     struct aug_op dr = act_op("attn_dropout", "elementwise", x, scores * (2.0 * x->e + 1.0), scores);

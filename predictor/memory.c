@@ -62,7 +62,7 @@ double aug_train_layer_params_per_gpu(const struct aug_model *m, const struct au
 double aug_train_stage_params_per_gpu(const struct aug_model *m, const struct aug_plan *p,
                                       long stage) {
     double per_layer = aug_train_layer_params_per_gpu(m, p);
-    double params = per_layer * (double)(m->layers / p->pp);
+    double params = per_layer * (double)aug_plan_stage_layers(p, m);
     double h = (double)m->hidden, v = (double)m->vocab;
     int first = stage == 0, last = stage == p->pp - 1;
     if (first) {
@@ -117,7 +117,7 @@ double aug_train_layer_activation_bytes(const struct aug_model *m, const struct 
  * stage (one micro-batch, plus fp32 logits). */
 static double activation_bytes(const struct aug_model *m, const struct aug_plan *p, int last) {
     double layer = aug_train_layer_activation_bytes(m, p);
-    double layers = (double)(m->layers / p->pp);
+    double layers = (double)aug_plan_stage_layers(p, m);
     long mb = aug_plan_microbatches(p);
     double s = (double)(p->seq / p->cp), b = (double)p->micro_batch;
     if (!last) {

@@ -94,7 +94,7 @@ int aug_op_time(const struct aug_op_ctx *ctx, const struct aug_op *op, struct au
                     eff_c = e;
                     out->source = AUG_SOURCE_CURVE;
                 } else {
-                    eff_c = aug_eff_gemm(gpu, op->m, op->n, op->k, op->batch);
+                    eff_c = aug_eff_gemm(gpu, op->dtype, op->m, op->n, op->k, op->batch);
                 }
             } else {
                 if (aug_kdb_attention_eff(kdb, op->dtype, op->causal, op->backward, op->batch_heads,

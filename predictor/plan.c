@@ -54,6 +54,11 @@ void aug_plan_init(struct aug_plan *p) {
     p->dp_overlap = 1;
 }
 
+long aug_plan_stage_layers(const struct aug_plan *p, const struct aug_model *m) {
+    long chunks = p->pp * (p->interleave > 0 ? p->interleave : 1);
+    return (m->layers + chunks - 1) / chunks * (p->interleave > 0 ? p->interleave : 1);
+}
+
 long aug_plan_microbatches(const struct aug_plan *p) {
     long per = p->micro_batch * p->dp;
     return per > 0 ? p->global_batch / per : 0;
@@ -98,14 +103,17 @@ int aug_plan_resolve(struct aug_plan *p, const struct aug_model *m, const struct
     if (m->kv_heads % p->tp != 0 && p->tp % m->kv_heads != 0)
         return aug_errorf(AUG_EUSAGE, "KV heads %ld and --tp %ld: neither divides the other",
                           m->kv_heads, p->tp);
-    if (m->layers % p->pp != 0)
+    if (m->layers < p->pp * p->interleave)
+        return aug_errorf(AUG_EUSAGE, "layers %ld are fewer than pp*interleave = %ld", m->layers,
+                          p->pp * p->interleave);
+    if (m->layers % p->pp != 0 && !p->uneven_pp)
         return aug_errorf(AUG_EUSAGE, "layers %ld are not divisible by --pp %ld", m->layers, p->pp);
     if (p->interleave < 1)
         return aug_errorf(AUG_EUSAGE, "--interleave must be at least 1");
     if (p->interleave > 1) {
         if (p->pp < 2)
             return aug_errorf(AUG_EUSAGE, "--interleave %ld needs --pp of at least 2", p->interleave);
-        if (m->layers % (p->pp * p->interleave) != 0)
+        if (m->layers % (p->pp * p->interleave) != 0 && !p->uneven_pp)
             return aug_errorf(AUG_EUSAGE, "layers %ld are not divisible by pp*interleave = %ld",
                               m->layers, p->pp * p->interleave);
         if (aug_plan_microbatches(p) % p->pp != 0)

@@ -139,7 +139,7 @@ int aug_train_predict(const struct aug_model *m, const struct aug_system *s,
             rec = fwd;
     }
 
-    double L_stage = (double)(m->layers / p->pp);
+    double L_stage = (double)aug_plan_stage_layers(p, m);
     struct acc layer_mb = {0};
     acc_scale_into(&layer_mb, &fwd, 1.0);
     acc_scale_into(&layer_mb, &bwd, 1.0);

@@ -119,6 +119,7 @@ static int read_plan(const struct aug_csv *t, size_t i, struct aug_plan *p) {
         return aug_csv_cell_error(t, i, "zero_stage", "%ld is not 0-3", zero);
     p->zero = (int)zero;
     p->dp_overlap = overlap != 0;
+    p->uneven_pp = 1; /* published runs split layers unevenly (e.g. BLOOM 70 on 12 stages) */
     const char *rc = cell(t, i, "recompute");
     if (rc[0] && aug_recompute_from_name(rc, &p->recompute) != AUG_OK)
         return aug_csv_cell_error(t, i, "recompute", "'%s' is not none, selective or full", rc);
@@ -194,6 +195,9 @@ static int read_row(struct aug_validate_reader *rd, size_t i, struct aug_validat
     if ((st = read_model(t, i, &vc->model)) != AUG_OK || (st = read_plan(t, i, &vc->plan)) != AUG_OK ||
         (st = read_system(rd, i, &vc->system)) != AUG_OK)
         return st;
+    /* a model described by its dimensions was trained at the row's sequence length */
+    if (!cell(t, i, "model")[0] && vc->plan.seq > vc->model.max_seq)
+        vc->model.max_seq = vc->plan.seq;
     return AUG_OK;
 }
 

@@ -16,6 +16,11 @@
  *              p0 launch + prologue (us), p1 us per wave-quantized FLOP, p2 us per HBM byte
  *              (bytes = (m k + k n + m n) * dtype bytes); fixed: p3 SMs, p4 tile rows,
  *              p5 tile columns, p6 dense peak of the dtype (TFLOP/s).
+ *   gemm_roof  t_us = p0 + max(p1 F / W(m, n) + p2 F,  p3 bytes + p4 F)      x = F
+ *              a two-regime roofline: compute-bound (wave-quantized and plain FLOP terms)
+ *              or memory-bound (bytes plus a small FLOP term), plus launch p0; fitted by
+ *              alternating regime assignment and weighted dgelsd; fixed: p5 SMs, p6 square
+ *              tile edge, p7 dense peak (TFLOP/s); eff = F / (t * peak).
  *   attn_sat   eff = p0 * S^p2 / (S^p2 + (10^p1)^p2)                     x = S = seq_kv
  *              p0 e_max, p1 log10 of the sequence length at half saturation, p2 steepness;
  *              fixed: p3 head dimension the curve was measured at.
@@ -67,6 +72,9 @@ struct aug_curve_form {
     void (*basis)(const double *p, const struct aug_curve_point *pt, double *row);
     /* value (time_us or eff) before clamping */
     double (*eval)(const double *p, const struct aug_curve_point *pt);
+    /* linear forms whose basis depends on the parameters (regimes): starting values of
+     * the fitted parameters from the fixed ones; the fit alternates basis and solve */
+    void (*init)(double *p);
     /* non-linear forms: log(value) and its gradient in p0 .. p(n_fit-1) */
     double (*log_grad)(const double *p, const struct aug_curve_point *pt, double *grad);
 };

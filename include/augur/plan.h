@@ -39,6 +39,7 @@ struct aug_plan {
     enum aug_dtype dtype;    /* compute dtype of GEMMs */
     int flash_attention;     /* 1: fused FlashAttention (default), 0: unfused path */
     int dp_overlap;          /* 1: gradient reduction overlapped with backward (default) */
+    int uneven_pp;           /* 1: allow layers not divisible by pp (slowest stage rounds up) */
 };
 
 /* Defaults: all degrees 1 (dp 0 = derive), bf16, FlashAttention, overlap, no recompute. */
@@ -48,6 +49,10 @@ void aug_plan_init(struct aug_plan *p);
  * against the model and system. AUG_EUSAGE with a one-line message naming the
  * product or divisibility that fails. */
 int aug_plan_resolve(struct aug_plan *p, const struct aug_model *m, const struct aug_system *s);
+
+/* Layers on the most loaded pipeline stage: layers / pp, rounded up per virtual chunk
+ * when the split is uneven. */
+long aug_plan_stage_layers(const struct aug_plan *p, const struct aug_model *m);
 
 /* Micro-batches per iteration per pipeline: global / (micro_batch * dp). */
 long aug_plan_microbatches(const struct aug_plan *p);

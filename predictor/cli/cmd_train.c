@@ -15,7 +15,7 @@ static void help(void) {
            "                   [--ep E] [--sp] [--interleave V] --micro-batch B --global-batch G\n"
            "                   [--seq L] [--recompute none|selective|full] [--zero 0|1|2|3]\n"
            "                   [--fsdp full|hybrid] [--dtype bf16|fp16|fp8|fp32] [--kdb DIR]\n"
-           "                   [--attention fused|unfused] [--no-dp-overlap] [--roofline]\n"
+           "                   [--attention fused|unfused] [--no-dp-overlap] [--uneven-pp] [--roofline]\n"
            "                   [--format table|json|csv] [--output FILE]\n\n"
            "Predicts the time of one training iteration, tokens/s, MFU and HFU, the time\n"
            "breakdown, memory per GPU and whether it fits. --model takes a preset name (augur\n"
@@ -29,7 +29,7 @@ static void help(void) {
 enum {
     OPT_MODEL = 256, OPT_SYSTEM, OPT_GPUS, OPT_TP, OPT_PP, OPT_DP, OPT_CP, OPT_EP, OPT_SP,
     OPT_INTERLEAVE, OPT_MB, OPT_GB, OPT_SEQ, OPT_RECOMPUTE, OPT_ZERO, OPT_FSDP, OPT_DTYPE,
-    OPT_KDB, OPT_ATTENTION, OPT_NO_OVERLAP, OPT_ROOFLINE, OPT_FORMAT, OPT_OUTPUT, OPT_HELP
+    OPT_KDB, OPT_ATTENTION, OPT_NO_OVERLAP, OPT_UNEVEN, OPT_ROOFLINE, OPT_FORMAT, OPT_OUTPUT, OPT_HELP
 };
 
 static const struct option options[] = {
@@ -53,6 +53,7 @@ static const struct option options[] = {
     {"kdb", required_argument, 0, OPT_KDB},
     {"attention", required_argument, 0, OPT_ATTENTION},
     {"no-dp-overlap", no_argument, 0, OPT_NO_OVERLAP},
+    {"uneven-pp", no_argument, 0, OPT_UNEVEN},
     {"roofline", no_argument, 0, OPT_ROOFLINE},
     {"format", required_argument, 0, OPT_FORMAT},
     {"output", required_argument, 0, OPT_OUTPUT},
@@ -122,6 +123,7 @@ int aug_cmd_train(int argc, char **argv) {
                 return aug_cli_usage(cmd, "--attention: use fused or unfused, not '%s'", optarg);
             break;
         case OPT_NO_OVERLAP: plan.dp_overlap = 0; break;
+        case OPT_UNEVEN: plan.uneven_pp = 1; break;
         case OPT_ROOFLINE: roofline = 1; break;
         case OPT_FORMAT: if ((rc = aug_cli_format(cmd, optarg, &fmt))) return rc; break;
         case OPT_OUTPUT: output = optarg; break;

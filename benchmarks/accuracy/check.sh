@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# The accuracy bars of CI: each accuracy set is validated and the run fails when its
+# MAPE exceeds the recorded bar (set just above the MAPE measured when it was recorded;
+# see README.md "Accuracy"). Usage: check.sh path/to/augur
+set -euo pipefail
+AUGUR=${1:?usage: check.sh path/to/augur}
+HERE=$(cd "$(dirname "$0")" && pwd)
+SHARED=$HERE/../../../shared
+
+# bar (MAPE %) per set: calibrated (default kernels-db) and fallback-only
+TRAINING_BAR=19.5
+TRAINING_FALLBACK_BAR=21.0
+VTRAIN_BAR=9.0
+VTRAIN_FALLBACK_BAR=26.0
+
+"$AUGUR" validate "$HERE/training.csv" --summary --max-mape "$TRAINING_BAR"
+"$AUGUR" validate "$HERE/training.csv" --summary --fallback-only --max-mape "$TRAINING_FALLBACK_BAR" | tail -1
+VTRAIN=$SHARED/external/vtrain/data/ground_truth_single.csv
+if [ -f "$VTRAIN" ]; then
+    "$AUGUR" validate "$VTRAIN" --summary --max-mape "$VTRAIN_BAR"
+    "$AUGUR" validate "$VTRAIN" --summary --fallback-only --max-mape "$VTRAIN_FALLBACK_BAR" | tail -1
+else
+    echo "skipping the vTrain set: $VTRAIN is absent"
+fi

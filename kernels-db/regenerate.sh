@@ -1,0 +1,68 @@
+#!/bin/sh
+# regenerate.sh - rebuild the seeded curves of kernels-db/a100-80g and kernels-db/h100-80g
+# (curves.csv and raw/collective.csv) from the measured data in ../shared/external, with
+# the choices explained in PROVENANCE.md. Needs a built `augur` (AUGUR_BIN, else
+# ../build*/predictor/augur). Exits 0 with a note when the external data is absent.
+#
+#   kernels-db/regenerate.sh [--report DIR]     (DIR/<gpu>/ gets tables and plots)
+set -eu
+
+here=$(cd "$(dirname "$0")" && pwd)
+ext=${AUGUR_EXTERNAL:-$here/../../shared/external}
+report=
+if [ "${1:-}" = "--report" ] && [ -n "${2:-}" ]; then
+    mkdir -p "$2"
+    report=$(cd "$2" && pwd)
+fi
+
+if [ ! -d "$ext/vidur" ] || [ ! -d "$ext/vtrain" ]; then
+    echo "regenerate.sh: no external data at $ext (set AUGUR_EXTERNAL); tables left as they are" >&2
+    exit 0
+fi
+augur=${AUGUR_BIN:-}
+if [ -z "$augur" ]; then
+    for c in "$here"/../build/predictor/augur "$here"/../build*/predictor/augur; do
+        if [ -x "$c" ]; then augur=$c; break; fi
+    done
+fi
+if [ -z "$augur" ] || [ ! -x "$augur" ]; then
+    echo "regenerate.sh: no augur binary (build the project or set AUGUR_BIN)" >&2
+    exit 1
+fi
+
+vidur=vidur@7d47513
+vtrain=vtrain@f8dda84
+cd "$ext"   # sources are recorded relative to the external folder
+
+cal() { # gpu, then calibrate arguments
+    gpu=$1; shift
+    rep=
+    if [ -n "$report" ]; then rep="--report $report/$gpu"; fi
+    # shellcheck disable=SC2086
+    "$augur" calibrate --gpu "$gpu" --kdb "$here" $rep "$@"
+}
+
+for gpu in a100-80g h100-80g; do
+    rm -f "$here/$gpu/curves.csv" "$here/$gpu/raw/"*.csv
+done
+
+# A100 80GB: Vidur GEMMs and memory-bound ops (8 models), Vidur DGX A100 NVLink
+# all-reduce (2, 4, 8 ranks) and send/recv, vTrain nccl-tests all-reduce for the group
+# sizes Vidur did not measure (3, 5, 6, 7).
+cal a100-80g --import vidur-mlp --no-raw --source $vidur \
+    vidur/data/profiling/compute/a100/*/*/mlp.csv
+cal a100-80g --import vidur-network --link nvlink --source $vidur \
+    vidur/data/profiling/network/a100_dgx/all_reduce.csv \
+    vidur/data/profiling/network/a100_dgx/send_recv.csv
+cal a100-80g --import nccl-tests --source $vtrain \
+    vtrain/trace/a100/AR_GPU3_1M_1024M_LUT vtrain/trace/a100/AR_GPU5_1M_1024M_LUT \
+    vtrain/trace/a100/AR_GPU6_1M_1024M_LUT vtrain/trace/a100/AR_GPU7_1M_1024M_LUT
+
+# H100 80GB: Vidur GEMMs and memory-bound ops (6 models), Vidur DGX H100 NVLink
+# all-reduce and send/recv (h100_pairwise_nvlink/send_recv.csv is a copy of the A100
+# file and is not used).
+cal h100-80g --import vidur-mlp --no-raw --source $vidur \
+    vidur/data/profiling/compute/h100/*/*/mlp.csv
+cal h100-80g --import vidur-network --link nvlink --source $vidur \
+    vidur/data/profiling/network/h100_dgx/all_reduce.csv \
+    vidur/data/profiling/network/h100_dgx/send_recv.csv

@@ -1,0 +1,211 @@
+/* gpu_gemm.c - GEMM on the GPU: cuBLASLt with its first heuristic choice, cuBLAS
+ * (cublasGemmEx) when cuBLASLt offers no algorithm for a non-fp8 shape.
+ *
+ * The measured product is the row-major C[m x n] = A[m x k] * W^T of a linear layer with
+ * weight W[n x k]. In cuBLAS's column-major terms that is D'[n x m] = op(W')[n x k] *
+ * X'[k x m] with W' stored k x n and transposed ("TN", the layout fp8 requires), so m, the
+ * token count, is cuBLAS's N. Types: fp32 and tf32 (CUBLAS_COMPUTE_32F_FAST_TF32) in fp32;
+ * bf16 and fp16 inputs and outputs with fp32 accumulation; fp8 e4m3 inputs with unit
+ * scales and a bf16 output. The workspace is fixed at 32 MiB for reproducible algorithm
+ * choices. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "augur/status.h"
+#include "backend_cuda.h"
+#include "check.h"
+#include "fill.h"
+#include "gpu_buffer.h"
+
+#define WORKSPACE_BYTES ((size_t)32 << 20)
+
+struct gemm_state {
+    struct aug_cuda_ctx *ctx;
+    struct aug_gpu_timer *timer;
+    cudaStream_t stream;
+    cublasLtHandle_t lt;
+    cublasHandle_t blas;
+    struct aug_gpu_buf a, b, c;
+    void *workspace;
+    float *scales; /* device: 1.0f, 1.0f (fp8 A and B scales) */
+    /* the point being measured */
+    int use_lt;
+    cublasLtMatmulDesc_t op;
+    cublasLtMatrixLayout_t la, lb, lc;
+    cublasLtMatmulHeuristicResult_t heur;
+    long m, n, k;
+    cudaDataType_t ab_type, c_type;
+    cublasComputeType_t compute;
+    float alpha, beta;
+};
+
+static void teardown(void *state) {
+    struct gemm_state *s = state;
+    if (!s)
+        return;
+    if (s->lt)
+        (void)cublasLtDestroy(s->lt);
+    if (s->blas)
+        (void)cublasDestroy(s->blas);
+    if (s->workspace)
+        (void)cudaFree(s->workspace);
+    if (s->scales)
+        (void)cudaFree(s->scales);
+    aug_gpu_buf_release(&s->a);
+    aug_gpu_buf_release(&s->b);
+    aug_gpu_buf_release(&s->c);
+    if (s->stream)
+        (void)cudaStreamDestroy(s->stream);
+    free(s);
+}
+
+static int setup_state(struct gemm_state *s) {
+    CUDA_CHECK(cudaSetDevice(0));
+    CUDA_CHECK(cudaStreamCreateWithFlags(&s->stream, cudaStreamNonBlocking));
+    CUBLAS_CHECK(cublasLtCreate(&s->lt));
+    CUBLAS_CHECK(cublasCreate(&s->blas));
+    CUBLAS_CHECK(cublasSetStream(s->blas, s->stream));
+    CUDA_CHECK(cudaMalloc(&s->workspace, WORKSPACE_BYTES));
+    CUBLAS_CHECK(cublasSetWorkspace(s->blas, s->workspace, WORKSPACE_BYTES));
+    CUDA_CHECK(cudaMalloc((void **)&s->scales, 2 * sizeof(float)));
+    const float ones[2] = {1.0f, 1.0f};
+    CUDA_CHECK(cudaMemcpy(s->scales, ones, sizeof ones, cudaMemcpyHostToDevice));
+    GPU_TRY(aug_cuda_ctx_timer(s->ctx, &s->timer));
+    return AUG_OK;
+}
+
+static int setup(void *ctx, void **state) {
+    struct gemm_state *s = calloc(1, sizeof *s);
+    if (!s)
+        return aug_errorf(AUG_ENOMEM, "out of memory");
+    s->ctx = ctx;
+    aug_gpu_buf_init(&s->a, 0);
+    aug_gpu_buf_init(&s->b, 0);
+    aug_gpu_buf_init(&s->c, 0);
+    *state = s;
+    return setup_state(s);
+}
+
+static int enqueue(void *arg) {
+    struct gemm_state *s = arg;
+    if (s->use_lt) {
+        CUBLAS_CHECK(cublasLtMatmul(s->lt, s->op, &s->alpha, s->a.ptr, s->la, s->b.ptr, s->lb,
+                                    &s->beta, s->c.ptr, s->lc, s->c.ptr, s->lc, &s->heur.algo,
+                                    s->workspace, WORKSPACE_BYTES, s->stream));
+    } else {
+        CUBLAS_CHECK(cublasGemmEx(s->blas, CUBLAS_OP_T, CUBLAS_OP_N, (int)s->n, (int)s->m,
+                                  (int)s->k, &s->alpha, s->a.ptr, s->ab_type, (int)s->k, s->b.ptr,
+                                  s->ab_type, (int)s->k, &s->beta, s->c.ptr, s->c_type, (int)s->n,
+                                  s->compute, CUBLAS_GEMM_DEFAULT));
+    }
+    return AUG_OK;
+}
+
+static void destroy_descs(struct gemm_state *s) {
+    if (s->op)
+        (void)cublasLtMatmulDescDestroy(s->op);
+    if (s->la)
+        (void)cublasLtMatrixLayoutDestroy(s->la);
+    if (s->lb)
+        (void)cublasLtMatrixLayoutDestroy(s->lb);
+    if (s->lc)
+        (void)cublasLtMatrixLayoutDestroy(s->lc);
+    s->op = NULL;
+    s->la = s->lb = s->lc = NULL;
+}
+
+/* Describe the point to cuBLASLt and ask for an algorithm: 1 found, 0 none, <0 error. */
+static int plan_lt(struct gemm_state *s, int fp8) {
+    const cublasOperation_t ta = CUBLAS_OP_T, tb = CUBLAS_OP_N;
+    CUBLAS_CHECK(cublasLtMatmulDescCreate(&s->op, s->compute, CUDA_R_32F));
+    CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(s->op, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta));
+    CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(s->op, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof tb));
+    if (fp8) {
+        const float *sa = s->scales, *sb = s->scales + 1;
+        CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(s->op, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER,
+                                                    &sa, sizeof sa));
+        CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(s->op, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER,
+                                                    &sb, sizeof sb));
+    }
+    CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&s->la, s->ab_type, (uint64_t)s->k, (uint64_t)s->n,
+                                            (int64_t)s->k));
+    CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&s->lb, s->ab_type, (uint64_t)s->k, (uint64_t)s->m,
+                                            (int64_t)s->k));
+    CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&s->lc, s->c_type, (uint64_t)s->n, (uint64_t)s->m,
+                                            (int64_t)s->n));
+    cublasLtMatmulPreference_t pref = NULL;
+    CUBLAS_CHECK(cublasLtMatmulPreferenceCreate(&pref));
+    size_t ws = WORKSPACE_BYTES;
+    cublasStatus_t st = cublasLtMatmulPreferenceSetAttribute(
+        pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof ws);
+    int found = 0;
+    if (st == CUBLAS_STATUS_SUCCESS)
+        st = cublasLtMatmulAlgoGetHeuristic(s->lt, s->op, s->la, s->lb, s->lc, s->lc, pref, 1,
+                                            &s->heur, &found);
+    (void)cublasLtMatmulPreferenceDestroy(pref);
+    if (st == CUBLAS_STATUS_NOT_SUPPORTED)
+        return 0;
+    if (st != CUBLAS_STATUS_SUCCESS)
+        return aug_gpu_fail_cublas(st, "cublasLtMatmulAlgoGetHeuristic", __FILE__, __LINE__);
+    return found > 0 && s->heur.state == CUBLAS_STATUS_SUCCESS;
+}
+
+static int run(void *state, const struct aug_prof_point *p, const struct aug_prof_run_cfg *cfg,
+               struct aug_prof_measure *out) {
+    struct gemm_state *s = state;
+    int fp8 = p->dtype == AUG_DTYPE_FP8;
+    enum aug_dtype out_dt = p->dtype;
+    s->m = p->m;
+    s->n = p->n;
+    s->k = p->k;
+    s->alpha = 1.0f;
+    s->beta = 0.0f;
+    s->compute = CUBLAS_COMPUTE_32F;
+    switch (p->dtype) {
+    case AUG_DTYPE_FP32: s->ab_type = s->c_type = CUDA_R_32F; break;
+    case AUG_DTYPE_TF32:
+        s->ab_type = s->c_type = CUDA_R_32F;
+        s->compute = CUBLAS_COMPUTE_32F_FAST_TF32;
+        break;
+    case AUG_DTYPE_BF16: s->ab_type = s->c_type = CUDA_R_16BF; break;
+    case AUG_DTYPE_FP16: s->ab_type = s->c_type = CUDA_R_16F; break;
+    case AUG_DTYPE_FP8:
+        s->ab_type = CUDA_R_8F_E4M3;
+        s->c_type = CUDA_R_16BF;
+        out_dt = AUG_DTYPE_BF16;
+        break;
+    default:
+        return aug_errorf(AUG_EUNSUPPORTED, "no GEMM for dtype %s", aug_dtype_name(p->dtype));
+    }
+    if (p->m > 2147483647L || p->n > 2147483647L || p->k > 2147483647L)
+        return aug_errorf(AUG_EUNSUPPORTED, "GEMM dimensions beyond 2^31");
+    size_t e_in = aug_prof_elt_bytes(p->dtype), e_out = aug_prof_elt_bytes(out_dt);
+    GPU_TRY(aug_gpu_buf_reserve(&s->a, (size_t)p->k * (size_t)p->n * e_in, (int)p->dtype));
+    GPU_TRY(aug_gpu_buf_reserve(&s->b, (size_t)p->k * (size_t)p->m * e_in, (int)p->dtype));
+    GPU_TRY(aug_gpu_buf_reserve(&s->c, (size_t)p->n * (size_t)p->m * e_out, -1));
+    int rc = plan_lt(s, fp8);
+    if (rc < 0) {
+        destroy_descs(s);
+        return rc;
+    }
+    s->use_lt = rc == 1;
+    if (!s->use_lt && fp8) {
+        destroy_descs(s);
+        return aug_errorf(AUG_EUNSUPPORTED, "cuBLASLt has no fp8 algorithm for m=%ld n=%ld k=%ld",
+                          p->m, p->n, p->k);
+    }
+    struct aug_gpu_call call;
+    memset(&call, 0, sizeof call);
+    call.n_dev = 1;
+    call.device[0] = 0;
+    call.stream[0] = s->stream;
+    call.enqueue = enqueue;
+    call.arg = s;
+    rc = aug_gpu_timer_measure(s->timer, &call, cfg, out);
+    destroy_descs(s);
+    snprintf(out->impl, sizeof out->impl, "%s", s->use_lt ? "cublasLt" : "cublas");
+    return rc;
+}
+
+const struct aug_prof_bench_impl aug_gpu_gemm_impl = {setup, run, teardown};

@@ -1,0 +1,305 @@
+/* test_memory.c - memory per GPU against the papers it implements.
+ *
+ * Activations: Korthikanti et al. 2022, "Reducing Activation Recomputation in Large
+ * Transformer Models" (arXiv 2205.05198), Table 2: bytes one transformer layer keeps per
+ * micro-batch (16-bit activations, GELU MLP of 4h, dropout, unfused attention):
+ *     no parallelism                   sbh (34 + 5as/h)
+ *     tensor parallel (t)              sbh (10 + 24/t + 5as/(ht))
+ *     tensor + sequence parallel       sbh/t (34 + 5as/h)
+ *     tensor parallel + selective      sbh (10 + 24/t)
+ *     tensor + sequence + selective    sbh (34/t)
+ *     full recomputation               2 sbh
+ * and sec. 4.2.3: the first pipeline stage keeps p micro-batches in flight, times
+ * (1 + (p-1)/(p v)) with v interleaved stages.
+ * Model states: Rajbhandari et al., "ZeRO", SC20, Fig. 1 and sec. 3: mixed-precision Adam
+ * keeps 2 + 2 + 12 = 16 bytes per parameter; on N_d data-parallel GPUs stage 1 keeps
+ * 2 + 2 + 12/N_d, stage 2 2 + 14/N_d, stage 3 16/N_d. For 7.5B parameters on 64 GPUs:
+ * 120 GB, 31.4 GB, 16.6 GB and 1.88 GB. */
+#include "aug_test.h"
+
+#include "augur/model.h"
+#include "augur/plan.h"
+#include "augur/status.h"
+#include "augur/system.h"
+#include "augur/train.h"
+#include "augur/units.h"
+
+#include "../predictor/train_internal.h"
+
+#define KDB AUG_TEST_SOURCE_DIR "/kernels-db"
+
+/* Dimensions for the activation checks: b s h a t. */
+#define B_ 4.0
+#define S_ 2048.0
+#define H_ 2048.0
+#define A_ 16.0
+#define T_ 4.0
+
+static struct aug_system sys;
+
+static int group_setup(void **state) {
+    (void)state;
+    return aug_system_load(KDB, "dgx-a100-80g", &sys) == AUG_OK ? 0 : -1;
+}
+
+/* GPT: GELU MLP of 4h, multi-head attention, LayerNorm, learned positions (so dropout). */
+static struct aug_model gpt(long layers, long hidden, long heads, long vocab, long seq) {
+    struct aug_model m;
+    aug_model_init(&m);
+    snprintf(m.name, sizeof m.name, "gpt-test");
+    m.layers = layers;
+    m.hidden = hidden;
+    m.heads = heads;
+    m.kv_heads = heads;
+    m.vocab = vocab;
+    m.max_seq = seq;
+    m.tied_embeddings = 1;
+    if (aug_model_finish(&m, "test") != AUG_OK)
+        fail_msg("model: %s", aug_last_error());
+    return m;
+}
+
+static struct aug_plan act_plan(long t, int sp, enum aug_recompute rc, int flash) {
+    struct aug_plan p;
+    aug_plan_init(&p);
+    p.gpus = t;
+    p.tp = t;
+    p.sp = sp;
+    p.micro_batch = (long)B_;
+    p.global_batch = (long)B_;
+    p.seq = (long)S_;
+    p.recompute = rc;
+    p.flash_attention = flash;
+    return p;
+}
+
+static double layer_act(long t, int sp, enum aug_recompute rc, int flash) {
+    struct aug_model m = gpt(8, (long)H_, (long)A_, 51200, (long)S_);
+    struct aug_plan p = act_plan(t, sp, rc, flash);
+    if (aug_plan_resolve(&p, &m, &sys) != AUG_OK)
+        fail_msg("plan: %s", aug_last_error());
+    return aug_train_layer_activation_bytes(&m, &p);
+}
+
+static void test_table2_no_parallelism(void **state) {
+    (void)state;
+    double sbh = S_ * B_ * H_;
+    assert_rel(layer_act(1, 0, AUG_RECOMPUTE_NONE, 0), sbh * (34.0 + 5.0 * A_ * S_ / H_), 1e-12);
+    /* 34 sbh + 5 a s^2 b = 570,425,344 + 1,342,177,280 bytes for these dimensions */
+    assert_near(layer_act(1, 0, AUG_RECOMPUTE_NONE, 0), 1912602624.0, 0.5);
+}
+
+static void test_table2_tensor_parallel(void **state) {
+    (void)state;
+    double sbh = S_ * B_ * H_;
+    assert_rel(layer_act((long)T_, 0, AUG_RECOMPUTE_NONE, 0),
+               sbh * (10.0 + 24.0 / T_ + 5.0 * A_ * S_ / (H_ * T_)), 1e-12);
+}
+
+static void test_table2_tensor_sequence_parallel(void **state) {
+    (void)state;
+    double sbh = S_ * B_ * H_;
+    assert_rel(layer_act((long)T_, 1, AUG_RECOMPUTE_NONE, 0),
+               sbh / T_ * (34.0 + 5.0 * A_ * S_ / H_), 1e-12);
+}
+
+static void test_table2_tp_selective(void **state) {
+    (void)state;
+    double sbh = S_ * B_ * H_;
+    assert_rel(layer_act((long)T_, 0, AUG_RECOMPUTE_SELECTIVE, 0), sbh * (10.0 + 24.0 / T_), 1e-12);
+}
+
+static void test_table2_tp_sp_selective(void **state) {
+    (void)state;
+    double sbh = S_ * B_ * H_;
+    assert_rel(layer_act((long)T_, 1, AUG_RECOMPUTE_SELECTIVE, 0), sbh * 34.0 / T_, 1e-12);
+}
+
+static void test_table2_full_recompute(void **state) {
+    (void)state;
+    double sbh = S_ * B_ * H_;
+    assert_rel(layer_act(1, 0, AUG_RECOMPUTE_FULL, 0), 2.0 * sbh, 1e-12);
+    assert_rel(layer_act((long)T_, 0, AUG_RECOMPUTE_FULL, 0), 2.0 * sbh, 1e-12);
+    /* with SP the saved layer input is itself split over t */
+    assert_rel(layer_act((long)T_, 1, AUG_RECOMPUTE_FULL, 1), 2.0 * sbh / T_, 1e-12);
+}
+
+static void test_flash_attention_drops_score_term(void **state) {
+    (void)state;
+    /* FlashAttention keeps no s x s scores, only its fp32 log-sum-exp (4 bytes per query
+     * and head): the 5as/h term becomes 4asb bytes */
+    double sbh = S_ * B_ * H_, lse = 4.0 * A_ * S_ * B_;
+    assert_rel(layer_act(1, 0, AUG_RECOMPUTE_NONE, 1), 34.0 * sbh + lse, 1e-12);
+    assert_rel(layer_act((long)T_, 0, AUG_RECOMPUTE_NONE, 1),
+               sbh * (10.0 + 24.0 / T_) + lse / T_, 1e-12);
+    assert_rel(layer_act((long)T_, 1, AUG_RECOMPUTE_NONE, 1), (34.0 * sbh + lse) / T_, 1e-12);
+}
+
+static void test_fp32_doubles_activations(void **state) {
+    (void)state;
+    /* Table 2 counts 2-byte activations; fp32 training keeps 4-byte ones. The mask bytes
+     * (1 per element: sbh twice and as^2b) do not grow. */
+    struct aug_model m = gpt(8, (long)H_, (long)A_, 51200, (long)S_);
+    struct aug_plan p = act_plan(1, 0, AUG_RECOMPUTE_NONE, 0);
+    p.dtype = AUG_DTYPE_FP32;
+    assert_int_equal(aug_plan_resolve(&p, &m, &sys), AUG_OK);
+    double sbh = S_ * B_ * H_, as2b = A_ * S_ * S_ * B_;
+    assert_rel(aug_train_layer_activation_bytes(&m, &p), 2.0 * 32.0 * sbh + 2.0 * sbh + 9.0 * as2b,
+               1e-12);
+}
+
+/* The first pipeline stage holds min(m, p) micro-batches; interleaving multiplies by
+ * 1 + (p-1)/(p v). */
+static void test_pipeline_in_flight(void **state) {
+    (void)state;
+    struct aug_model m = gpt(16, (long)H_, (long)A_, 1024, (long)S_);
+    for (long v = 1; v <= 2; v++) {
+        struct aug_plan p;
+        aug_plan_init(&p);
+        p.gpus = 4;
+        p.pp = 4;
+        p.interleave = v;
+        p.micro_batch = 1;
+        p.global_batch = 8;
+        p.seq = (long)S_;
+        p.recompute = AUG_RECOMPUTE_SELECTIVE;
+        assert_int_equal(aug_plan_resolve(&p, &m, &sys), AUG_OK);
+        double layer = aug_train_layer_activation_bytes(&m, &p);
+        struct aug_train_memory mem;
+        aug_train_memory(&m, &sys, &p, &mem);
+        double factor = 1.0 + 3.0 / (4.0 * (double)v);
+        if (v == 1)
+            factor = 1.0;
+        assert_rel(mem.activations_gib * AUG_GIB, layer * 4.0 /* layers per stage */ * 4.0 * factor,
+                   1e-12);
+    }
+    /* fewer micro-batches than stages: only those are in flight */
+    struct aug_plan p;
+    aug_plan_init(&p);
+    p.gpus = 4;
+    p.pp = 4;
+    p.micro_batch = 1;
+    p.global_batch = 2;
+    p.seq = (long)S_;
+    p.recompute = AUG_RECOMPUTE_SELECTIVE;
+    assert_int_equal(aug_plan_resolve(&p, &m, &sys), AUG_OK);
+    struct aug_train_memory mem;
+    aug_train_memory(&m, &sys, &p, &mem);
+    assert_rel(mem.activations_gib * AUG_GIB, aug_train_layer_activation_bytes(&m, &p) * 4.0 * 2.0,
+               1e-12);
+}
+
+/* ---- model states (ZeRO) ---- */
+
+static double states_bytes(const struct aug_model *m, int zero, enum aug_fsdp fsdp,
+                           enum aug_dtype dt, struct aug_train_memory *mem) {
+    struct aug_plan p;
+    aug_plan_init(&p);
+    p.gpus = 64;
+    p.micro_batch = 1;
+    p.global_batch = 64;
+    p.seq = 2048;
+    p.zero = zero;
+    p.fsdp = fsdp;
+    p.dtype = dt;
+    if (aug_plan_resolve(&p, m, &sys) != AUG_OK)
+        fail_msg("plan: %s", aug_last_error());
+    assert_int_equal(p.dp, 64);
+    aug_train_memory(m, &sys, &p, mem);
+    return (mem->weights_gib + mem->gradients_gib + mem->optimizer_gib) * AUG_GIB;
+}
+
+static void test_zero_bytes_per_parameter(void **state) {
+    (void)state;
+    /* a 7.2B GPT (32 layers, h 4096): the per-parameter ratios hold for any size */
+    struct aug_model m = gpt(32, 4096, 32, 51200, 2048);
+    double n = aug_model_params(&m);
+    struct aug_train_memory mem;
+    static const double per_param[4] = {16.0, 2.0 + 2.0 + 12.0 / 64.0, 2.0 + 14.0 / 64.0,
+                                        16.0 / 64.0};
+    for (int z = 0; z <= 3; z++) {
+        double b = states_bytes(&m, z, AUG_FSDP_NONE, AUG_DTYPE_BF16, &mem);
+        if (fabs(b / n - per_param[z]) > 1e-12 * per_param[z])
+            fail_msg("ZeRO-%d: %.12g bytes per parameter, expected %.12g", z, b / n, per_param[z]);
+        /* the 7.5B model of the ZeRO paper, in GB = 1e9 bytes, to 3 significant digits */
+        double gb = 7.5e9 * b / n / AUG_GB;
+        static const double paper[4] = {120.0, 31.4, 16.6, 1.88};
+        static const double half_ulp[4] = {0.5, 0.05, 0.05, 0.005};
+        if (fabs(gb - paper[z]) > half_ulp[z])
+            fail_msg("ZeRO-%d: 7.5B parameters on 64 GPUs = %.4g GB, the paper says %.3g", z, gb,
+                     paper[z]);
+    }
+    /* which part is sharded at which stage */
+    states_bytes(&m, 1, AUG_FSDP_NONE, AUG_DTYPE_BF16, &mem);
+    assert_rel(mem.weights_gib * AUG_GIB, 2.0 * n, 1e-12);
+    assert_rel(mem.gradients_gib * AUG_GIB, 2.0 * n, 1e-12);
+    assert_rel(mem.optimizer_gib * AUG_GIB, 12.0 * n / 64.0, 1e-12);
+    states_bytes(&m, 2, AUG_FSDP_NONE, AUG_DTYPE_BF16, &mem);
+    assert_rel(mem.gradients_gib * AUG_GIB, 2.0 * n / 64.0, 1e-12);
+    assert_rel(mem.weights_gib * AUG_GIB, 2.0 * n, 1e-12);
+    /* workspace is added once and the total is the sum of the parts */
+    assert_rel(mem.total_gib, mem.weights_gib + mem.gradients_gib + mem.optimizer_gib +
+                                  mem.activations_gib + mem.workspace_gib, 1e-12);
+    assert_true(mem.workspace_gib > 0);
+}
+
+static void test_fsdp_matches_zero3_and_hybrid_shards_in_node(void **state) {
+    (void)state;
+    struct aug_model m = gpt(32, 4096, 32, 51200, 2048);
+    double n = aug_model_params(&m);
+    struct aug_train_memory mem;
+    assert_rel(states_bytes(&m, 0, AUG_FSDP_FULL, AUG_DTYPE_BF16, &mem) / n, 16.0 / 64.0, 1e-12);
+    /* hybrid: shards over the 8 GPUs of a node, replicated across the 8 nodes */
+    assert_rel(states_bytes(&m, 0, AUG_FSDP_HYBRID, AUG_DTYPE_BF16, &mem) / n, 16.0 / 8.0, 1e-12);
+}
+
+static void test_fp32_states(void **state) {
+    (void)state;
+    /* fp32 training: 4 bytes of weights, 4 of gradients, 8 of Adam moments */
+    struct aug_model m = gpt(32, 4096, 32, 51200, 2048);
+    double n = aug_model_params(&m);
+    struct aug_train_memory mem;
+    assert_rel(states_bytes(&m, 0, AUG_FSDP_NONE, AUG_DTYPE_FP32, &mem) / n, 16.0, 1e-12);
+    assert_rel(states_bytes(&m, 1, AUG_FSDP_NONE, AUG_DTYPE_FP32, &mem) / n, 8.0 + 8.0 / 64.0, 1e-12);
+}
+
+static void test_tensor_parallel_weights(void **state) {
+    (void)state;
+    /* TP splits every matrix and bias but the LayerNorms (4h per layer) and the learned
+     * positions; the vocabulary-parallel embedding is split too */
+    struct aug_model m = gpt(32, 4096, 32, 51200, 2048);
+    struct aug_plan p;
+    aug_plan_init(&p);
+    p.gpus = 8;
+    p.tp = 8;
+    p.micro_batch = 1;
+    p.global_batch = 1;
+    p.seq = 2048;
+    assert_int_equal(aug_plan_resolve(&p, &m, &sys), AUG_OK);
+    double h = 4096, L = 32, V = 51200, s = 2048;
+    double layer = aug_model_layer_params(&m);
+    double expect = L * ((layer - 4.0 * h) / 8.0 + 4.0 * h) + V * h / 8.0 + s * h + 2.0 * h;
+    assert_rel(aug_train_stage_params_per_gpu(&m, &p, 0), expect, 1e-12);
+    struct aug_train_memory mem;
+    aug_train_memory(&m, &sys, &p, &mem);
+    assert_rel(mem.weights_gib * AUG_GIB, 2.0 * expect, 1e-12);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_table2_no_parallelism),
+        cmocka_unit_test(test_table2_tensor_parallel),
+        cmocka_unit_test(test_table2_tensor_sequence_parallel),
+        cmocka_unit_test(test_table2_tp_selective),
+        cmocka_unit_test(test_table2_tp_sp_selective),
+        cmocka_unit_test(test_table2_full_recompute),
+        cmocka_unit_test(test_flash_attention_drops_score_term),
+        cmocka_unit_test(test_fp32_doubles_activations),
+        cmocka_unit_test(test_pipeline_in_flight),
+        cmocka_unit_test(test_zero_bytes_per_parameter),
+        cmocka_unit_test(test_fsdp_matches_zero3_and_hybrid_shards_in_node),
+        cmocka_unit_test(test_fp32_states),
+        cmocka_unit_test(test_tensor_parallel_weights),
+    };
+    return cmocka_run_group_tests(tests, group_setup, NULL);
+}
