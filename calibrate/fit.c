@@ -92,24 +92,33 @@ void aug_fit_eval(const struct aug_curve_form *f, const double *p,
 /* ---- linear forms ---- */
 
 static int fit_linear_once(const struct aug_curve_form *f, const struct aug_curve_point *pt,
-                           const double *y, int n, double *p, struct aug_fit_stats *st);
+                           const double *y, const double *rw, int n, double *p,
+                           struct aug_fit_stats *st);
 
-/* Regime forms: alternate basis (which depends on p) and solve until the regimes settle. */
+/* Linear forms: weighted least squares on relative error, then iteratively reweighted
+ * (weights 1 / sqrt(max(|e_i|, AUG_FIT_IRLS_FLOOR))) toward the least absolute relative
+ * error, which follows the bulk of noisy measurements rather than their outliers.
+ * Regime forms also alternate basis (which depends on p) and solve until both settle. */
 static int fit_linear(const struct aug_curve_form *f, const struct aug_curve_point *pt,
                       const double *y, int n, double *p, struct aug_fit_stats *st)
 {
-    if (!f->init)
-        return fit_linear_once(f, pt, y, n, p, st);
-    f->init(p);
+    double *rw = malloc(sizeof(double) * (size_t)n);
+    if (!rw)
+        return aug_errorf(AUG_ENOMEM, "fit: out of memory");
+    for (int i = 0; i < n; i++)
+        rw[i] = 1.0;
+    if (f->init)
+        f->init(p);
     double prev[AUG_CURVE_MAX_PARAMS];
     int rc = AUG_OK, it;
-    for (it = 0; it < 25; it++) {
+    int max_it = f->init ? 30 : AUG_FIT_IRLS_ITERS;
+    for (it = 0; it < max_it; it++) {
         memcpy(prev, p, sizeof prev);
         double trial[AUG_CURVE_MAX_PARAMS];
         memcpy(trial, p, sizeof trial);
-        rc = fit_linear_once(f, pt, y, n, trial, NULL);
+        rc = fit_linear_once(f, pt, y, rw, n, trial, NULL);
         if (rc != AUG_OK)
-            return rc;
+            break;
         memcpy(p, trial, sizeof trial);
         double change = 0;
         for (int j = 0; j < f->n_fit; j++) {
@@ -117,9 +126,18 @@ static int fit_linear(const struct aug_curve_form *f, const struct aug_curve_poi
             if (d > change)
                 change = d;
         }
-        if (change < 1e-6)
+        if (it > 0 && change < 1e-6)
             break;
+        if (it + 1 >= AUG_FIT_IRLS_ITERS && !f->init)
+            break;
+        for (int i = 0; i < n; i++) {
+            double e = fabs(aug_fit_rel_err(f, predict(f, p, &pt[i]), y[i]));
+            rw[i] = 1.0 / sqrt(e > AUG_FIT_IRLS_FLOOR ? e : AUG_FIT_IRLS_FLOOR);
+        }
     }
+    free(rw);
+    if (rc != AUG_OK)
+        return rc;
     if (st) {
         aug_fit_eval(f, p, pt, y, n, st);
         st->iters = it;
@@ -128,7 +146,8 @@ static int fit_linear(const struct aug_curve_form *f, const struct aug_curve_poi
 }
 
 static int fit_linear_once(const struct aug_curve_form *f, const struct aug_curve_point *pt,
-                           const double *y, int n, double *p, struct aug_fit_stats *st)
+                           const double *y, const double *rw, int n, double *p,
+                           struct aug_fit_stats *st)
 {
     int nf = f->n_fit;
     int active[AUG_CURVE_MAX_PARAMS];
@@ -162,13 +181,13 @@ static int fit_linear_once(const struct aug_curve_form *f, const struct aug_curv
             for (int j = 0; j < na; j++)
                 a[(size_t)i * na + j] = row[active[j]];
             b[i] = y[i];
-            w[i] = 1.0 / y[i]; /* relative error */
+            w[i] = rw[i] / y[i]; /* relative error, robust reweighting */
         }
         rc = aug_lsq_solve(n, na, a, b, w, x, &info);
         if (rc != AUG_OK)
             break;
         int drop = -1;
-        if (info.rank < na) {
+        if (info.rank < na || info.cond > 1e12) {
             drop = na - 1; /* rank-deficient: keep the leading (lower-order) terms */
         } else {
             double most = 0;
@@ -677,6 +696,20 @@ static int split_pieces(const struct aug_curve_form *f, const struct gdata *d, i
         if (s < best_sse) {
             best_sse = s;
             best = b;
+        }
+    }
+    if (best >= 0) { /* refine around the best coarse break, one point at a time */
+        int win = (hi - lo) / 16 + 2;
+        int b0 = best - win > lo + minp ? best - win : lo + minp;
+        int b1 = best + win < hi - minp ? best + win : hi - minp;
+        for (int b = b0; b <= b1; b++) {
+            if (b == best || d->pt[b].x == d->pt[b - 1].x)
+                continue;
+            double s = piece_sse(f, d, lo, b, pfix) + piece_sse(f, d, b, hi, pfix);
+            if (s < best_sse) {
+                best_sse = s;
+                best = b;
+            }
         }
     }
     if (best < 0 || best_sse > 0.7 * whole || !tried) {

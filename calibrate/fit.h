@@ -24,6 +24,8 @@
 #define AUG_FIT_DEFAULT_PIECE_TOL 0.03 /* split linear groups while rel_rmse > 3% */
 #define AUG_FIT_DEFAULT_MAX_PIECES 8
 #define AUG_FIT_DEFAULT_MIN_PIECE 8   /* points per piece at least */
+#define AUG_FIT_IRLS_ITERS 6          /* reweighting passes of the linear forms */
+#define AUG_FIT_IRLS_FLOOR 0.005      /* relative error below which weights stop growing */
 
 struct aug_fit_opts {
     int folds;
@@ -52,7 +54,8 @@ double aug_fit_rel_err(const struct aug_curve_form *f, double y_pred, double y_m
 
 /* Fit form f to n points: y[i] is time in us (time forms) or efficiency (efficiency
  * forms). p holds the fixed parameters on entry (p[n_fit..n_params)) and all of them on
- * return. Linear forms: weighted dgelsd with weights 1/y, non-negative coefficients
+ * return. Linear forms: weighted dgelsd with weights 1/y, reweighted toward the least
+ * absolute relative error (AUG_FIT_IRLS_ITERS passes), non-negative coefficients
  * (negative ones are dropped and the rest refitted), a rank-deficient basis loses its
  * last columns. Non-linear: Levenberg-Marquardt on log residuals, steps by dgelsd. */
 int aug_fit_form(const struct aug_curve_form *f, const struct aug_curve_point *pt,

@@ -488,7 +488,7 @@ int aug_import_nccl_tests(const char *name, const char *buf, size_t len,
         if (!*s)
             continue;
         if (is_lut < 0) {
-            is_lut = strncmp(s, "size(B)", 7) == 0;
+            is_lut = strncmp(s, "size(", 5) == 0 && strchr(s, ',') != NULL;
             if (is_lut) {
                 rc = lut_header(&st, s);
                 continue;

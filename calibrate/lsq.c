@@ -55,9 +55,35 @@ int aug_lsq_solve(int rows, int cols, const double *a, const double *b, const do
         for (int i = 0; i < rows; i++)
             aw[(size_t)i * cols + j] *= scale[j];
     }
+    /* keep copies: dgelsd overwrites both, and a near-singular system is solved again */
+    double *a0 = malloc(sizeof(double) * (size_t)rows * (size_t)cols);
+    double *b0 = malloc(sizeof(double) * (size_t)ldb_rows);
+    if (!a0 || !b0) {
+        free(aw);
+        free(bw);
+        free(s);
+        free(a0);
+        free(b0);
+        return aug_errorf(AUG_ENOMEM, "least squares: out of memory");
+    }
+    memcpy(a0, aw, sizeof(double) * (size_t)rows * (size_t)cols);
+    memcpy(b0, bw, sizeof(double) * (size_t)ldb_rows);
     lapack_int rank = 0;
     lapack_int rc = LAPACKE_dgelsd(LAPACK_ROW_MAJOR, rows, cols, 1, aw, cols, bw, 1, s, -1.0,
                                    &rank);
+    int nsv = rows < cols ? rows : cols;
+    if (rc == 0 && nsv > 1 && !(s[nsv - 1] > AUG_LSQ_RCOND_DEFICIENT * s[0])) {
+        /* rounding-level singular values make the rcond = -1 answer meaningless: truncate
+         * them and return the minimum-norm solution of the well-determined part */
+        memcpy(aw, a0, sizeof(double) * (size_t)rows * (size_t)cols);
+        memcpy(bw, b0, sizeof(double) * (size_t)ldb_rows);
+        double cond_s = s[nsv - 1] > 0 ? s[0] / s[nsv - 1] : INFINITY;
+        rc = LAPACKE_dgelsd(LAPACK_ROW_MAJOR, rows, cols, 1, aw, cols, bw, 1, s,
+                            AUG_LSQ_RCOND_DEFICIENT, &rank);
+        s[nsv - 1] = isfinite(cond_s) ? s[0] / cond_s : 0; /* report the true condition */
+    }
+    free(a0);
+    free(b0);
     int st = AUG_OK;
     if (rc != 0) {
         st = aug_errorf(rc > 0 ? AUG_EFIT : AUG_EUSAGE,

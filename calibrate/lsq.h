@@ -4,11 +4,15 @@
  * Solves min_x sum_i (w_i (a_i . x - b_i))^2 for a dense row-major rows x cols matrix.
  * Columns are scaled to unit 2-norm before the SVD so that features of wildly different
  * magnitude (bytes next to a constant) do not lose the small ones, and the answer is
- * scaled back. rcond = -1 (machine precision) decides the numerical rank. */
+ * scaled back. rcond = -1 (machine precision) decides the numerical rank first; a system
+ * that is singular to within 1e-12 is solved again with that rcond. */
 #ifndef AUG_CAL_LSQ_H
 #define AUG_CAL_LSQ_H
 
 #define AUG_LSQ_MAX_COLS 64
+/* Scaled systems whose smallest singular value is below this fraction of the largest
+ * are solved again with this rcond (minimum-norm solution, rank reported below full). */
+#define AUG_LSQ_RCOND_DEFICIENT 1e-12
 
 struct aug_lsq_info {
     int rank;        /* numerical rank found by dgelsd */

@@ -17,7 +17,12 @@
  *   a saturation in sequence length (seq_half 512) for the short sequences.
  * coll_eff nvlink 0.77: nccl-tests all_reduce_perf on 8 A100 reaches 229 GB/s bus
  *   bandwidth of 300 GB/s per-direction NVLink at 1 GiB (vTrain trace, AR_GPU8 LUT);
- *   network 0.90: InfiniBand NDR/HDR links run near line rate for large messages. */
+ *   network 0.90: InfiniBand NDR/HDR links run near line rate for large messages.
+ * framework_op_us 20: host time for PyTorch eager to issue one kernel-level op from a
+ *   Megatron module (Python module call, autograd bookkeeping, dispatcher and the CUDA
+ *   launch itself, each a few microseconds; PyTorch's CUDA Graphs introduction blog
+ *   reports per-op CPU overheads of this order). It only matters when kernels are
+ *   shorter than that: small hidden sizes and micro-batches. */
 #include "efficiency.h"
 
 #include <math.h>
@@ -34,6 +39,7 @@ static const struct aug_eff_defaults defaults = {
     .attn_bwd_eff = 0.45,
     .attn_seq_half = 512,
     .coll_eff = {[AUG_LINK_NVLINK] = 0.77, [AUG_LINK_NETWORK] = 0.90},
+    .framework_op_us = 20.0,
 };
 
 const struct aug_eff_defaults *aug_eff_defaults(void) { return &defaults; }

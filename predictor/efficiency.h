@@ -16,6 +16,7 @@ struct aug_eff_defaults {
     double attn_bwd_eff;   /* FlashAttention-2 backward (counted with its recompute) */
     double attn_seq_half;  /* sequence length at which attention efficiency is half */
     double coll_eff[AUG_LINK_COUNT]; /* achieved / nominal bus bandwidth, large messages */
+    double framework_op_us; /* host time to issue one kernel from an eager framework */
 };
 
 /* The one table of defaults (see efficiency.c for sources). */

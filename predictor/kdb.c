@@ -8,8 +8,8 @@
  * - dtype: the exact dtype first, then its peer with the same tensor-core rate
  *   (fp16 <-> bf16); memory-bound ops then take any dtype (their time depends on bytes);
  * - pieces: the row whose [x_min, x_max] holds the size; in a gap between rows the row
- *   above; beyond the last row the last row (linear extrapolation); below the first row
- *   the first row (time held at t(x_min), see curve.h);
+ *   above (held at its t(x_min)); beyond the last row the last row (linear
+ *   extrapolation); below the first row the first row (held at t(x_min), see curve.h);
  * - collectives: exact collective, group size and link; any dtype (the first found);
  * - a missing op, dtype, group size or link misses (returns 0): the caller decides the
  *   fallback. */

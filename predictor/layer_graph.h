@@ -17,6 +17,7 @@ enum aug_cat {
     AUG_CAT_TP,        /* tensor-parallel collectives */
     AUG_CAT_CP,        /* context-parallel exchange */
     AUG_CAT_EP,        /* expert-parallel all-to-all */
+    AUG_CAT_HOST,      /* GPU idle while the framework issues kernels (host-bound) */
     AUG_CAT_COUNT
 };
 

@@ -20,6 +20,7 @@
 #include "augur/status.h"
 #include "augur/train.h"
 #include "augur/units.h"
+#include "efficiency.h"
 #include "layer_graph.h"
 #include "train_internal.h"
 
@@ -31,6 +32,7 @@ struct acc {
     double cat[AUG_CAT_COUNT];
     double src[AUG_SOURCE_COUNT];
     double total;
+    double launches; /* kernels issued, for the host-dispatch floor */
 };
 
 static void acc_scale_into(struct acc *dst, const struct acc *a, double k) {
@@ -39,6 +41,20 @@ static void acc_scale_into(struct acc *dst, const struct acc *a, double k) {
     for (int i = 0; i < AUG_SOURCE_COUNT; i++)
         dst->src[i] += a->src[i] * k;
     dst->total += a->total * k;
+    dst->launches += a->launches * k;
+}
+
+/* A list of kernels cannot finish before the framework has issued them: when the host
+ * needs longer than the GPU (small micro-batches, small hidden sizes), the difference is
+ * host-bound idle time (Narayanan et al. SC21 sec. 4.1 note the same CPU-launch limit). */
+static void host_floor(struct acc *a, double per_launch_s) {
+    double host = a->launches * per_launch_s;
+    if (host > a->total) {
+        double extra = host - a->total;
+        a->cat[AUG_CAT_HOST] += extra;
+        a->src[AUG_SOURCE_FALLBACK] += extra;
+        a->total = host;
+    }
 }
 
 static int time_list(const struct aug_op_ctx *ctx, const struct aug_graph_op *ops, int n,
@@ -54,6 +70,7 @@ static int time_list(const struct aug_op_ctx *ctx, const struct aug_graph_op *op
         a->cat[ops[i].cat] += sec;
         a->src[t.source] += sec;
         a->total += sec;
+        a->launches += ops[i].op.count;
     }
     return AUG_OK;
 }
@@ -114,6 +131,14 @@ int aug_train_predict(const struct aug_model *m, const struct aug_system *s,
         if ((st = time_list(&ctx, g->fwd, g->n_fwd, 0, a)) != AUG_OK ||
             (st = time_list(&ctx, g->bwd, g->n_bwd, 0, a)) != AUG_OK)
             return st;
+    }
+    if (!ctx.pure_roofline) {
+        double host = aug_eff_defaults()->framework_op_us * 1e-6;
+        host_floor(&fwd, host);
+        host_floor(&bwd, host);
+        host_floor(&rec, host);
+        host_floor(&hf, host);
+        host_floor(&hl, host);
     }
 
     /* context-parallel exchange hides behind the attention blocks it feeds */
@@ -258,7 +283,7 @@ int aug_train_predict(const struct aug_model *m, const struct aug_system *s,
         return st;
     bd->optimizer_s = at.time_s;
     srcs[at.source] += at.time_s;
-    bd->overhead_s = AUG_TRAIN_ITER_OVERHEAD_S;
+    bd->overhead_s = AUG_TRAIN_ITER_OVERHEAD_S + mb->cat[AUG_CAT_HOST] * scale_busy;
     srcs[AUG_SOURCE_FALLBACK] += bd->overhead_s;
 
     /* ---- totals ---- */

@@ -45,7 +45,9 @@ static int query(void *ctx, struct aug_prof_device *out) {
         return rc;
     c->dev = *out;
     c->queried = 1;
-    return AUG_OK;
+    /* CUPTI activity collection starts before any benchmark creates a CUDA context */
+    struct aug_gpu_timer *t = NULL;
+    return aug_cuda_ctx_timer(c, &t);
 }
 
 static int agree(void *ctx, int value) {

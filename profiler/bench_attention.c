@@ -34,7 +34,7 @@ static int grid(const struct aug_prof_grid_cfg *cfg, unsigned dtypes,
     int full = cfg->preset == AUG_PROF_PRESET_FULL;
     long seqs[16], kvs[16];
     int n_seq = full ? aug_prof_pow2_range(128, 16384, 2, seqs, 16)
-                     : aug_prof_pow2_range(512, 8192, 2, seqs, 16);
+                     : aug_prof_pow2_range(256, 16384, 2, seqs, 16);
     int n_kv = full ? aug_prof_pow2_range(512, 32768, 2, kvs, 16)
                     : aug_prof_pow2_range(1024, 16384, 4, kvs, 16);
     int rc = AUG_OK;

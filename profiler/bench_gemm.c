@@ -3,7 +3,7 @@
  *
  * m is the token dimension of a linear layer, so the skinny shapes of decoding are m = 1 to
  * 256 against the (n, k) of real layers. The quick grid has square sizes, decode shapes and
- * prefill shapes of a 4096-wide model; the full grid is the whole cross product of m in
+ * prefill shapes of a 4096-wide model (whose m = n = k = 4096 is also the middle square); the full grid is the whole cross product of m in
  * 1..16384 and n, k in 256..16384 (powers of two). */
 #include "bench.h"
 
@@ -23,7 +23,7 @@ static int grid_dtype(enum aug_prof_preset preset, enum aug_dtype dt,
                       struct aug_prof_points *out) {
     int rc = AUG_OK;
     if (preset == AUG_PROF_PRESET_QUICK) {
-        static const long square[] = {256, 512, 1024, 2048, 4096, 8192};
+        static const long square[] = {256, 512, 1024, 2048, 8192, 16384}; /* 4096: below */
         static const long decode_m[] = {1, 2, 4, 8, 16, 32, 64, 128, 256};
         static const long prefill_m[] = {1024, 4096, 16384};
         static const long nk[][2] = {{4096, 4096}, {16384, 4096}, {4096, 16384}};

@@ -7,7 +7,8 @@
  * buffer for all-to-all, the message for send/recv; sizes are rounded down so every rank
  * gets whole elements. On one node the groups are the first g local GPUs for g = 2, 4,
  * 8, ... and all of them; an MPI run measures the whole world (ranks_per_node = local
- * GPUs) so the curves see the network. NCCL_ALGO / NCCL_PROTO of the run go in `algo`. */
+ * GPUs) so the curves see the network. NCCL_ALGO / NCCL_PROTO of the run go in `algo`
+ * ("ring/ll128"; see cli.c), so runs with forced algorithms are separate points. */
 #include "bench.h"
 
 #include <stdio.h>

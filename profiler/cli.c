@@ -125,16 +125,25 @@ static int parse_count(const char *arg, const char *opt, long lo, long hi, long 
     return rc == AUG_OK ? AUG_OK : AUG_EUSAGE;
 }
 
-/* NCCL_ALGO / NCCL_PROTO of this run, as recorded in the algo column. */
+/* NCCL_ALGO / NCCL_PROTO of this run, as recorded in the algo column: "<algo>/<proto>"
+ * lowercased ("ring/ll128"), "<algo>" or "any/<proto>" when only one is set, "" when
+ * neither is (NCCL's own choice). */
 static void nccl_env(char *buf, size_t cap) {
     const char *algo = getenv("NCCL_ALGO"), *proto = getenv("NCCL_PROTO");
-    buf[0] = '\0';
-    if (algo && *algo && proto && *proto)
-        snprintf(buf, cap, "NCCL_ALGO=%s;NCCL_PROTO=%s", algo, proto);
-    else if (algo && *algo)
-        snprintf(buf, cap, "NCCL_ALGO=%s", algo);
-    else if (proto && *proto)
-        snprintf(buf, cap, "NCCL_PROTO=%s", proto);
+    int has_a = algo && *algo, has_p = proto && *proto;
+    if (has_a && has_p)
+        snprintf(buf, cap, "%s/%s", algo, proto);
+    else if (has_a)
+        snprintf(buf, cap, "%s", algo);
+    else if (has_p)
+        snprintf(buf, cap, "any/%s", proto);
+    else
+        buf[0] = '\0';
+    for (char *c = buf; *c; c++)
+        if (*c >= 'A' && *c <= 'Z')
+            *c = (char)(*c - 'A' + 'a');
+        else if (*c == ',' || *c == ' ')
+            *c = '+'; /* a list such as "Tree,Ring" stays one CSV cell without quoting */
 }
 
 static void join_args(int argc, char **argv, char *buf, size_t cap) {

@@ -201,6 +201,24 @@ static void test_quoted_newline_line_numbers(void **state) {
     aug_csv_free(t);
 }
 
+/* Classic Mac line endings: libcsv ends a row at a bare CR, so each CR starts a new
+ * physical line and errors must name it ("a,b" line 1, "1,2" line 2, "3,x" line 3). */
+static void test_cr_line_endings_line_numbers(void **state) {
+    (void)state;
+    struct aug_csv *t = load_ok("a,b\r1,2\r3,x\r");
+    assert_int_equal(aug_csv_rows(t), 2);
+    assert_string_equal(aug_csv_cell(t, 1, 1), "x");
+    double v;
+    assert_int_equal(aug_csv_get_double(t, 1, "b", 0, &v), AUG_EDATA);
+    long l0 = aug_csv_line(t, 0), l1 = aug_csv_line(t, 1);
+    char msg[256];
+    snprintf(msg, sizeof msg, "%s", aug_last_error());
+    aug_csv_free(t);
+    if (l0 != 2 || l1 != 3 || !strstr(msg, "mem.csv:3: column 'b'"))
+        fail_msg("CR-terminated rows: lines %ld and %ld (expected 2 and 3), error '%s'", l0, l1,
+                 msg);
+}
+
 static void test_duplicate_and_missing_header(void **state) {
     (void)state;
     struct aug_csv *t = NULL;
@@ -516,6 +534,7 @@ int main(void) {
         cmocka_unit_test(test_missing_file_is_eio),
         cmocka_unit_test(test_utf8_bom_and_header_trim),
         cmocka_unit_test(test_quoted_newline_line_numbers),
+        cmocka_unit_test(test_cr_line_endings_line_numbers),
         cmocka_unit_test(test_duplicate_and_missing_header),
         cmocka_unit_test(test_malformed_quote),
         cmocka_unit_test(test_unterminated_quote_is_error),

@@ -45,7 +45,7 @@ extern "C" {
 #define AUG_CURVE_GEMM_TILE_M 128
 #define AUG_CURVE_GEMM_TILE_N 128
 /* Lower clamp of every efficiency a curve returns. */
-#define AUG_CURVE_EFF_MIN 1e-4
+#define AUG_CURVE_EFF_MIN 1e-7
 
 /* One case, with every feature a form may need (unused fields are 0). */
 struct aug_curve_point {

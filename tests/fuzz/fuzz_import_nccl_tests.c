@@ -1,0 +1,18 @@
+/* fuzz_import_nccl_tests.c - libFuzzer target for calibrate/import_nccl_tests.c: any input must give
+ * AUG_OK or a recorded error, never a crash, a leak or undefined behaviour. */
+#include <stddef.h>
+#include <stdint.h>
+
+#include "import.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    struct aug_samples s;
+    aug_samples_init(&s);
+    struct aug_import_opts o = {"all_reduce", 8, 8, "fuzz"};
+    (void)aug_import_nccl_tests("fuzz.txt", (const char *)data, size, &o, &s);
+    aug_samples_free(&s);
+    return 0;
+}

@@ -1,0 +1,93 @@
+/* fuzz_validate_row.c - libFuzzer entry for `augur validate`: the input is written to a
+ * temporary CSV and scored with aug_validate_file (accuracy schema or vTrain importer,
+ * detected from the columns). Any input must give a report or a recorded error, never a
+ * crash, a leak, undefined behaviour or a non-finite prediction.
+ * The first byte picks what precedes the rest of the input, so that even an empty corpus
+ * reaches the row readers quickly: 0 nothing (the header is fuzzed too), 1 the accuracy
+ * header of DESIGN section 6, 2 the vTrain ground-truth header, 3 the accuracy header and
+ * one valid row. Inputs that name device or kernel files (/dev, /proc, /sys) are not run:
+ * reading /dev/zero or a terminal as a model JSON is not a parser question.
+ * Built with -DAUG_FUZZ=ON and CC=clang. */
+#include <math.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "augur/status.h"
+#include "augur/validate.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static int names_special_file(const uint8_t *data, size_t size) {
+    static const char *const bad[] = {"/dev", "/proc", "/sys"};
+    for (size_t b = 0; b < sizeof bad / sizeof *bad; b++) {
+        size_t n = strlen(bad[b]);
+        for (size_t i = 0; i + n <= size; i++)
+            if (memcmp(data + i, bad[b], n) == 0)
+                return 1;
+    }
+    return 0;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+    if (names_special_file(data, size))
+        return 0;
+    static char path[64];
+    if (!path[0])
+        snprintf(path, sizeof path, "/tmp/aug_fuzz_validate_%ld.csv", (long)getpid());
+    FILE *f = fopen(path, "wb");
+    if (!f)
+        return 0;
+    static const char accuracy[] =
+        "id,source,source_locator,model,params_b,layers,hidden,heads,kv_heads,ffn_hidden,vocab,"
+        "mlp,seq_len,moe_experts,moe_topk,system,gpu,num_gpus,tp,pp,dp,cp,ep,sp,interleave,"
+        "microbatch,global_batch,recompute,zero_stage,dtype,metric,value,unit,notes,attention,"
+        "dp_overlap\n";
+    static const char vtrain[] = "# GPUs,global batch,micro batch,hidden size,attention heads,"
+                                 "# layers,sequence length,tensor parallelism,data parallelism,"
+                                 "pipeline parallelism,iteration time (ms)\n";
+    static const char seed_row[] = "r1,s,,llama2-7b,,,,,,,,,4096,,,dgx-h100,,8,1,1,,,,0,1,1,64,none,"
+                              "0,bf16,step_time_s,2.5,s,,fused,1\n";
+    int mode = size ? data[0] % 4 : 0;
+    if (size) {
+        data++;
+        size--;
+    }
+    if (mode == 1 || mode == 3)
+        fputs(accuracy, f);
+    if (mode == 2)
+        fputs(vtrain, f);
+    if (mode == 3)
+        fputs(seed_row, f);
+    if (size && fwrite(data, 1, size, f) != size) {
+        fclose(f);
+        return 0;
+    }
+    fclose(f);
+    struct aug_validate_report *r = NULL;
+    struct aug_validate_options opt = {NULL, 0};
+    int st = aug_validate_file(path, AUG_VALIDATE_AUTO, &opt, &r);
+    if (st == AUG_OK) {
+        size_t predicted = 0;
+        for (size_t i = 0; i < r->n_rows; i++) {
+            const struct aug_validate_row *row = &r->rows[i];
+            if (row->skipped)
+                continue;
+            predicted++;
+            if (!isfinite(row->predicted) || !isfinite(row->error_pct) || !(row->measured > 0))
+                abort();
+        }
+        if (predicted != r->predicted_rows || !isfinite(r->mape_pct) || r->mape_pct < 0 ||
+            r->max_abs_error_pct < r->median_abs_error_pct)
+            abort();
+        aug_validate_report_free(r);
+    } else if (aug_last_error()[0] == '\0') {
+        abort();
+    }
+    aug_clear_error();
+    remove(path);
+    return 0;
+}

@@ -1,0 +1,509 @@
+/* test_harness.c - the sweep driver and command line of augur-profile (harness.c, cli.c)
+ * through a fake device backend defined here: rows written with the times the backend
+ * measured (through CUPTI-style records summed per call), resume, a failing point skipped
+ * without a row, a lost device stopping the sweep, periodic saves, interruption, dry runs
+ * with their estimate, exit codes, and a synthetic backend never writing into kernels-db/.
+ *
+ * The fake device's GEMM takes t = 5 us + 2 m n k / 400 TFLOP/s, delivered as two kernels
+ * (3/4 and 1/4 of t) of one measured call; the first repetition of every point is 3x
+ * slower (a cold start), so the median is t, the minimum t and the maximum 3t. */
+#include "../aug_test.h"
+
+#include <dirent.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "augur/csvio.h"
+#include "augur/status.h"
+#include "bench.h"
+#include "cli.h"
+#include "correlate.h"
+#include "harness.h"
+
+/* ---- the fake backend ---- */
+
+struct fake {
+    int no_device;
+    int devices;
+    int cc_major;
+    long setups, runs;
+    long fail_m;            /* GEMMs with this m fail like an out-of-memory */
+    long nan_m;             /* GEMMs with this m return a NaN repetition */
+    long lose_at;           /* this run call reports a lost device (0: never) */
+    long stop_at;           /* set *stop during this run call (0: never) */
+    volatile sig_atomic_t *stop;
+    const char *watch_path; /* file whose row count is sampled at run call watch_at */
+    long watch_at, watched_rows;
+    struct aug_prof_corr *corr;
+    uint64_t next_ext;
+    uint32_t next_corr;
+};
+
+static double gemm_true_us(long m, long n, long k) {
+    return 5.0 + 2.0 * (double)m * (double)n * (double)k / 400e12 * 1e6;
+}
+
+/* What the records carry: whole nanoseconds. */
+static double gemm_recorded_us(long m, long n, long k) {
+    return (double)llround(gemm_true_us(m, n, k) * 1000.0) / 1000.0;
+}
+
+static int fake_query(void *ctx, struct aug_prof_device *d) {
+    struct fake *f = ctx;
+    if (f->no_device)
+        return aug_errorf(AUG_ENODEV, "fake: no device");
+    snprintf(d->name, sizeof d->name, "NVIDIA H100 80GB HBM3");
+    d->device_count = f->devices;
+    d->nodes = 1;
+    d->cc_major = f->cc_major;
+    d->cc_minor = 0;
+    d->sm_count = 132;
+    d->sm_clock_mhz = 1980;
+    d->mem_clock_mhz = 2619;
+    d->memory_gib = 79.1;
+    snprintf(d->driver, sizeof d->driver, "fake");
+    d->is_writer = 1;
+    return AUG_OK;
+}
+
+static int fake_setup(void *ctx, void **state) {
+    struct fake *f = ctx;
+    f->setups++;
+    *state = f;
+    return AUG_OK;
+}
+
+static void fake_teardown(void *state) {
+    (void)state;
+}
+
+static long rows_in(const char *path) {
+    struct aug_csv *t = NULL;
+    if (aug_csv_load(path, &t) != AUG_OK)
+        return -1;
+    long n = (long)aug_csv_rows(t);
+    aug_csv_free(t);
+    return n;
+}
+
+/* Emit one call of `t_us` as two kernel records of one external range, the way CUPTI
+ * reports a split-K GEMM, and read its time back through the aggregator. */
+static double one_call(struct fake *f, double t_us) {
+    uint64_t ext = ++f->next_ext;
+    long long t_ns = llround(t_us * 1000.0);
+    long long k1 = t_ns * 3 / 4; /* the second kernel runs the other quarter */
+    uint64_t start = 1000000 + ext * 10000000ULL;
+    uint32_t c1 = ++f->next_corr, c2 = ++f->next_corr;
+    aug_prof_corr_add_kernel(f->corr, c2, 0, start + (uint64_t)k1 + 300, start + (uint64_t)t_ns + 300);
+    aug_prof_corr_add_external(f->corr, c1, ext);
+    aug_prof_corr_add_kernel(f->corr, c1, 0, start, start + (uint64_t)k1);
+    aug_prof_corr_add_external(f->corr, c2, ext);
+    double got = -1;
+    assert_int_equal(aug_prof_corr_time_us(f->corr, ext, &got, NULL), AUG_OK);
+    return got;
+}
+
+static int fake_run(void *state, const struct aug_prof_point *p, const struct aug_prof_run_cfg *cfg,
+                    struct aug_prof_measure *out) {
+    struct fake *f = state;
+    f->runs++;
+    if (f->watch_path && f->runs == f->watch_at)
+        f->watched_rows = rows_in(f->watch_path);
+    if (f->stop && f->runs == f->stop_at)
+        *f->stop = 1;
+    if (f->lose_at && f->runs == f->lose_at)
+        return aug_errorf(AUG_ENODEV, "fake: illegal address");
+    if (p->family == AUG_FAMILY_GEMM && p->m == f->fail_m)
+        return aug_errorf(AUG_ENOMEM, "fake: out of memory for m=%ld", p->m);
+    double t = p->family == AUG_FAMILY_GEMM ? gemm_true_us(p->m, p->n, p->k)
+                                            : 10.0 + aug_prof_point_bytes(p) / 1e6;
+    aug_prof_corr_reset(f->corr);
+    for (int r = 0; r < cfg->reps; r++)
+        out->time_us[r] = one_call(f, r == 0 ? 3.0 * t : t);
+    if (p->family == AUG_FAMILY_GEMM && p->m == f->nan_m)
+        out->time_us[cfg->reps - 1] = NAN;
+    out->n = cfg->reps;
+    out->timing = AUG_PROF_TIMING_CUPTI;
+    snprintf(out->impl, sizeof out->impl, "fake");
+    return AUG_OK;
+}
+
+static const struct aug_prof_bench_impl fake_impl = {fake_setup, fake_run, fake_teardown};
+
+static struct fake fk;
+static struct aug_prof_backend be;
+static char tmpdir[256];
+
+static void remove_tree(const char *path) {
+    DIR *d = opendir(path);
+    if (!d) {
+        unlink(path);
+        return;
+    }
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+            continue;
+        char p[1024];
+        snprintf(p, sizeof p, "%s/%s", path, e->d_name);
+        remove_tree(p);
+    }
+    closedir(d);
+    rmdir(path);
+}
+
+static int setup(void **state) {
+    (void)state;
+    memset(&fk, 0, sizeof fk);
+    fk.devices = 1;
+    fk.cc_major = 9;
+    fk.fail_m = -1;
+    fk.nan_m = -1;
+    if (aug_prof_corr_new(&fk.corr) != AUG_OK)
+        return -1;
+    memset(&be, 0, sizeof be);
+    be.name = "fake";
+    be.synthetic = 1;
+    be.ctx = &fk;
+    be.query = fake_query;
+    for (int f = 0; f < AUG_FAMILY_COUNT; f++)
+        be.impl[f] = &fake_impl;
+    be.build_versions = "no GPU libraries (test)";
+    snprintf(tmpdir, sizeof tmpdir, "/tmp/augur_harness.XXXXXX");
+    return mkdtemp(tmpdir) ? 0 : -1;
+}
+
+static int teardown(void **state) {
+    (void)state;
+    aug_prof_corr_free(fk.corr);
+    remove_tree(tmpdir);
+    return 0;
+}
+
+#define ARGC(a) ((int)(sizeof(a) / sizeof((a)[0])))
+
+static void out_dir(char *buf, size_t cap) {
+    snprintf(buf, cap, "%s/raw", tmpdir);
+}
+
+/* Median of the row with shape (m, n, k) in a gemm file, or -1. */
+static double gemm_median(const char *path, long m, long n, long k, char *timing, size_t cap) {
+    struct aug_csv *t = NULL;
+    assert_int_equal(aug_csv_load(path, &t), AUG_OK);
+    double med = -1;
+    for (size_t r = 0; r < aug_csv_rows(t); r++) {
+        long rm, rn, rk;
+        if (aug_csv_get_long(t, r, "m", AUG_CSV_REQUIRED, &rm) || aug_csv_get_long(t, r, "n", 0, &rn) ||
+            aug_csv_get_long(t, r, "k", 0, &rk))
+            fail_msg("%s", aug_last_error());
+        if (rm == m && rn == n && rk == k) {
+            assert_int_equal(aug_csv_get_double(t, r, "time_us_median", AUG_CSV_REQUIRED, &med),
+                             AUG_OK);
+            double mn, mx;
+            assert_int_equal(aug_csv_get_double(t, r, "time_us_min", AUG_CSV_REQUIRED, &mn), AUG_OK);
+            assert_int_equal(aug_csv_get_double(t, r, "time_us_max", AUG_CSV_REQUIRED, &mx), AUG_OK);
+            assert_near(mn, med, 1e-3 + 1e-6 * med);
+            assert_near(mx, 3.0 * med, 3e-3 + 1e-5 * mx); /* whole nanoseconds */
+            if (timing)
+                snprintf(timing, cap, "%s", aug_csv_cell(t, r, aug_csv_col(t, "timing")));
+        }
+    }
+    aug_csv_free(t);
+    return med;
+}
+
+/* ---- tests ---- */
+
+static void sweep_writes_measured_rows(void **state) {
+    (void)state;
+    char dir[512], path[600];
+    out_dir(dir, sizeof dir);
+    char *argv[] = {"augur-profile", "--family", "gemm", "--dtype", "bf16", "--reps", "5",
+                    "--warmup", "1", "--output-dir", dir, "--quiet"};
+    assert_int_equal(aug_prof_main(ARGC(argv), argv, &be, NULL), 0);
+    snprintf(path, sizeof path, "%s/gemm.csv", dir);
+    assert_int_equal(rows_in(path), 42); /* the quick bf16 grid */
+    assert_int_equal(fk.runs, 42);
+    assert_int_equal(fk.setups, 1);
+    char timing[32] = "";
+    /* 5 + 2 * 4096^3 / 400e12 s = 348.597 us */
+    assert_rel(gemm_median(path, 4096, 4096, 4096, timing, sizeof timing),
+               gemm_recorded_us(4096, 4096, 4096), 1e-5);
+    assert_string_equal(timing, "cupti_kernel");
+    assert_rel(gemm_median(path, 1, 16384, 4096, NULL, 0), gemm_recorded_us(1, 16384, 4096), 1e-5);
+    /* provenance names the device, the backend and the fact that it is synthetic */
+    struct aug_csv *t = NULL;
+    assert_int_equal(aug_csv_load(path, &t), AUG_OK);
+    int gpu = 0, synthetic = 0, source_ok = 1;
+    for (size_t i = 0; i < aug_csv_comments(t); i++) {
+        gpu |= strstr(aug_csv_comment(t, i), "gpu_name: NVIDIA H100 80GB HBM3") != NULL;
+        synthetic |= strstr(aug_csv_comment(t, i), "synthetic: yes") != NULL;
+    }
+    for (size_t r = 0; r < aug_csv_rows(t); r++)
+        source_ok &= strcmp(aug_csv_cell(t, r, aug_csv_col(t, "source")), "augur-profile:fake") == 0;
+    aug_csv_free(t);
+    assert_true(gpu && synthetic && source_ok);
+}
+
+static void rerun_resumes(void **state) {
+    (void)state;
+    char dir[512], path[600];
+    out_dir(dir, sizeof dir);
+    snprintf(path, sizeof path, "%s/gemm.csv", dir);
+    char *first[] = {"augur-profile", "-f", "gemm", "-t", "bf16", "-r", "3", "-w", "0", "-o", dir,
+                     "--limit", "30", "-q"};
+    assert_int_equal(aug_prof_main(ARGC(first), first, &be, NULL), 0);
+    assert_int_equal(rows_in(path), 30);
+    assert_int_equal(fk.runs, 30);
+    char *again[] = {"augur-profile", "-f", "gemm", "-t", "bf16", "-r", "3", "-w", "0", "-o", dir,
+                     "-q"};
+    assert_int_equal(aug_prof_main(ARGC(again), again, &be, NULL), 0);
+    assert_int_equal(rows_in(path), 42);
+    assert_int_equal(fk.runs, 42); /* only the 12 missing points were measured */
+    assert_int_equal(aug_prof_main(ARGC(again), again, &be, NULL), 0);
+    assert_int_equal(fk.runs, 42); /* nothing left */
+    assert_int_equal(fk.setups, 2); /* no setup when everything is present */
+
+    /* the dry run sees what is present */
+    struct aug_prof_sweep_cfg cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.families = AUG_PROF_FAMILY_BIT(AUG_FAMILY_GEMM);
+    cfg.grid.dtypes = AUG_PROF_DTYPE_BIT(AUG_DTYPE_BF16) | AUG_PROF_DTYPE_BIT(AUG_DTYPE_FP16);
+    cfg.run.warmup = 0;
+    cfg.run.reps = 3;
+    cfg.output_dir = dir;
+    FILE *out = tmpfile();
+    double total = -1;
+    assert_int_equal(aug_prof_sweep_dry_run(&be, &cfg, out, &total), AUG_OK);
+    rewind(out);
+    char line[512];
+    int present = 0, measure = 0, summary = 0;
+    while (fgets(line, sizeof line, out)) {
+        present += strstr(line, " present") != NULL && line[0] != '#';
+        measure += strstr(line, " measure") != NULL && line[0] != '#';
+        summary += strstr(line, "# total: 42 points to measure (42 already present)") != NULL;
+    }
+    fclose(out);
+    assert_int_equal(present, 42);
+    assert_int_equal(measure, 42);
+    assert_int_equal(summary, 1);
+}
+
+static void failing_points_are_skipped(void **state) {
+    (void)state;
+    char dir[512], path[600];
+    out_dir(dir, sizeof dir);
+    snprintf(path, sizeof path, "%s/gemm.csv", dir);
+    fk.fail_m = 256; /* 256^3 square and three m = 256 layer shapes */
+    fk.nan_m = 2;    /* three m = 2 decode shapes */
+    char *argv[] = {"augur-profile", "-f", "gemm", "-t", "bf16", "-r", "4", "-o", dir, "-q"};
+    assert_int_equal(aug_prof_main(ARGC(argv), argv, &be, NULL), 0);
+    assert_int_equal(fk.runs, 42);
+    assert_int_equal(rows_in(path), 42 - 4 - 3);
+    assert_near(gemm_median(path, 256, 256, 256, NULL, 0), -1, 0);
+    assert_near(gemm_median(path, 256, 4096, 4096, NULL, 0), -1, 0);
+    assert_near(gemm_median(path, 2, 4096, 4096, NULL, 0), -1, 0);
+    assert_rel(gemm_median(path, 4, 4096, 4096, NULL, 0), gemm_recorded_us(4, 4096, 4096), 1e-5);
+
+    /* the failures are measured on the next run, once the device allows them */
+    fk.fail_m = fk.nan_m = -1;
+    assert_int_equal(aug_prof_main(ARGC(argv), argv, &be, NULL), 0);
+    assert_int_equal(fk.runs, 42 + 7);
+    assert_int_equal(rows_in(path), 42);
+
+    /* when every attempted point fails, the run fails */
+    char dir2[600];
+    snprintf(dir2, sizeof dir2, "%s/raw2", tmpdir);
+    fk.fail_m = 256; /* the first fp16 point is the 256^3 square */
+    char *first_only[] = {"augur-profile", "-f", "gemm", "-t", "fp16", "-r", "2", "-o", dir2,
+                          "-q", "--limit", "1"};
+    assert_int_equal(aug_prof_main(ARGC(first_only), first_only, &be, NULL), 1);
+    fk.fail_m = -1;
+    assert_int_equal(aug_prof_main(ARGC(first_only), first_only, &be, NULL), 0);
+}
+
+static void lost_device_stops(void **state) {
+    (void)state;
+    char dir[512], path[600];
+    out_dir(dir, sizeof dir);
+    snprintf(path, sizeof path, "%s/gemm.csv", dir);
+    fk.lose_at = 10;
+    char *argv[] = {"augur-profile", "-f", "gemm,memory", "-t", "bf16", "-r", "2", "-o", dir, "-q"};
+    assert_int_equal(aug_prof_main(ARGC(argv), argv, &be, NULL), 1);
+    assert_int_equal(fk.runs, 10);      /* stopped at the lost device */
+    assert_int_equal(rows_in(path), 9); /* what was measured before is saved */
+    char mem[600];
+    snprintf(mem, sizeof mem, "%s/memory.csv", dir);
+    assert_int_equal(access(mem, F_OK), -1); /* the next family never started */
+}
+
+static void saves_periodically_and_stops_cleanly(void **state) {
+    (void)state;
+    char dir[512], path[600];
+    out_dir(dir, sizeof dir);
+    snprintf(path, sizeof path, "%s/gemm.csv", dir);
+    volatile sig_atomic_t stop = 0;
+    fk.watch_path = path;
+    fk.watch_at = 13; /* after 12 rows with --save-every 5, 10 are on disk */
+    fk.stop = &stop;
+    fk.stop_at = 20;
+    char *argv[] = {"augur-profile", "-f", "gemm", "-t", "bf16", "-r", "2", "-o", dir, "-q",
+                    "--save-every", "5"};
+    assert_int_equal(aug_prof_main(ARGC(argv), argv, &be, &stop), 1); /* interrupted */
+    assert_int_equal(fk.watched_rows, 10);
+    assert_int_equal(fk.runs, 20);      /* the point in progress is finished */
+    assert_int_equal(rows_in(path), 20); /* and everything measured is saved */
+    stop = 0;
+    fk.stop = NULL;
+    assert_int_equal(aug_prof_main(ARGC(argv), argv, &be, &stop), 0);
+    assert_int_equal(fk.runs, 42);
+    assert_int_equal(rows_in(path), 42);
+}
+
+static void exit_codes(void **state) {
+    (void)state;
+    char dir[512];
+    out_dir(dir, sizeof dir);
+    char *help[] = {"augur-profile", "--help"};
+    char *version[] = {"augur-profile", "--version"};
+    char *bad_family[] = {"augur-profile", "--family", "fft", "-o", dir};
+    char *bad_reps[] = {"augur-profile", "--reps", "0", "-o", dir};
+    char *junk_reps[] = {"augur-profile", "--reps", "5x", "-o", dir};
+    char *bad_dtype[] = {"augur-profile", "--dtype", "int4", "-o", dir};
+    char *bad_timing[] = {"augur-profile", "--timing", "guess", "-o", dir};
+    char *bad_id[] = {"augur-profile", "--gpu-id", "../x", "-o", dir};
+    char *stray[] = {"augur-profile", "gemm"};
+    char *unknown[] = {"augur-profile", "--frobnicate"};
+    char *missing[] = {"augur-profile", "--output-dir"};
+    assert_int_equal(aug_prof_main(ARGC(help), help, &be, NULL), 0);
+    assert_int_equal(aug_prof_main(ARGC(version), version, &be, NULL), 0);
+    assert_int_equal(aug_prof_main(ARGC(bad_family), bad_family, &be, NULL), 2);
+    assert_int_equal(aug_prof_main(ARGC(bad_reps), bad_reps, &be, NULL), 2);
+    assert_int_equal(aug_prof_main(ARGC(junk_reps), junk_reps, &be, NULL), 2);
+    assert_int_equal(aug_prof_main(ARGC(bad_dtype), bad_dtype, &be, NULL), 2);
+    assert_int_equal(aug_prof_main(ARGC(bad_timing), bad_timing, &be, NULL), 2);
+    assert_int_equal(aug_prof_main(ARGC(bad_id), bad_id, &be, NULL), 2);
+    assert_int_equal(aug_prof_main(ARGC(stray), stray, &be, NULL), 2);
+    assert_int_equal(aug_prof_main(ARGC(unknown), unknown, &be, NULL), 2);
+    assert_int_equal(aug_prof_main(ARGC(missing), missing, &be, NULL), 2);
+    assert_int_equal(fk.runs, 0);
+
+    /* no device: 77, nothing created */
+    fk.no_device = 1;
+    char *run[] = {"augur-profile", "-f", "gemm", "-o", dir, "-q"};
+    assert_int_equal(aug_prof_main(ARGC(run), run, &be, NULL), 77);
+    assert_int_equal(access(dir, F_OK), -1);
+    /* a dry run needs no device */
+    char *dry[] = {"augur-profile", "--dry-run", "-f", "collective", "--gpus", "4"};
+    assert_int_equal(aug_prof_main(ARGC(dry), dry, &be, NULL), 0);
+    assert_int_equal(aug_prof_main(ARGC(dry), dry, NULL, NULL), 0);
+    fk.no_device = 0;
+
+    /* a family that was not built: a failure when asked for by name, a note otherwise */
+    be.impl[AUG_FAMILY_ATTENTION] = NULL;
+    be.missing[AUG_FAMILY_ATTENTION] = "not built in this test";
+    char *attn[] = {"augur-profile", "-f", "attention", "-o", dir, "-q"};
+    assert_int_equal(aug_prof_main(ARGC(attn), attn, &be, NULL), 1);
+    char *all[] = {"augur-profile", "-o", dir, "-q", "-r", "1", "-w", "0"};
+    assert_int_equal(aug_prof_main(ARGC(all), all, &be, NULL), 0);
+    /* gemm (210) + memory (70) measured; collectives need 2 GPUs and this one has 1 */
+    assert_int_equal(fk.runs, 210 + 70);
+    be.impl[AUG_FAMILY_ATTENTION] = &fake_impl;
+}
+
+static void fp8_skipped_on_older_gpus(void **state) {
+    (void)state;
+    char dir[512], path[600];
+    out_dir(dir, sizeof dir);
+    snprintf(path, sizeof path, "%s/gemm.csv", dir);
+    fk.cc_major = 8;
+    char *argv[] = {"augur-profile", "-f", "gemm", "-t", "fp8,bf16", "-r", "1", "-o", dir, "-q"};
+    assert_int_equal(aug_prof_main(ARGC(argv), argv, &be, NULL), 0);
+    assert_int_equal(fk.runs, 42); /* bf16 only */
+    assert_int_equal(rows_in(path), 42);
+}
+
+static void synthetic_never_writes_into_kernels_db(void **state) {
+    (void)state;
+    char dir[600];
+    snprintf(dir, sizeof dir, "%s/kernels-db/h100-80g/raw", tmpdir);
+    char *argv[] = {"augur-profile", "-f", "gemm", "-o", dir, "-q"};
+    assert_int_equal(aug_prof_main(ARGC(argv), argv, &be, NULL), 2);
+    assert_int_equal(fk.runs, 0);
+    assert_int_equal(access(dir, F_OK), -1);
+    /* the default folder is kernels-db/<gpu-id>/raw: refused too */
+    char *dflt[] = {"augur-profile", "-f", "gemm", "-q"};
+    assert_int_equal(aug_prof_main(ARGC(dflt), dflt, &be, NULL), 2);
+    /* a symbolic link that leads into a kernels-db folder */
+    char kdb[600], link[600];
+    snprintf(kdb, sizeof kdb, "%s/kernels-db", tmpdir);
+    assert_int_equal(mkdir(kdb, 0777), 0);
+    snprintf(link, sizeof link, "%s/innocent", tmpdir);
+    assert_int_equal(symlink(kdb, link), 0);
+    char *via_link[] = {"augur-profile", "-f", "gemm", "-o", link, "-q"};
+    assert_int_equal(aug_prof_main(ARGC(via_link), via_link, &be, NULL), 2);
+    assert_int_equal(fk.runs, 0);
+    assert_int_equal(aug_prof_path_in_kdb("/a/kernels-db"), 1);
+    assert_int_equal(aug_prof_path_in_kdb("kernels-db/x"), 1);
+    assert_int_equal(aug_prof_path_in_kdb("/a/kernels-dbx/y"), 0);
+    assert_int_equal(aug_prof_path_in_kdb("/a/my-kernels-db/y"), 0);
+}
+
+static void dry_run_estimate(void **state) {
+    (void)state;
+    struct aug_prof_sweep_cfg cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.families = AUG_PROF_FAMILY_BIT(AUG_FAMILY_GEMM) | AUG_PROF_FAMILY_BIT(AUG_FAMILY_COLLECTIVE);
+    cfg.grid.dtypes = AUG_PROF_DTYPE_BIT(AUG_DTYPE_BF16);
+    cfg.grid.gpus = 4;
+    cfg.run.warmup = 5;
+    cfg.run.reps = 20;
+    FILE *out = tmpfile();
+    double total = 0;
+    assert_int_equal(aug_prof_sweep_dry_run(&be, &cfg, out, &total), AUG_OK);
+    /* expected: every point's estimate x 25 calls + per-point cost, + each family's setup */
+    double expect = 0;
+    long lines = 0;
+    for (int f = 0; f < AUG_FAMILY_COUNT; f++) {
+        if (!(cfg.families & AUG_PROF_FAMILY_BIT(f)))
+            continue;
+        const struct aug_prof_bench *b = aug_prof_bench_get((enum aug_family)f);
+        struct aug_prof_points pts;
+        aug_prof_points_init(&pts);
+        struct aug_prof_grid_cfg g = cfg.grid;
+        g.nodes = 1;
+        assert_int_equal(aug_prof_bench_points((enum aug_family)f, &g, &pts), AUG_OK);
+        for (size_t i = 0; i < pts.n; i++)
+            expect += b->estimate_us(&pts.v[i]) * 25e-6 + b->per_point_s;
+        expect += b->setup_s;
+        lines += (long)pts.n;
+        aug_prof_points_release(&pts);
+    }
+    assert_rel(total, expect, 1e-12);
+    /* 42 GEMMs + collectives on 4 GPUs: groups {2, 4}, 11 sizes, 5 collectives = 110 */
+    assert_int_equal(lines, 42 + 110);
+    rewind(out);
+    char line[512];
+    long listed = 0;
+    while (fgets(line, sizeof line, out))
+        listed += line[0] != '#' && strncmp(line, "family", 6) != 0;
+    fclose(out);
+    assert_int_equal(listed, lines);
+    assert_int_equal(fk.runs, 0);
+    assert_int_equal(fk.setups, 0);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(sweep_writes_measured_rows, setup, teardown),
+        cmocka_unit_test_setup_teardown(rerun_resumes, setup, teardown),
+        cmocka_unit_test_setup_teardown(failing_points_are_skipped, setup, teardown),
+        cmocka_unit_test_setup_teardown(lost_device_stops, setup, teardown),
+        cmocka_unit_test_setup_teardown(saves_periodically_and_stops_cleanly, setup, teardown),
+        cmocka_unit_test_setup_teardown(exit_codes, setup, teardown),
+        cmocka_unit_test_setup_teardown(fp8_skipped_on_older_gpus, setup, teardown),
+        cmocka_unit_test_setup_teardown(synthetic_never_writes_into_kernels_db, setup, teardown),
+        cmocka_unit_test_setup_teardown(dry_run_estimate, setup, teardown),
+    };
+    return cmocka_run_group_tests_name("profiler harness", tests, NULL, NULL);
+}

@@ -1,0 +1,422 @@
+/* test_cli.c - the `augur` front-end as users and scripts see it (DESIGN section 3): exit
+ * codes (0 ok, 1 failure, 2 usage), one-line "augur: ..." messages naming the problem, the
+ * JSON keys scripts rely on, CSV output, and `augur validate` on an accuracy set written
+ * here. Runs $AUGUR_BIN as a subprocess; skipped when it is not set. */
+#include "aug_test.h"
+
+#include <fcntl.h>
+#include <jansson.h>
+#include <spawn.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "augur/augur.h"
+
+extern char **environ;
+
+static const char *bin;
+static char tmp_root[64];
+static char out_path[128], err_path[128];
+static char out_buf[1 << 16], err_buf[1 << 14];
+
+static int group_setup(void **state) {
+    (void)state;
+    bin = getenv("AUGUR_BIN");
+    snprintf(tmp_root, sizeof tmp_root, "/tmp/aug_cli_test_XXXXXX");
+    if (!mkdtemp(tmp_root))
+        return -1;
+    snprintf(out_path, sizeof out_path, "%s/stdout", tmp_root);
+    snprintf(err_path, sizeof err_path, "%s/stderr", tmp_root);
+    return 0;
+}
+
+static const char *const fixtures[] = {"stdout", "stderr", "bad.json", "acc.csv", "badrow.csv",
+                                       "out.json"};
+
+static int group_teardown(void **state) {
+    (void)state;
+    char p[192];
+    for (size_t i = 0; i < sizeof fixtures / sizeof *fixtures; i++) {
+        snprintf(p, sizeof p, "%s/%s", tmp_root, fixtures[i]);
+        remove(p);
+    }
+    rmdir(tmp_root);
+    return 0;
+}
+
+static const char *fixture(const char *name, const char *text) {
+    static char path[192];
+    snprintf(path, sizeof path, "%s/%s", tmp_root, name);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+    return path;
+}
+
+static void read_into(const char *path, char *buf, size_t cap) {
+    FILE *f = fopen(path, "r");
+    size_t n = 0;
+    if (f) {
+        n = fread(buf, 1, cap - 1, f);
+        fclose(f);
+    }
+    buf[n] = '\0';
+}
+
+/* Run augur with the NULL-terminated argument list; stdout and stderr land in out_buf and
+ * err_buf. Returns the exit status. */
+static int run_argv(char *const *args) {
+    if (!bin || access(bin, X_OK) != 0)
+        skip();
+    char *argv[40];
+    int n = 0;
+    argv[n++] = (char *)bin;
+    for (int i = 0; args[i] && n < 39; i++)
+        argv[n++] = args[i];
+    argv[n] = NULL;
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 1, out_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    posix_spawn_file_actions_addopen(&fa, 2, err_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    pid_t pid;
+    int st = posix_spawn(&pid, bin, &fa, NULL, argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    if (st != 0)
+        fail_msg("cannot run %s", bin);
+    int ws = 0;
+    if (waitpid(pid, &ws, 0) != pid)
+        fail_msg("waitpid failed");
+    read_into(out_path, out_buf, sizeof out_buf);
+    read_into(err_path, err_buf, sizeof err_buf);
+    if (!WIFEXITED(ws))
+        fail_msg("augur died (signal %d); stderr: %s", WIFSIGNALED(ws) ? WTERMSIG(ws) : 0, err_buf);
+    return WEXITSTATUS(ws);
+}
+
+#define RUN(...) run_argv((char *const[]){__VA_ARGS__, NULL})
+
+static void expect_exit(int got, int want) {
+    if (got != want)
+        fail_msg("exit %d, expected %d\nstdout: %.2000s\nstderr: %.2000s", got, want, out_buf,
+                 err_buf);
+}
+
+static void err_has(const char *needle) {
+    if (!strstr(err_buf, needle))
+        fail_msg("stderr lacks '%s':\n%s", needle, err_buf);
+}
+
+static void out_has(const char *needle) {
+    if (!strstr(out_buf, needle))
+        fail_msg("stdout lacks '%s':\n%.4000s", needle, out_buf);
+}
+
+/* A failure (exit 1) is one line on stderr: "augur: what". */
+static void err_one_line_prefix(void) {
+    if (strncmp(err_buf, "augur: ", 7) != 0)
+        fail_msg("stderr does not start with 'augur: ': %s", err_buf);
+    const char *nl = strchr(err_buf, '\n');
+    if (!nl || nl[1] != '\0')
+        fail_msg("stderr is not exactly one line: %s", err_buf);
+}
+
+static void test_help_and_unknown_command(void **state) {
+    (void)state;
+    expect_exit(RUN("--help"), 0);
+    out_has("usage: augur");
+    out_has("train");
+    out_has("validate");
+    expect_exit(RUN("bogus"), 2);
+    err_has("augur: 'bogus' is not an augur command");
+    expect_exit(run_argv((char *const[]){NULL}), 2); /* no command at all */
+    expect_exit(RUN("train", "--help"), 0);
+    out_has("--global-batch");
+    expect_exit(RUN("--version"), 0);
+    out_has(AUG_VERSION_STRING);
+}
+
+static void test_train_usage_errors(void **state) {
+    (void)state;
+    expect_exit(RUN("train", "--system", "dgx-h100", "--gpus", "8", "--micro-batch", "1",
+                    "--global-batch", "8"), 2);
+    err_has("--model");
+    expect_exit(RUN("train", "--model", "llama2-7b", "--system", "dgx-h100", "--gpus", "eight",
+                    "--micro-batch", "1", "--global-batch", "8"), 2);
+    err_has("--gpus");
+    err_has("eight");
+    expect_exit(RUN("train", "--model", "llama2-7b", "--system", "dgx-h100", "--gpus", "8",
+                    "--micro-batch", "1", "--global-batch", "8", "--frobnicate"), 2);
+    err_has("--frobnicate");
+    expect_exit(RUN("train", "--model", "llama2-7b", "--system", "dgx-h100", "--gpus", "8",
+                    "--micro-batch", "1", "--global-batch", "8", "--format", "xml"), 2);
+    err_has("xml");
+}
+
+static void test_unknown_preset(void **state) {
+    (void)state;
+    expect_exit(RUN("train", "--model", "gpt3-175x", "--system", "dgx-h100", "--gpus", "8",
+                    "--micro-batch", "1", "--global-batch", "8"), 1);
+    err_one_line_prefix();
+    err_has("gpt3-175x");
+    err_has("did you mean");
+    err_has("gpt3-175b");
+    expect_exit(RUN("train", "--model", "llama2-7b", "--system", "dgx-h10", "--gpus", "8",
+                    "--micro-batch", "1", "--global-batch", "8"), 1);
+    err_has("did you mean");
+    err_has("dgx-h100");
+}
+
+static void test_malformed_model_json(void **state) {
+    (void)state;
+    const char *path = fixture("bad.json", "{\n  \"name\": \"broken\",\n  \"layers\": 2,,\n"
+                                           "  \"hidden\": 64\n}\n");
+    expect_exit(RUN("train", "--model", (char *)path, "--system", "dgx-h100", "--gpus", "8",
+                    "--micro-batch", "1", "--global-batch", "8"), 1);
+    err_one_line_prefix();
+    /* "<file>:<line>:<column>: malformed JSON": the stray comma is on line 3 */
+    char want[256];
+    snprintf(want, sizeof want, "%s:3:", path);
+    err_has(want);
+    const char *p = strstr(err_buf, want);
+    int col = 0;
+    assert_int_equal(sscanf(p + strlen(want), "%d:", &col), 1);
+    assert_true(col >= 14 && col <= 16); /* at the second comma of `  "layers": 2,,` */
+}
+
+static void test_degree_and_batch_errors(void **state) {
+    (void)state;
+    expect_exit(RUN("train", "--model", "llama2-7b", "--system", "dgx-h100", "--gpus", "16",
+                    "--tp", "2", "--pp", "2", "--dp", "2", "--micro-batch", "1", "--global-batch",
+                    "8"), 2);
+    err_has("2*2*2*1 = 8");
+    err_has("16");
+    expect_exit(RUN("train", "--model", "llama2-7b", "--system", "dgx-h100", "--gpus", "8",
+                    "--micro-batch", "2", "--global-batch", "12"), 2);
+    err_has("--global-batch 12");
+    err_has("2*8 = 16");
+    expect_exit(RUN("train", "--model", "llama2-7b", "--system", "dgx-h100", "--gpus", "6",
+                    "--tp", "3", "--micro-batch", "1", "--global-batch", "8"), 2);
+    err_has("heads 32");
+    expect_exit(RUN("train", "--model", "llama2-7b", "--system", "dgx-h100", "--gpus", "24",
+                    "--pp", "3", "--micro-batch", "1", "--global-batch", "8"), 2);
+    err_has("layers 32");
+}
+
+static json_t *parse_stdout(void) {
+    json_error_t e;
+    json_t *o = json_loads(out_buf, 0, &e);
+    if (!o)
+        fail_msg("stdout is not JSON (%d:%d %s):\n%.2000s", e.line, e.column, e.text, out_buf);
+    return o;
+}
+
+static double num(json_t *o, const char *key) {
+    json_t *v = json_object_get(o, key);
+    if (!json_is_number(v))
+        fail_msg("key '%s' is missing or not a number", key);
+    return json_number_value(v);
+}
+
+static void test_train_json(void **state) {
+    (void)state;
+    expect_exit(RUN("train", "--model", "llama2-7b", "--system", "dgx-h100", "--gpus", "16",
+                    "--tp", "2", "--micro-batch", "1", "--global-batch", "64", "--format", "json"),
+                0);
+    json_t *o = parse_stdout();
+    static const char *const keys[] = {"step_time_s", "tokens_per_s", "mfu", "hfu",
+                                       "memory_gib_per_gpu", "fits_in_memory", "breakdown_s",
+                                       "memory_gib", "provenance"};
+    for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
+        if (!json_object_get(o, keys[i]))
+            fail_msg("JSON lacks key '%s'", keys[i]);
+    assert_true(json_is_boolean(json_object_get(o, "fits_in_memory")));
+    double step = num(o, "step_time_s");
+    assert_true(step > 0);
+    assert_rel(num(o, "tokens_per_s"), 64.0 * 4096.0 / step, 1e-8);
+    json_t *pv = json_object_get(o, "provenance");
+    assert_rel(num(pv, "calibrated") + num(pv, "fallback") + num(pv, "roofline"), 1.0, 1e-8);
+    json_t *bd = json_object_get(o, "breakdown_s");
+    assert_true(json_is_object(bd));
+    double sum = 0;
+    const char *k;
+    json_t *v;
+    json_object_foreach(bd, k, v) {
+        assert_true(json_is_number(v));
+        sum += json_number_value(v);
+    }
+    assert_rel(sum, step, 1e-8);
+    assert_true(json_object_get(bd, "compute") && json_object_get(bd, "pipeline_bubble") &&
+                json_object_get(bd, "optimizer") && json_object_get(bd, "dp_comm"));
+    json_t *mem = json_object_get(o, "memory_gib");
+    double msum = 0;
+    json_object_foreach(mem, k, v) msum += json_number_value(v);
+    assert_rel(msum, num(o, "memory_gib_per_gpu"), 1e-8);
+    assert_true(json_object_get(mem, "weights") && json_object_get(mem, "activations"));
+
+    /* the same prediction through the library, with the same default kernels-db */
+    struct aug_model m;
+    struct aug_system s;
+    assert_int_equal(aug_model_load(NULL, "llama2-7b", &m), AUG_OK);
+    assert_int_equal(aug_system_load(NULL, "dgx-h100", &s), AUG_OK);
+    struct aug_plan p;
+    aug_plan_init(&p);
+    p.gpus = 16;
+    p.tp = 2;
+    p.micro_batch = 1;
+    p.global_batch = 64;
+    assert_int_equal(aug_plan_resolve(&p, &m, &s), AUG_OK);
+    struct aug_kdb *kdb = NULL;
+    assert_int_equal(aug_kdb_open(NULL, s.gpu.id, &kdb), AUG_OK);
+    struct aug_train_options opt = {kdb, 0};
+    struct aug_train_result r;
+    assert_int_equal(aug_train_predict(&m, &s, &p, &opt, &r), AUG_OK);
+    aug_kdb_close(kdb);
+    assert_rel(step, r.step_time_s, 1e-9);
+    assert_rel(num(o, "mfu"), r.mfu, 1e-9);
+    assert_rel(num(o, "memory_gib_per_gpu"), r.memory.total_gib, 1e-9);
+    assert_int_equal(json_is_true(json_object_get(o, "fits_in_memory")), r.fits_in_memory);
+    json_decref(o);
+}
+
+static void test_train_output_file(void **state) {
+    (void)state;
+    char path[192];
+    snprintf(path, sizeof path, "%s/out.json", tmp_root);
+    expect_exit(RUN("train", "--model", "llama2-7b", "--system", "dgx-h100", "--gpus", "8",
+                    "--micro-batch", "1", "--global-batch", "8", "--format", "json", "--output",
+                    path), 0);
+    assert_int_equal(out_buf[0], '\0'); /* nothing on stdout */
+    json_error_t e;
+    json_t *o = json_load_file(path, 0, &e);
+    assert_non_null(o);
+    assert_true(num(o, "step_time_s") > 0);
+    json_decref(o);
+}
+
+static void test_train_csv(void **state) {
+    (void)state;
+    expect_exit(RUN("train", "--model", "llama2-7b", "--system", "dgx-h100", "--gpus", "8",
+                    "--micro-batch", "1", "--global-batch", "8", "--format", "csv"), 0);
+    struct aug_csv *t = NULL;
+    if (aug_csv_load_mem("stdout", out_buf, strlen(out_buf), &t) != AUG_OK)
+        fail_msg("CSV output does not load: %s\n%s", aug_last_error(), out_buf);
+    assert_int_equal(aug_csv_rows(t), 1);
+    assert_true(aug_csv_cols(t) > 20);
+    assert_true(aug_csv_col(t, "step_time_s") >= 0);
+    assert_true(aug_csv_col(t, "provenance.calibrated") >= 0);
+    assert_true(aug_csv_col(t, "breakdown_s.compute") >= 0);
+    double step = 0;
+    assert_int_equal(aug_csv_get_double(t, 0, "step_time_s", AUG_CSV_POSITIVE, &step), AUG_OK);
+    /* every header has a cell */
+    for (size_t c = 0; c < aug_csv_cols(t); c++)
+        assert_true(aug_csv_header(t, c)[0] != '\0');
+    aug_csv_free(t);
+    /* the same number as the JSON output, to its 6 printed digits */
+    expect_exit(RUN("train", "--model", "llama2-7b", "--system", "dgx-h100", "--gpus", "8",
+                    "--micro-batch", "1", "--global-batch", "8", "--format", "json"), 0);
+    json_t *o = parse_stdout();
+    assert_rel(step, num(o, "step_time_s"), 1e-5);
+    json_decref(o);
+}
+
+static const char acc_header[] =
+    "id,source,model,system,num_gpus,tp,pp,microbatch,global_batch,seq_len,metric,value,unit\n";
+
+static void test_validate(void **state) {
+    (void)state;
+    char text[1024];
+    snprintf(text, sizeof text,
+             "%s"
+             "row-a,test set,llama2-7b,dgx-h100,8,1,1,1,64,4096,tokens_per_s_per_gpu,3000,tokens/s/GPU\n"
+             "row-b,test set,llama2-7b,dgx-h100,16,2,1,1,64,4096,step_time_s,2.5,s\n",
+             acc_header);
+    const char *path = fixture("acc.csv", text);
+    expect_exit(RUN("validate", (char *)path), 0);
+    out_has("row-a");
+    out_has("row-b");
+    out_has("MAPE");
+    expect_exit(RUN("validate", (char *)path, "--format", "json"), 0);
+    json_t *o = parse_stdout();
+    json_t *rows = json_object_get(o, "rows");
+    assert_int_equal(json_array_size(rows), 2);
+    double sum = 0, mx = 0;
+    for (size_t i = 0; i < 2; i++) {
+        json_t *r = json_array_get(rows, i);
+        double meas = num(r, "measured"), pred = num(r, "predicted"), err = num(r, "error_pct");
+        assert_rel(err, (pred - meas) / meas * 100.0, 1e-8);
+        assert_true(json_is_string(json_object_get(r, "id")));
+        assert_true(json_is_string(json_object_get(r, "metric")));
+        sum += fabs(err);
+        mx = fmax(mx, fabs(err));
+    }
+    assert_near(num(json_array_get(rows, 0), "measured"), 3000, 0);
+    assert_rel(num(o, "mape_pct"), sum / 2.0, 1e-8);
+    assert_rel(num(o, "max_abs_error_pct"), mx, 1e-8);
+    assert_true(json_is_object(json_object_get(json_object_get(o, "by_source"), "test set")));
+    double mape = num(o, "mape_pct");
+    json_decref(o);
+    /* the CI bar */
+    expect_exit(RUN("validate", (char *)path, "--max-mape", "0"), 1);
+    err_has("MAPE");
+    char bar[32];
+    snprintf(bar, sizeof bar, "%.6f", mape + 1.0);
+    expect_exit(RUN("validate", (char *)path, "--max-mape", bar), 0);
+    expect_exit(RUN("validate", (char *)path, "--max-mape", "-1"), 2);
+    expect_exit(RUN("validate"), 2);
+}
+
+static void test_validate_bad_row(void **state) {
+    (void)state;
+    char text[1024];
+    snprintf(text, sizeof text,
+             "%s"
+             "row-a,test set,llama2-7b,dgx-h100,8,1,1,1,64,4096,step_time_s,2.5,s\n"
+             "row-b,test set,llama2-7b,dgx-h100,8,1,1,1,64,4096,step_time_s,fast,s\n",
+             acc_header);
+    const char *path = fixture("badrow.csv", text);
+    expect_exit(RUN("validate", (char *)path), 1);
+    err_one_line_prefix();
+    char want[256];
+    snprintf(want, sizeof want, "%s:3: column 'value'", path);
+    err_has(want);
+    err_has("fast");
+    /* a missing file */
+    char missing[192];
+    snprintf(missing, sizeof missing, "%s/none.csv", tmp_root);
+    expect_exit(RUN("validate", missing), 1);
+    err_has("none.csv");
+}
+
+static void test_models_and_systems(void **state) {
+    (void)state;
+    expect_exit(RUN("models"), 0);
+    static const char *const models[] = {"gpt3-175b", "megatron-530b", "llama2-7b", "llama3-8b",
+                                         "llama3-405b", "mixtral-8x7b", "matmulfree-370m"};
+    for (size_t i = 0; i < sizeof models / sizeof *models; i++)
+        out_has(models[i]);
+    expect_exit(RUN("systems"), 0);
+    static const char *const systems[] = {"dgx-a100-40g", "dgx-a100-80g", "dgx-h100", "dgx-h200",
+                                          "dgx-b200", "gb200-nvl72"};
+    for (size_t i = 0; i < sizeof systems / sizeof *systems; i++)
+        out_has(systems[i]);
+    expect_exit(RUN("models", "extra"), 2);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_help_and_unknown_command),
+        cmocka_unit_test(test_train_usage_errors),
+        cmocka_unit_test(test_unknown_preset),
+        cmocka_unit_test(test_malformed_model_json),
+        cmocka_unit_test(test_degree_and_batch_errors),
+        cmocka_unit_test(test_train_json),
+        cmocka_unit_test(test_train_output_file),
+        cmocka_unit_test(test_train_csv),
+        cmocka_unit_test(test_validate),
+        cmocka_unit_test(test_validate_bad_row),
+        cmocka_unit_test(test_models_and_systems),
+    };
+    return cmocka_run_group_tests(tests, group_setup, group_teardown);
+}

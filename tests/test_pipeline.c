@@ -1,0 +1,190 @@
+/* test_pipeline.c - pipeline parallelism in the training step (Narayanan et al., SC21,
+ * sec. 2.2): with m micro-batches, p stages and v interleaved chunks per rank, the bubble
+ * is (p-1)/v micro-batch times against m busy ones, a fraction (p-1)/m for 1F1B and
+ * (p-1)/(m v) interleaved; stage-to-stage activations (b s h elements) are sent once
+ * forward and once backward per chunk, 2 v (m + p - 1) transfers per iteration. */
+#include "aug_test.h"
+
+#include "augur/model.h"
+#include "augur/op.h"
+#include "augur/plan.h"
+#include "augur/status.h"
+#include "augur/system.h"
+#include "augur/train.h"
+
+#include "../predictor/train_internal.h"
+
+#define KDB AUG_TEST_SOURCE_DIR "/kernels-db"
+
+static struct aug_system sys;
+static struct aug_model gpt;
+
+static int group_setup(void **state) {
+    (void)state;
+    if (aug_system_load(KDB, "dgx-a100-80g", &sys) != AUG_OK)
+        return -1;
+    aug_model_init(&gpt);
+    snprintf(gpt.name, sizeof gpt.name, "gpt-6.7b-test");
+    gpt.layers = 32;
+    gpt.hidden = 4096;
+    gpt.heads = 32;
+    gpt.kv_heads = 32;
+    gpt.vocab = 51200;
+    gpt.max_seq = 2048;
+    gpt.tied_embeddings = 1;
+    return aug_model_finish(&gpt, "test") == AUG_OK ? 0 : -1;
+}
+
+static struct aug_plan plan(long gpus, long tp, long pp, long v, long mb, long gb) {
+    struct aug_plan p;
+    aug_plan_init(&p);
+    p.gpus = gpus;
+    p.tp = tp;
+    p.pp = pp;
+    p.interleave = v;
+    p.micro_batch = mb;
+    p.global_batch = gb;
+    p.seq = 2048;
+    return p;
+}
+
+static struct aug_train_result predict(struct aug_plan *p) {
+    if (aug_plan_resolve(p, &gpt, &sys) != AUG_OK)
+        fail_msg("plan: %s", aug_last_error());
+    struct aug_train_result r;
+    struct aug_train_options o = {NULL, 0};
+    if (aug_train_predict(&gpt, &sys, p, &o, &r) != AUG_OK)
+        fail_msg("predict: %s", aug_last_error());
+    return r;
+}
+
+/* Busy time: everything a micro-batch does on the slowest stage, times m. */
+static double busy_s(const struct aug_train_result *r) {
+    const struct aug_train_breakdown *b = &r->breakdown;
+    return b->compute_s + b->attention_s + b->recompute_s + b->embedding_s + b->tp_comm_s +
+           b->cp_comm_s + b->ep_comm_s;
+}
+
+static void test_microbatch_count(void **state) {
+    (void)state;
+    /* 64 GPUs, tp 2, pp 4: dp = 8; global 512 / (micro 2 x dp 8) = 32 */
+    struct aug_plan p = plan(64, 2, 4, 1, 2, 512);
+    struct aug_train_result r = predict(&p);
+    assert_int_equal(p.dp, 8);
+    assert_int_equal(aug_plan_microbatches(&p), 32);
+    assert_int_equal(r.microbatches, 32);
+    p = plan(8, 1, 1, 1, 4, 32);
+    r = predict(&p);
+    assert_int_equal(r.microbatches, 1); /* 32 / (4 x 8) */
+}
+
+static void test_bubble_1f1b(void **state) {
+    (void)state;
+    static const long pps[] = {2, 4, 8};
+    static const long gbs[] = {8, 16, 64};
+    for (size_t i = 0; i < 3; i++)
+        for (size_t j = 0; j < 3; j++) {
+            long p_ = pps[i], m = gbs[j];
+            struct aug_plan p = plan(p_ * 2, 2, p_, 1, 1, m);
+            struct aug_train_result r = predict(&p);
+            assert_int_equal(r.microbatches, m);
+            assert_rel(r.bubble_fraction, (double)(p_ - 1) / (double)m, 1e-12);
+            assert_rel(r.breakdown.pipeline_bubble_s, r.bubble_fraction * busy_s(&r), 1e-12);
+        }
+    struct aug_plan p = plan(2, 2, 1, 1, 1, 16);
+    struct aug_train_result r = predict(&p);
+    assert_near(r.bubble_fraction, 0, 0);
+    assert_near(r.breakdown.pipeline_bubble_s, 0, 0);
+    assert_near(r.breakdown.pp_comm_s, 0, 0);
+}
+
+static void test_bubble_interleaved(void **state) {
+    (void)state;
+    /* 32 layers on 4 stages: v = 2 (4 layers per chunk) and v = 4 (2 per chunk) */
+    struct aug_plan p1 = plan(8, 2, 4, 1, 1, 16);
+    struct aug_train_result r1 = predict(&p1);
+    for (long v = 2; v <= 4; v *= 2) {
+        struct aug_plan p = plan(8, 2, 4, v, 1, 16);
+        struct aug_train_result r = predict(&p);
+        assert_rel(r.bubble_fraction, 3.0 / (16.0 * (double)v), 1e-12);
+        /* the same stage work per micro-batch: the bubble time shrinks by exactly v */
+        assert_rel(busy_s(&r), busy_s(&r1), 1e-12);
+        assert_rel(r.breakdown.pipeline_bubble_s, r1.breakdown.pipeline_bubble_s / (double)v,
+                   1e-12);
+        /* and the step is faster by the bubble saved minus the extra stage-to-stage sends */
+        assert_rel(r1.step_time_s - r.step_time_s,
+                   (r1.breakdown.pipeline_bubble_s - r.breakdown.pipeline_bubble_s) -
+                       (r.breakdown.pp_comm_s - r1.breakdown.pp_comm_s),
+                   1e-9);
+        assert_true(r.step_time_s < r1.step_time_s);
+    }
+}
+
+static void test_step_time_includes_bubble(void **state) {
+    (void)state;
+    /* more micro-batches amortize the (p-1) t_mb bubble: per-sequence time falls */
+    struct aug_plan a = plan(8, 1, 8, 1, 1, 8);
+    struct aug_plan b = plan(8, 1, 8, 1, 1, 64);
+    struct aug_train_result ra = predict(&a), rb = predict(&b);
+    double t_mb = busy_s(&ra) / 8.0;
+    assert_rel(busy_s(&rb) / 64.0, t_mb, 1e-12);
+    assert_rel(ra.breakdown.pipeline_bubble_s, 7.0 * t_mb, 1e-12);
+    assert_rel(rb.breakdown.pipeline_bubble_s, 7.0 * t_mb, 1e-12);
+    assert_true(rb.step_time_s / 64.0 < ra.step_time_s / 8.0);
+    /* the step grows by 56 micro-batches of work and their sends, nothing else */
+    assert_rel(rb.step_time_s - ra.step_time_s,
+               56.0 * t_mb + (rb.breakdown.pp_comm_s - ra.breakdown.pp_comm_s), 1e-9);
+    /* the bubble is a share of the step */
+    assert_true(ra.breakdown.pipeline_bubble_s / ra.step_time_s > 0.4);
+    assert_true(rb.breakdown.pipeline_bubble_s / rb.step_time_s < 0.1);
+}
+
+static void test_pp_send_count(void **state) {
+    (void)state;
+    /* 8 GPUs, tp 2, pp 4, v 2, m 16: adjacent stages are 2 ranks apart, inside the node.
+     * Each of 2 v (m + p - 1) = 76 transfers moves b s h x 2 bytes; the tied embedding adds
+     * one all-reduce of the V h / t embedding gradient between the first and last stage. */
+    struct aug_plan p = plan(8, 2, 4, 2, 1, 16);
+    struct aug_train_result r = predict(&p);
+    struct aug_op_ctx ctx = {&sys, NULL, 0};
+    double act = 1.0 * 2048.0 * 4096.0 * 2.0;
+    int per_domain = aug_ranks_per_domain(&sys, 2, 2);
+    assert_int_equal(per_domain, 2);
+    struct aug_op sr = aug_op_collective("p2p", AUG_COLL_SEND_RECV, act, 2, per_domain);
+    struct aug_op ar = aug_op_collective("emb", AUG_COLL_ALL_REDUCE, 51200.0 * 4096.0 / 2.0 * 2.0,
+                                         2, per_domain);
+    struct aug_op_time tsr, tar;
+    assert_int_equal(aug_op_time(&ctx, &sr, &tsr), AUG_OK);
+    assert_int_equal(aug_op_time(&ctx, &ar, &tar), AUG_OK);
+    assert_rel(r.breakdown.pp_comm_s, 76.0 * tsr.time_s + tar.time_s, 1e-12);
+    /* hand check of one transfer: NVLink latency + 16 MiB at 300 GB/s x 0.77 */
+    assert_rel(tsr.time_s, 1.9e-6 + act / (300e9 * 0.77), 1e-12);
+}
+
+static void test_pp_across_nodes(void **state) {
+    (void)state;
+    /* 16 GPUs, tp 8, pp 2: the stages sit on different nodes and send over the network */
+    struct aug_plan p = plan(16, 8, 2, 1, 1, 8);
+    struct aug_train_result r = predict(&p);
+    assert_int_equal(aug_ranks_per_domain(&sys, 2, 8), 1);
+    double act = 2048.0 * 4096.0 * 2.0;
+    double t_sr = 4.0e-6 + act / (25e9 * 0.90);
+    struct aug_op_ctx ctx = {&sys, NULL, 0};
+    struct aug_op ar = aug_op_collective("emb", AUG_COLL_ALL_REDUCE, 51200.0 * 4096.0 / 8.0 * 2.0,
+                                         2, 1);
+    struct aug_op_time tar;
+    assert_int_equal(aug_op_time(&ctx, &ar, &tar), AUG_OK);
+    assert_rel(r.breakdown.pp_comm_s, 2.0 * (8.0 + 1.0) * t_sr + tar.time_s, 1e-12);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_microbatch_count),
+        cmocka_unit_test(test_bubble_1f1b),
+        cmocka_unit_test(test_bubble_interleaved),
+        cmocka_unit_test(test_step_time_includes_bubble),
+        cmocka_unit_test(test_pp_send_count),
+        cmocka_unit_test(test_pp_across_nodes),
+    };
+    return cmocka_run_group_tests(tests, group_setup, NULL);
+}

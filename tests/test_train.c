@@ -1,0 +1,445 @@
+/* test_train.c - one training iteration: invariants every prediction must keep (shares of
+ * time sum to 1, the breakdown adds up to the step, more bandwidth never slows a step,
+ * the roofline bounds the fallback), and the TP collective count of Megatron-style tensor
+ * parallelism (Korthikanti et al. 2022 sec. 4.2.2: two all-reduces per layer forward and
+ * two backward without SP; two all-gathers and two reduce-scatters each way with SP) timed
+ * with the same per-op model the predictor uses. */
+#include "aug_test.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "augur/model.h"
+#include "augur/op.h"
+#include "augur/plan.h"
+#include "augur/status.h"
+#include "augur/system.h"
+#include "augur/train.h"
+#include "augur/units.h"
+
+#include "../predictor/efficiency.h"
+#include "../predictor/train_internal.h"
+
+#define KDB AUG_TEST_SOURCE_DIR "/kernels-db"
+#define DATA_ROOT AUG_TEST_SOURCE_DIR "/predictor"
+
+static struct aug_system a100, h100;
+static char tmp_root[64], gpu_dir[128], curves_path[192];
+
+static int group_setup(void **state) {
+    (void)state;
+    if (aug_system_load(KDB, "dgx-a100-80g", &a100) != AUG_OK ||
+        aug_system_load(KDB, "dgx-h100", &h100) != AUG_OK)
+        return -1;
+    snprintf(tmp_root, sizeof tmp_root, "/tmp/aug_train_test_XXXXXX");
+    if (!mkdtemp(tmp_root))
+        return -1;
+    snprintf(gpu_dir, sizeof gpu_dir, "%s/h100-80g", tmp_root);
+    snprintf(curves_path, sizeof curves_path, "%s/curves.csv", gpu_dir);
+    return mkdir(gpu_dir, 0700);
+}
+
+static int group_teardown(void **state) {
+    (void)state;
+    remove(curves_path);
+    rmdir(gpu_dir);
+    rmdir(tmp_root);
+    return 0;
+}
+
+static struct aug_model preset(const char *name) {
+    struct aug_model m;
+    if (aug_model_load(DATA_ROOT, name, &m) != AUG_OK)
+        fail_msg("model '%s': %s", name, aug_last_error());
+    return m;
+}
+
+static struct aug_model gpt(long layers, long hidden, long heads) {
+    struct aug_model m;
+    aug_model_init(&m);
+    snprintf(m.name, sizeof m.name, "gpt-test");
+    m.layers = layers;
+    m.hidden = hidden;
+    m.heads = heads;
+    m.kv_heads = heads;
+    m.vocab = 51200;
+    m.max_seq = 2048;
+    m.tied_embeddings = 1;
+    if (aug_model_finish(&m, "test") != AUG_OK)
+        fail_msg("model: %s", aug_last_error());
+    return m;
+}
+
+struct pcase {
+    const char *model;
+    long gpus, tp, pp, cp, ep, v, mb, gb;
+    int sp, zero;
+    enum aug_fsdp fsdp;
+    enum aug_recompute rc;
+    int flash, overlap;
+};
+
+/* A spread of plans touching every code path of the step. */
+static const struct pcase cases[] = {
+    {"llama2-7b", 8, 1, 1, 1, 1, 1, 1, 64, 0, 0, AUG_FSDP_NONE, AUG_RECOMPUTE_NONE, 1, 1},
+    {"llama2-7b", 64, 2, 1, 1, 1, 1, 2, 256, 1, 1, AUG_FSDP_NONE, AUG_RECOMPUTE_SELECTIVE, 1, 1},
+    {"llama2-13b", 64, 8, 2, 1, 1, 1, 1, 128, 0, 2, AUG_FSDP_NONE, AUG_RECOMPUTE_FULL, 1, 0},
+    {"llama2-70b", 128, 8, 4, 1, 1, 2, 1, 256, 1, 1, AUG_FSDP_NONE, AUG_RECOMPUTE_SELECTIVE, 1, 1},
+    {"llama3-8b", 32, 1, 1, 1, 1, 1, 1, 64, 0, 3, AUG_FSDP_NONE, AUG_RECOMPUTE_NONE, 1, 1},
+    {"llama3-8b", 32, 1, 1, 1, 1, 1, 2, 64, 0, 0, AUG_FSDP_HYBRID, AUG_RECOMPUTE_FULL, 1, 1},
+    {"llama3-8b", 16, 2, 1, 2, 1, 1, 1, 32, 1, 0, AUG_FSDP_NONE, AUG_RECOMPUTE_NONE, 1, 1},
+    {"gpt3-175b", 1024, 8, 16, 1, 1, 1, 1, 1024, 0, 1, AUG_FSDP_NONE, AUG_RECOMPUTE_FULL, 0, 1},
+    {"gpt3-175b", 512, 8, 8, 1, 1, 3, 1, 512, 1, 0, AUG_FSDP_NONE, AUG_RECOMPUTE_SELECTIVE, 0, 1},
+    {"mixtral-8x7b", 64, 2, 1, 1, 8, 1, 1, 256, 1, 1, AUG_FSDP_NONE, AUG_RECOMPUTE_NONE, 1, 1},
+};
+#define N_CASES (sizeof cases / sizeof *cases)
+
+static int make_plan(const struct pcase *c, const struct aug_model *m,
+                     const struct aug_system *s, struct aug_plan *p) {
+    aug_plan_init(p);
+    p->gpus = c->gpus;
+    p->tp = c->tp;
+    p->pp = c->pp;
+    p->cp = c->cp;
+    p->ep = c->ep;
+    p->interleave = c->v;
+    p->micro_batch = c->mb;
+    p->global_batch = c->gb;
+    p->sp = c->sp;
+    p->zero = c->zero;
+    p->fsdp = c->fsdp;
+    p->recompute = c->rc;
+    p->flash_attention = c->flash;
+    p->dp_overlap = c->overlap;
+    if (m->max_seq > 4096)
+        p->seq = 4096;
+    return aug_plan_resolve(p, m, s);
+}
+
+static struct aug_train_result predict_opt(const struct aug_model *m, const struct aug_system *s,
+                                           const struct aug_plan *p, const struct aug_kdb *kdb,
+                                           int roofline) {
+    struct aug_train_result r;
+    struct aug_train_options o = {kdb, roofline};
+    if (aug_train_predict(m, s, p, &o, &r) != AUG_OK)
+        fail_msg("predict %s: %s", m->name, aug_last_error());
+    return r;
+}
+
+static double parts_sum(const struct aug_train_breakdown *b) {
+    return b->compute_s + b->attention_s + b->recompute_s + b->embedding_s + b->tp_comm_s +
+           b->cp_comm_s + b->ep_comm_s + b->pp_comm_s + b->dp_comm_s + b->pipeline_bubble_s +
+           b->optimizer_s + b->overhead_s;
+}
+
+static void check_invariants(const char *what, const struct aug_train_result *r) {
+    const struct aug_train_breakdown *b = &r->breakdown;
+    const double parts[] = {b->compute_s, b->attention_s, b->recompute_s, b->embedding_s,
+                            b->tp_comm_s, b->cp_comm_s, b->ep_comm_s, b->pp_comm_s, b->dp_comm_s,
+                            b->pipeline_bubble_s, b->optimizer_s, b->overhead_s};
+    for (size_t i = 0; i < sizeof parts / sizeof *parts; i++)
+        if (!(parts[i] >= 0) || !isfinite(parts[i]))
+            fail_msg("%s: breakdown part %zu = %g", what, i, parts[i]);
+    if (!(r->step_time_s > 0))
+        fail_msg("%s: step time %g", what, r->step_time_s);
+    if (fabs(parts_sum(b) - r->step_time_s) > 1e-9 * r->step_time_s)
+        fail_msg("%s: breakdown sums to %.12g, step time %.12g", what, parts_sum(b), r->step_time_s);
+    const struct aug_provenance *pv = &r->provenance;
+    double sum = pv->calibrated + pv->fallback + pv->roofline;
+    if (fabs(sum - 1.0) > 1e-12 || pv->calibrated < 0 || pv->fallback < 0 || pv->roofline < 0)
+        fail_msg("%s: provenance %g + %g + %g = %.15g", what, pv->calibrated, pv->fallback,
+                 pv->roofline, sum);
+    if (!(r->mfu > 0 && r->mfu < 1 && r->hfu >= r->mfu && r->hfu < 1))
+        fail_msg("%s: MFU %g, HFU %g", what, r->mfu, r->hfu);
+    const struct aug_train_memory *mm = &r->memory;
+    if (fabs(mm->weights_gib + mm->gradients_gib + mm->optimizer_gib + mm->activations_gib +
+             mm->workspace_gib - mm->total_gib) > 1e-9 * mm->total_gib)
+        fail_msg("%s: memory parts do not sum to the total", what);
+    if (r->fits_in_memory != (mm->total_gib <= r->memory_capacity_gib))
+        fail_msg("%s: fits_in_memory disagrees with %g of %g GiB", what, mm->total_gib,
+                 r->memory_capacity_gib);
+}
+
+static void test_invariants_across_plans(void **state) {
+    (void)state;
+    for (size_t i = 0; i < N_CASES; i++) {
+        struct aug_model m = preset(cases[i].model);
+        struct aug_plan p;
+        if (make_plan(&cases[i], &m, &h100, &p) != AUG_OK)
+            fail_msg("case %zu (%s): %s", i, cases[i].model, aug_last_error());
+        char what[64];
+        snprintf(what, sizeof what, "case %zu (%s)", i, cases[i].model);
+        struct aug_train_result r = predict_opt(&m, &h100, &p, NULL, 0);
+        check_invariants(what, &r);
+        assert_near(r.provenance.fallback, 1.0, 1e-12); /* no curves */
+        assert_rel(r.tokens_per_s, (double)p.global_batch * (double)p.seq / r.step_time_s, 1e-12);
+        struct aug_train_result rr = predict_opt(&m, &h100, &p, NULL, 1);
+        check_invariants(what, &rr);
+        assert_near(rr.provenance.roofline, 1.0, 1e-12);
+        if (!(rr.step_time_s < r.step_time_s))
+            fail_msg("%s: roofline %g s is not faster than the fallback %g s", what,
+                     rr.step_time_s, r.step_time_s);
+        /* the roofline is an upper bound of the model's speed: no part is slower */
+        assert_true(rr.breakdown.compute_s <= r.breakdown.compute_s);
+        assert_true(rr.breakdown.attention_s <= r.breakdown.attention_s);
+        assert_true(rr.breakdown.tp_comm_s <= r.breakdown.tp_comm_s);
+        /* (exposed DP time may grow: a faster backward hides less of the reduction) */
+    }
+}
+
+static struct aug_system scaled(const struct aug_system *s, double nv, double net, double hbm) {
+    struct aug_system x = *s;
+    x.link[AUG_LINK_NVLINK].bw_gbps *= nv;
+    x.link[AUG_LINK_NETWORK].bw_gbps *= net;
+    x.gpu.hbm_gbps *= hbm;
+    return x;
+}
+
+static void test_more_bandwidth_never_slows(void **state) {
+    (void)state;
+    static const double f[][3] = {{2, 2, 2}, {2, 1, 1}, {1, 2, 1}, {1, 1, 2}, {4, 4, 4}};
+    for (size_t i = 0; i < N_CASES; i++) {
+        struct aug_model m = preset(cases[i].model);
+        struct aug_plan p;
+        assert_int_equal(make_plan(&cases[i], &m, &h100, &p), AUG_OK);
+        struct aug_train_result base = predict_opt(&m, &h100, &p, NULL, 0);
+        for (size_t k = 0; k < sizeof f / sizeof *f; k++) {
+            struct aug_system s2 = scaled(&h100, f[k][0], f[k][1], f[k][2]);
+            struct aug_train_result r = predict_opt(&m, &s2, &p, NULL, 0);
+            if (r.step_time_s > base.step_time_s * (1.0 + 1e-12))
+                fail_msg("case %zu (%s): bandwidth x(%g nvlink, %g network, %g hbm) slows the "
+                         "step from %.9g to %.9g s", i, cases[i].model, f[k][0], f[k][1], f[k][2],
+                         base.step_time_s, r.step_time_s);
+        }
+        /* and doubling all of them makes a real difference */
+        struct aug_system s2 = scaled(&h100, 2, 2, 2);
+        struct aug_train_result r = predict_opt(&m, &s2, &p, NULL, 0);
+        assert_true(r.step_time_s < base.step_time_s);
+    }
+}
+
+static void test_fp8_vs_bf16_on_h100(void **state) {
+    (void)state;
+    /* one large, compute-bound GEMM: fp8 has twice the peak but runs at a lower default
+     * efficiency (efficiency.c: e_max 0.60 against 0.72), so its time less the launch is
+     * (0.72 / 0.60) x (989.4 / 1978.9) = 0.6 of the bf16 one */
+    struct aug_op_ctx ctx = {&h100, NULL, 0};
+    struct aug_op g16 = aug_op_gemm("g", AUG_DTYPE_BF16, 8192, 8192, 8192, 1);
+    struct aug_op g8 = aug_op_gemm("g", AUG_DTYPE_FP8, 8192, 8192, 8192, 1);
+    struct aug_op_time t16, t8;
+    assert_int_equal(aug_op_time(&ctx, &g16, &t16), AUG_OK);
+    assert_int_equal(aug_op_time(&ctx, &g8, &t8), AUG_OK);
+    double launch = h100.gpu.launch_us * 1e-6;
+    const struct aug_eff_defaults *d = aug_eff_defaults();
+    assert_near(d->gemm_e_max, 0.72, 0);
+    assert_near(d->gemm_e_max_fp8, 0.60, 0);
+    double peak_ratio = h100.gpu.peak_tflops[AUG_DTYPE_BF16] / h100.gpu.peak_tflops[AUG_DTYPE_FP8];
+    assert_rel(peak_ratio, 989.4 / 1978.9, 1e-12); /* datasheet: not exactly 1/2 */
+    assert_rel(t8.time_s - launch, d->gemm_e_max / d->gemm_e_max_fp8 * peak_ratio * (t16.time_s - launch),
+               1e-12);
+    assert_int_equal(t8.compute_bound, 1);
+    assert_int_equal(t16.compute_bound, 1);
+    /* hand check of the bf16 one: 2 x 8192^3 FLOPs at 989.4 TFLOP/s x eff */
+    assert_rel(t16.time_s - launch, 2.0 * 8192.0 * 8192.0 * 8192.0 / (989.4e12 * t16.eff), 1e-12);
+
+    /* a whole step: GEMMs get faster (attention stays in bf16), activations do not change */
+    struct aug_model m = preset("llama2-7b");
+    struct aug_plan p16, p8;
+    const struct pcase c = {"llama2-7b", 8, 1, 1, 1, 1, 1, 1, 64, 0, 0, AUG_FSDP_NONE,
+                            AUG_RECOMPUTE_NONE, 1, 1};
+    assert_int_equal(make_plan(&c, &m, &h100, &p16), AUG_OK);
+    assert_int_equal(make_plan(&c, &m, &h100, &p8), AUG_OK);
+    p8.dtype = AUG_DTYPE_FP8;
+    assert_int_equal(aug_plan_resolve(&p8, &m, &h100), AUG_OK);
+    struct aug_train_result r16 = predict_opt(&m, &h100, &p16, NULL, 0);
+    struct aug_train_result r8 = predict_opt(&m, &h100, &p8, NULL, 0);
+    assert_true(r8.step_time_s < r16.step_time_s);
+    assert_true(r8.step_time_s > 0.5 * r16.step_time_s);
+    assert_true(r8.breakdown.compute_s < r16.breakdown.compute_s);
+    assert_rel(r8.memory.activations_gib, r16.memory.activations_gib, 1e-12);
+    assert_rel(r8.model_flops, r16.model_flops, 1e-12);
+    /* MFU is against the peak of the compute dtype */
+    assert_rel(r8.mfu, r8.model_flops / (r8.step_time_s * 1978.9e12 * 8.0), 1e-12);
+    assert_rel(r16.mfu, r16.model_flops / (r16.step_time_s * 989.4e12 * 8.0), 1e-12);
+}
+
+static void test_memory_fit_and_zero(void **state) {
+    (void)state;
+    /* GPT-3 175B on one DGX H100 with plain data parallelism: 175e9 x 16 bytes per GPU */
+    struct aug_model m = preset("gpt3-175b");
+    const struct pcase big = {"gpt3-175b", 8, 1, 1, 1, 1, 1, 1, 8, 0, 0, AUG_FSDP_NONE,
+                              AUG_RECOMPUTE_FULL, 1, 1};
+    struct aug_plan p;
+    assert_int_equal(make_plan(&big, &m, &h100, &p), AUG_OK);
+    struct aug_train_result r = predict_opt(&m, &h100, &p, NULL, 0);
+    assert_int_equal(r.fits_in_memory, 0);
+    assert_true(r.memory.total_gib > 16.0 * 174e9 / AUG_GIB);
+    assert_near(r.memory_capacity_gib, h100.gpu.hbm_gib, 0);
+    /* ZeRO stages shrink the footprint step by step */
+    double prev = INFINITY;
+    for (int z = 0; z <= 3; z++) {
+        p.zero = z;
+        assert_int_equal(aug_plan_resolve(&p, &m, &h100), AUG_OK);
+        struct aug_train_memory mem;
+        aug_train_memory(&m, &h100, &p, &mem);
+        if (!(mem.total_gib < prev))
+            fail_msg("ZeRO-%d: %g GiB is not below %g", z, mem.total_gib, prev);
+        prev = mem.total_gib;
+    }
+    /* a 1.3B-class model fits on 8 GPUs */
+    struct aug_model s = gpt(24, 2048, 16);
+    const struct pcase small = {"", 8, 1, 1, 1, 1, 1, 1, 64, 0, 0, AUG_FSDP_NONE,
+                                AUG_RECOMPUTE_NONE, 1, 1};
+    assert_int_equal(make_plan(&small, &s, &h100, &p), AUG_OK);
+    r = predict_opt(&s, &h100, &p, NULL, 0);
+    assert_int_equal(r.fits_in_memory, 1);
+}
+
+/* Per-op times the predictor would use for the TP group of 8 on one DGX. */
+static double op_coll(enum aug_coll c, double size, int ranks, int per_domain) {
+    struct aug_op_ctx ctx = {&h100, NULL, 0};
+    struct aug_op op = aug_op_collective("x", c, size, ranks, per_domain);
+    struct aug_op_time t;
+    assert_int_equal(aug_op_time(&ctx, &op, &t), AUG_OK);
+    return t.time_s;
+}
+
+static struct aug_train_result tp8(const struct aug_model *m, int sp, enum aug_recompute rc,
+                                   struct aug_plan *p) {
+    aug_plan_init(p);
+    p->gpus = 8;
+    p->tp = 8;
+    p->micro_batch = 2;
+    p->global_batch = 8;
+    p->seq = 2048;
+    p->sp = sp;
+    p->recompute = rc;
+    if (aug_plan_resolve(p, m, &h100) != AUG_OK)
+        fail_msg("plan: %s", aug_last_error());
+    return predict_opt(m, &h100, p, NULL, 0);
+}
+
+static void test_tp_collective_count(void **state) {
+    (void)state;
+    struct aug_model m = gpt(24, 4096, 32);
+    struct aug_plan p;
+    /* T = b s = 4096 tokens; each collective moves T h x 2 bytes (32 MiB) */
+    double T = 2.0 * 2048.0, act = T * 4096.0 * 2.0;
+    double ar = op_coll(AUG_COLL_ALL_REDUCE, act, 8, 8);
+    double ce = op_coll(AUG_COLL_ALL_REDUCE, 3.0 * T * 4.0, 8, 8); /* max, sum, target logit */
+    double nmb = 4.0, L = 24.0;
+
+    /* no SP: 2 all-reduces forward + 2 backward per layer; the vocabulary-parallel
+     * embedding (forward) and LM head (backward) add one each; cross-entropy one small */
+    struct aug_train_result r = tp8(&m, 0, AUG_RECOMPUTE_NONE, &p);
+    assert_int_equal(r.microbatches, 4);
+    assert_rel(r.breakdown.tp_comm_s, nmb * (4.0 * L * ar + 2.0 * ar + ce), 1e-12);
+    /* hand check of one all-reduce: 6 tree steps x 1.9 us + 32 MiB x 1.75 / 346.5 GB/s
+     * (AUTO takes the tree: same bandwidth term, fewer latency steps) */
+    assert_rel(ar, 6.0 * 1.9e-6 + act * 1.75 / 346.5e9, 1e-12);
+
+    /* full recomputation repeats the forward, its two all-reduces per layer included */
+    r = tp8(&m, 0, AUG_RECOMPUTE_FULL, &p);
+    assert_rel(r.breakdown.tp_comm_s, nmb * (6.0 * L * ar + 2.0 * ar + ce), 1e-12);
+
+    /* SP: all-gather + reduce-scatter twice each way per layer, each of the full T h */
+    double ag = op_coll(AUG_COLL_ALL_GATHER, act, 8, 8);
+    double rs = op_coll(AUG_COLL_REDUCE_SCATTER, act, 8, 8);
+    r = tp8(&m, 1, AUG_RECOMPUTE_NONE, &p);
+    assert_rel(r.breakdown.tp_comm_s, nmb * (4.0 * L * (ag + rs) + rs + ag + rs + ce), 1e-12);
+    /* with latency aside an all-gather plus a reduce-scatter move what one all-reduce does */
+    assert_rel((ag - 7.0 * 1.9e-6) + (rs - 7.0 * 1.9e-6), ar - 6.0 * 1.9e-6, 1e-12);
+}
+
+static void test_calibrated_share(void **state) {
+    (void)state;
+    /* a kdb with only an 8-rank NVLink all-reduce curve: with tp 8, dp 1 and pp 1 exactly
+     * the TP all-reduces come from it, so the calibrated share is tp_comm_s / step */
+    FILE *f = fopen(curves_path, "w");
+    assert_non_null(f);
+    fputs("family,op,dtype,ranks,link,form,p0,p1,x_min,x_max\n"
+          "collective,all_reduce,bf16,8,nvlink,linear,15,4e-6,1024,1073741824\n", f);
+    fclose(f);
+    struct aug_kdb *k = NULL;
+    assert_int_equal(aug_kdb_open(tmp_root, "h100-80g", &k), AUG_OK);
+    assert_int_equal(aug_kdb_curve_count(k), 1);
+    struct aug_model m = gpt(24, 4096, 32);
+    struct aug_plan p;
+    aug_plan_init(&p);
+    p.gpus = 8;
+    p.tp = 8;
+    p.micro_batch = 2;
+    p.global_batch = 8;
+    p.seq = 2048;
+    assert_int_equal(aug_plan_resolve(&p, &m, &h100), AUG_OK);
+    struct aug_train_result r = predict_opt(&m, &h100, &p, k, 0);
+    check_invariants("calibrated", &r);
+    assert_rel(r.provenance.calibrated, r.breakdown.tp_comm_s / r.step_time_s, 1e-12);
+    assert_rel(r.provenance.fallback, 1.0 - r.breakdown.tp_comm_s / r.step_time_s, 1e-12);
+    /* the curve's time per all-reduce: 15 us + 4e-6 us per byte of the 32 MiB buffer;
+     * the loss all-reduce moves 3 fp32 values per token (48 KiB) */
+    double act = 4096.0 * 4096.0 * 2.0;
+    double ar = (15.0 + 4e-6 * act) * 1e-6, ce = (15.0 + 4e-6 * 3.0 * 4096.0 * 4.0) * 1e-6;
+    assert_rel(r.breakdown.tp_comm_s, 4.0 * (4.0 * 24.0 * ar + 2.0 * ar + ce), 1e-12);
+    /* pure roofline ignores curves */
+    struct aug_train_result rr = predict_opt(&m, &h100, &p, k, 1);
+    assert_near(rr.provenance.calibrated, 0, 0);
+    aug_kdb_close(k);
+}
+
+static void test_scaling_sanity(void **state) {
+    (void)state;
+    /* twice the data-parallel GPUs for the same batch: a faster step, more total tokens/s */
+    struct aug_model m = preset("llama2-7b");
+    const struct pcase c8 = {"llama2-7b", 8, 1, 1, 1, 1, 1, 1, 64, 0, 0, AUG_FSDP_NONE,
+                             AUG_RECOMPUTE_NONE, 1, 1};
+    const struct pcase c16 = {"llama2-7b", 16, 1, 1, 1, 1, 1, 1, 64, 0, 0, AUG_FSDP_NONE,
+                              AUG_RECOMPUTE_NONE, 1, 1};
+    struct aug_plan p8, p16;
+    assert_int_equal(make_plan(&c8, &m, &h100, &p8), AUG_OK);
+    assert_int_equal(make_plan(&c16, &m, &h100, &p16), AUG_OK);
+    struct aug_train_result r8 = predict_opt(&m, &h100, &p8, NULL, 0);
+    struct aug_train_result r16 = predict_opt(&m, &h100, &p16, NULL, 0);
+    assert_true(r16.step_time_s < r8.step_time_s);
+    assert_true(r16.tokens_per_s > r8.tokens_per_s);
+    assert_int_equal(r16.dp_crosses_network, 1);
+    assert_int_equal(r8.dp_crosses_network, 0);
+    /* H100 beats A100 on the same plan */
+    struct aug_plan pa;
+    assert_int_equal(make_plan(&c8, &m, &a100, &pa), AUG_OK);
+    struct aug_train_result ra = predict_opt(&m, &a100, &pa, NULL, 0);
+    assert_true(r8.step_time_s < ra.step_time_s);
+    /* turning gradient overlap off never helps */
+    p16.dp_overlap = 0;
+    struct aug_train_result rn = predict_opt(&m, &h100, &p16, NULL, 0);
+    assert_true(rn.step_time_s >= r16.step_time_s);
+    assert_true(rn.breakdown.dp_comm_s > r16.breakdown.dp_comm_s);
+}
+
+static void test_matmulfree_training_unsupported(void **state) {
+    (void)state;
+    struct aug_model m = preset("matmulfree-370m");
+    struct aug_plan p;
+    aug_plan_init(&p);
+    p.gpus = 8;
+    p.global_batch = 8;
+    assert_int_equal(aug_plan_resolve(&p, &m, &h100), AUG_OK);
+    struct aug_train_result r;
+    struct aug_train_options o = {NULL, 0};
+    assert_int_equal(aug_train_predict(&m, &h100, &p, &o, &r), AUG_EUNSUPPORTED);
+    assert_non_null(strstr(aug_last_error(), m.name));
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_invariants_across_plans),
+        cmocka_unit_test(test_more_bandwidth_never_slows),
+        cmocka_unit_test(test_fp8_vs_bf16_on_h100),
+        cmocka_unit_test(test_memory_fit_and_zero),
+        cmocka_unit_test(test_tp_collective_count),
+        cmocka_unit_test(test_calibrated_share),
+        cmocka_unit_test(test_scaling_sanity),
+        cmocka_unit_test(test_matmulfree_training_unsupported),
+    };
+    return cmocka_run_group_tests(tests, group_setup, group_teardown);
+}
