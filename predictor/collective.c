@@ -18,6 +18,7 @@
 #include "augur/kdb.h"
 #include "augur/status.h"
 #include "augur/system.h"
+#include "collective_internal.h"
 #include "efficiency.h"
 
 static const char *const coll_names[] = {"all_reduce", "all_gather", "reduce_scatter",
@@ -85,21 +86,23 @@ static double ring_steps(enum aug_coll c, int n) {
 }
 
 /* Bus bandwidth (B/s) and per-step latency (s) of a group on the system, fallback model. */
-static void group_link(const struct aug_system *s, int ranks, int per_domain, double *busbw,
-                       double *lat, int *crosses) {
+static void group_link(const struct aug_system *s, int ranks, int per_domain, int ideal,
+                       double *busbw, double *lat, int *crosses) {
     const struct aug_eff_defaults *d = aug_eff_defaults();
+    double eff_nv = ideal ? 1.0 : d->coll_eff[AUG_LINK_NVLINK];
+    double eff_net = ideal ? 1.0 : d->coll_eff[AUG_LINK_NETWORK];
     const struct aug_link_spec *nv = &s->link[AUG_LINK_NVLINK], *net = &s->link[AUG_LINK_NETWORK];
     if (per_domain >= ranks || ranks <= 1) {
-        *busbw = nv->bw_gbps * 1e9 * d->coll_eff[AUG_LINK_NVLINK];
-        *lat = nv->latency_us * 1e-6;
+        *busbw = nv->bw_gbps * 1e9 * eff_nv;
+        *lat = ideal ? 0.0 : nv->latency_us * 1e-6;
         *crosses = 0;
         return;
     }
     double r = per_domain < 1 ? 1.0 : (double)per_domain;
-    double net_bw = r * net->bw_gbps * 1e9 * d->coll_eff[AUG_LINK_NETWORK];
-    double nv_bw = nv->bw_gbps * 1e9 * d->coll_eff[AUG_LINK_NVLINK];
+    double net_bw = r * net->bw_gbps * 1e9 * eff_net;
+    double nv_bw = nv->bw_gbps * 1e9 * eff_nv;
     *busbw = per_domain > 1 && nv_bw < net_bw ? nv_bw : net_bw;
-    *lat = net->latency_us * 1e-6;
+    *lat = ideal ? 0.0 : net->latency_us * 1e-6;
     *crosses = 1;
 }
 
@@ -137,6 +140,12 @@ static int curve_time(const struct aug_kdb *kdb, enum aug_coll c, double size, i
 int aug_coll_time(const struct aug_system *sys, const struct aug_kdb *kdb, enum aug_coll c,
                   double size_bytes, int ranks, int ranks_per_domain, enum aug_coll_algo algo,
                   struct aug_coll_time *out) {
+    return aug_coll_time_ideal(sys, kdb, c, size_bytes, ranks, ranks_per_domain, algo, 0, out);
+}
+
+int aug_coll_time_ideal(const struct aug_system *sys, const struct aug_kdb *kdb, enum aug_coll c,
+                        double size_bytes, int ranks, int ranks_per_domain,
+                        enum aug_coll_algo algo, int ideal, struct aug_coll_time *out) {
     memset(out, 0, sizeof *out);
     if ((unsigned)c >= AUG_COLL_COUNT)
         return aug_errorf(AUG_EDATA, "unknown collective %d", (int)c);
@@ -148,7 +157,7 @@ int aug_coll_time(const struct aug_system *sys, const struct aug_kdb *kdb, enum 
     if (c == AUG_COLL_SEND_RECV && ranks < 2)
         ranks = 2;
     out->algo = algo == AUG_ALGO_AUTO ? AUG_ALGO_RING : algo;
-    out->source = AUG_SOURCE_FALLBACK;
+    out->source = ideal ? AUG_SOURCE_ROOFLINE : AUG_SOURCE_FALLBACK;
     if (ranks <= 1 && c != AUG_COLL_SEND_RECV)
         return AUG_OK; /* a group of one moves nothing */
     if (size_bytes == 0)
@@ -156,32 +165,33 @@ int aug_coll_time(const struct aug_system *sys, const struct aug_kdb *kdb, enum 
 
     double busbw, lat;
     int crosses;
-    group_link(sys, ranks, ranks_per_domain, &busbw, &lat, &crosses);
+    group_link(sys, ranks, ranks_per_domain, ideal, &busbw, &lat, &crosses);
     out->crosses_network = crosses;
     const char *link = aug_link_name(crosses ? AUG_LINK_NETWORK : AUG_LINK_NVLINK);
 
     double t_cal;
-    if (algo == AUG_ALGO_AUTO && curve_time(kdb, c, size_bytes, ranks, link, &t_cal)) {
+    if (!ideal && algo == AUG_ALGO_AUTO && curve_time(kdb, c, size_bytes, ranks, link, &t_cal)) {
         out->time_s = t_cal;
         out->source = AUG_SOURCE_CURVE;
     } else {
         double ring = flat_time(c, size_bytes, ranks, busbw, lat, 0);
-        double tree = flat_time(c, size_bytes, ranks, busbw, lat, 1);
+        /* NCCL builds trees across nodes only; inside an NVLink domain it rings */
+        double tree = crosses ? flat_time(c, size_bytes, ranks, busbw, lat, 1) : INFINITY;
         double hier = INFINITY;
         if (crosses && c == AUG_COLL_ALL_REDUCE && ranks_per_domain > 1 &&
             ranks % ranks_per_domain == 0) {
             int r = ranks_per_domain, nodes = ranks / ranks_per_domain;
             double nv_bw, nv_lat, net_bw, net_lat;
             int x;
-            group_link(sys, r, r, &nv_bw, &nv_lat, &x);
-            group_link(sys, nodes, 1, &net_bw, &net_lat, &x);
+            group_link(sys, r, r, ideal, &nv_bw, &nv_lat, &x);
+            group_link(sys, nodes, 1, ideal, &net_bw, &net_lat, &x);
             hier = flat_time(AUG_COLL_REDUCE_SCATTER, size_bytes, r, nv_bw, nv_lat, 0) +
                    flat_time(AUG_COLL_ALL_REDUCE, size_bytes / r, nodes, net_bw, net_lat, 0) +
                    flat_time(AUG_COLL_ALL_GATHER, size_bytes, r, nv_bw, nv_lat, 0);
         }
         switch (algo) {
         case AUG_ALGO_RING: out->time_s = ring; break;
-        case AUG_ALGO_TREE: out->time_s = tree; break;
+        case AUG_ALGO_TREE: out->time_s = isfinite(tree) ? tree : flat_time(c, size_bytes, ranks, busbw, lat, 1); break;
         case AUG_ALGO_HIER: out->time_s = isfinite(hier) ? hier : ring; break;
         default:
             out->time_s = ring;

@@ -145,7 +145,7 @@ static int load_mem(const char *name, const char *buf, size_t len, int comments,
         return aug_errorf(AUG_ENOMEM, "out of memory");
     t->name = dup_n(name ? name : "<memory>", strlen(name ? name : "<memory>"));
     struct csv_parser p;
-    if (!t->name || csv_init(&p, CSV_STRICT | CSV_APPEND_NULL) != 0) {
+    if (!t->name || csv_init(&p, CSV_STRICT | CSV_STRICT_FINI | CSV_APPEND_NULL) != 0) {
         aug_csv_free(t);
         return aug_errorf(AUG_ENOMEM, "out of memory");
     }
@@ -157,8 +157,11 @@ static int load_mem(const char *name, const char *buf, size_t len, int comments,
         (unsigned char)buf[2] == 0xBF)
         pos = 3;
     while (pos < len && st == AUG_OK) {
-        const char *nl = memchr(buf + pos, '\n', len - pos);
-        size_t end = nl ? (size_t)(nl - buf) + 1 : len;
+        /* a line ends at \n, or at a lone \r (old Mac line endings) */
+        size_t end = pos;
+        while (end < len && buf[end] != '\n' && !(buf[end] == '\r' && (end + 1 >= len || buf[end + 1] != '\n')))
+            end++;
+        end = end < len ? end + 1 : len;
         t->line++;
         const char *l = buf + pos;
         size_t ll = end - pos;
@@ -351,6 +354,8 @@ struct aug_csv_writer {
     char *path, *tmp;
     int first; /* next cell is the first of its row */
     int borrowed; /* fp belongs to the caller */
+    int cells;    /* cells written in the current row */
+    int last_empty; /* the last cell written was empty */
     int failed;
 };
 
@@ -416,14 +421,19 @@ static void sep(struct aug_csv_writer *w) {
     if (!w->first)
         fputc(',', w->fp);
     w->first = 0;
+    w->cells++;
+    w->last_empty = 0;
 }
 
 void aug_csv_write_str(struct aug_csv_writer *w, const char *s) {
     sep(w);
-    if (!s)
+    size_t l = s ? strlen(s) : 0;
+    if (l == 0) {
+        w->last_empty = 1;
         return;
-    size_t l = strlen(s);
-    int quote = l > 0 && (s[0] == ' ' || s[l - 1] == ' ' || s[0] == '#');
+    }
+    /* libcsv trims unquoted blanks: quote leading/trailing spaces and tabs */
+    int quote = s[0] == ' ' || s[l - 1] == ' ' || s[0] == '\t' || s[l - 1] == '\t' || s[0] == '#';
     for (size_t i = 0; i < l && !quote; i++)
         if (s[i] == ',' || s[i] == '"' || s[i] == '\n' || s[i] == '\r')
             quote = 1;
@@ -439,6 +449,8 @@ void aug_csv_write_num(struct aug_csv_writer *w, double v) {
     sep(w);
     if (isfinite(v))
         fprintf(w->fp, "%.10g", v);
+    else
+        w->last_empty = 1;
 }
 
 void aug_csv_write_int(struct aug_csv_writer *w, long long v) {
@@ -446,11 +458,18 @@ void aug_csv_write_int(struct aug_csv_writer *w, long long v) {
     fprintf(w->fp, "%lld", v);
 }
 
-void aug_csv_write_empty(struct aug_csv_writer *w) { sep(w); }
+void aug_csv_write_empty(struct aug_csv_writer *w) {
+    sep(w);
+    w->last_empty = 1;
+}
 
 void aug_csv_end_row(struct aug_csv_writer *w) {
+    if (w->cells == 1 && w->last_empty)
+        fputs("\"\"", w->fp); /* a row of one empty cell must not read back as a blank line */
     fputc('\n', w->fp);
     w->first = 1;
+    w->cells = 0;
+    w->last_empty = 0;
 }
 
 static void writer_free(struct aug_csv_writer *w) {

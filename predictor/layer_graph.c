@@ -279,8 +279,9 @@ void aug_graph_layer(const struct aug_model *m, const struct aug_plan *p,
     if (p->cp > 1) {
         double kv_block = 2.0 * x.b * x.s * x.kv_t * x.d * x.e;
         int cp_domain = aug_ranks_per_domain(s, p->cp, p->tp);
+        /* a ring that leaves the NVLink domain has a network hop on every step */
         struct aug_op f = aug_op_collective("cp_kv_ring", AUG_COLL_SEND_RECV, kv_block, 2,
-                                            cp_domain >= 2 ? 2 : 1);
+                                            cp_domain >= p->cp ? 2 : 1);
         f.count = (double)(p->cp - 1);
         add(g->fwd, &g->n_fwd, f, AUG_CAT_CP, 0);
         struct aug_op b = f;

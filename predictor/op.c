@@ -12,6 +12,7 @@
 
 #include "augur/status.h"
 #include "augur/system.h"
+#include "collective_internal.h"
 #include "efficiency.h"
 
 struct aug_op aug_op_gemm(const char *name, enum aug_dtype dt, double m, double n, double k,
@@ -127,26 +128,12 @@ int aug_op_time(const struct aug_op_ctx *ctx, const struct aug_op *op, struct au
     }
     case AUG_OP_COLLECTIVE: {
         struct aug_coll_time ct;
-        struct aug_system roof;
-        const struct aug_system *sys = ctx->sys;
-        if (ctx->pure_roofline) {
-            /* ideal links: no latency, full bandwidth (efficiency applied in collective.c
-             * is undone by passing an ideal-efficiency flag through the algorithm) */
-            roof = *ctx->sys;
-            for (int l = 0; l < AUG_LINK_COUNT; l++)
-                roof.link[l].latency_us = 0.0;
-            sys = &roof;
-        }
-        int st = aug_coll_time(sys, kdb, op->coll, op->size_bytes, op->ranks, op->ranks_per_domain,
-                               ctx->pure_roofline ? AUG_ALGO_RING : AUG_ALGO_AUTO, &ct);
+        int st = aug_coll_time_ideal(ctx->sys, kdb, op->coll, op->size_bytes, op->ranks,
+                                     op->ranks_per_domain,
+                                     ctx->pure_roofline ? AUG_ALGO_RING : AUG_ALGO_AUTO,
+                                     ctx->pure_roofline, &ct);
         if (st != AUG_OK)
             return st;
-        if (ctx->pure_roofline) {
-            double eff = aug_eff_defaults()->coll_eff[ct.crosses_network ? AUG_LINK_NETWORK
-                                                                          : AUG_LINK_NVLINK];
-            ct.time_s *= eff;
-            ct.source = AUG_SOURCE_ROOFLINE;
-        }
         out->time_s = ct.time_s;
         out->source = ct.source;
         out->eff = 1.0;

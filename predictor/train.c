@@ -209,8 +209,10 @@ int aug_train_predict(const struct aug_model *m, const struct aug_system *s,
     if (p->pp > 1) {
         double act = (double)p->micro_batch * (double)(p->seq / p->cp) * (double)m->hidden * e /
                      (p->sp ? (double)p->tp : 1.0);
+        /* the pipeline runs at the pace of its slowest boundary: once the stages span
+         * more than one NVLink domain, some send crosses the network */
         long stride = p->tp * p->cp * p->dp;
-        int per_domain = aug_ranks_per_domain(s, 2, stride);
+        int per_domain = aug_ranks_per_domain(s, p->pp, stride) >= p->pp ? 2 : 1;
         double sends = 2.0 * v * ((double)nmb + pp - 1.0);
         double t = sends * coll(&ctx, AUG_COLL_SEND_RECV, act, 2, per_domain, &src, &st);
         srcs[src] += t;

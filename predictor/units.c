@@ -78,6 +78,8 @@ int aug_parse_size(const char *s, const char *what, double *out_bytes) {
     }
     if (v < 0)
         return aug_errorf(AUG_EDATA, "%s: size '%s' is negative", what, s);
+    if (!isfinite(v * mult))
+        return aug_errorf(AUG_EDATA, "%s: size '%s' is out of range", what, s);
     *out_bytes = v * mult;
     return AUG_OK;
 }

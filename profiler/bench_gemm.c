@@ -3,8 +3,9 @@
  *
  * m is the token dimension of a linear layer, so the skinny shapes of decoding are m = 1 to
  * 256 against the (n, k) of real layers. The quick grid has square sizes, decode shapes and
- * prefill shapes of a 4096-wide model (whose m = n = k = 4096 is also the middle square); the full grid is the whole cross product of m in
- * 1..16384 and n, k in 256..16384 (powers of two). */
+ * prefill shapes of a 4096-wide model (whose m = n = k = 4096 doubles as the middle square);
+ * the full grid is the whole cross product of m in 1..16384 and n, k in 256..16384 (powers
+ * of two). */
 #include "bench.h"
 
 #include <stdio.h>

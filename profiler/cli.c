@@ -72,7 +72,8 @@ static void usage(FILE *out) {
 "  -g, --gpus N          local GPUs for collectives (default all; dry run 8)\n"
 "      --timing MODE     auto (CUPTI kernel records, CUDA events if CUPTI is unavailable),\n"
 "                        cupti or event (default auto)\n"
-"      --mpi             one process per node under mpirun: collectives span the nodes\n"
+"      --mpi             one process per node under mpirun: collectives across the\n"
+"                        nodes (implies --family collective)\n"
 "      --limit N         measure at most N points per family (smoke tests)\n"
 "      --save-every N    save the CSV after every N new rows (default 10)\n"
 "  -q, --quiet           no progress lines\n"
@@ -236,6 +237,15 @@ int aug_prof_main(int argc, char **argv, const struct aug_prof_backend *be,
     if (optind < argc) {
         aug_errorf(AUG_EUSAGE, "unexpected argument '%s'", argv[optind]);
         return bad_usage();
+    }
+    if (bopts.use_mpi) {
+        /* across nodes only collectives differ from a single-node run */
+        if (cfg.families == 0)
+            cfg.families = AUG_PROF_FAMILY_BIT(AUG_FAMILY_COLLECTIVE);
+        if (cfg.families != AUG_PROF_FAMILY_BIT(AUG_FAMILY_COLLECTIVE)) {
+            aug_errorf(AUG_EUSAGE, "--mpi measures collectives only (--family collective)");
+            return bad_usage();
+        }
     }
     if (cfg.run.reps < 0)
         cfg.run.reps = cfg.grid.preset == AUG_PROF_PRESET_FULL ? 50 : 20;

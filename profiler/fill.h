@@ -2,8 +2,9 @@
  *
  * Inputs must be ordinary numbers: zeros make tensor cores draw less power (and clock
  * higher) than real data, and random bits would include NaN and infinity. The pattern is
- * spread over [-1, 1] (fp8 e4m3: magnitudes 2^-6 .. 1.875), deterministic for a seed, and produced without any GPU library
- * (bf16, fp16 and fp8 e4m3 bits are built by hand), so backends just copy it to the device. */
+ * spread over [-1, 1] (fp8 e4m3: magnitudes 2^-6 .. 1.875), deterministic for a seed, and
+ * produced without any GPU library (bf16, fp16 and fp8 e4m3 bits are built by hand), so
+ * backends just copy it to the device. */
 #ifndef AUG_PROF_FILL_H
 #define AUG_PROF_FILL_H
 

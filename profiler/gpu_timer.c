@@ -115,6 +115,7 @@ static int measure_events(struct aug_gpu_timer *t, const struct aug_gpu_call *ca
             CUDA_CHECK(cudaSetDevice(call->device[d]));
             CUDA_CHECK(cudaEventRecord(ev[d][2 * r], call->stream[d]));
         }
+        CUDA_CHECK(cudaSetDevice(call->device[0]));
         GPU_TRY(call->enqueue(call->arg));
         for (int d = 0; d < call->n_dev; d++) {
             CUDA_CHECK(cudaSetDevice(call->device[d]));
@@ -141,6 +142,7 @@ static int measure_cupti(struct aug_gpu_timer *t, const struct aug_gpu_call *cal
                          double *time_us) {
     aug_trace_reset();
     uint64_t first = t->next_id;
+    CUDA_CHECK(cudaSetDevice(call->device[0]));
     for (int r = 0; r < reps; r++) {
         GPU_TRY(aug_trace_push(first + (uint64_t)r));
         int rc = call->enqueue(call->arg);
@@ -167,6 +169,10 @@ int aug_gpu_timer_measure(struct aug_gpu_timer *t, const struct aug_gpu_call *ca
     if (cfg->reps > out->cap)
         return aug_errorf(AUG_EUNSUPPORTED, "%d repetitions do not fit %d slots", cfg->reps,
                           out->cap);
+    if (call->n_dev < 1 || call->n_dev > AUG_GPU_MAX_DEVICES)
+        return aug_errorf(AUG_EUNSUPPORTED, "a call on %d devices", call->n_dev);
+    /* single-device benches launch on the current device */
+    CUDA_CHECK(cudaSetDevice(call->device[0]));
     for (int w = 0; w < cfg->warmup; w++)
         GPU_TRY(call->enqueue(call->arg));
     GPU_TRY(aug_gpu_call_sync(call));

@@ -444,7 +444,7 @@ int aug_prof_sweep_dry_run(const struct aug_prof_backend *be, const struct aug_p
             "per point; estimates on an H100 SXM reference\n",
             aug_prof_preset_name(grid.preset), grid.gpus, grid.nodes, grid.nodes == 1 ? "" : "s",
             cfg->run.warmup, cfg->run.reps);
-    fprintf(out, "%-10s %-14s %-5s %-60s %12s %10s\n", "family", "op", "dtype", "shape",
+    fprintf(out, "%-10s %-14s %-5s %-44s %12s %8s\n", "family", "op", "dtype", "shape",
             "est_call_us", "status");
     for (int f = 0; f < AUG_FAMILY_COUNT; f++) {
         if (cfg->families && !(cfg->families & AUG_PROF_FAMILY_BIT(f)))
@@ -473,16 +473,13 @@ int aug_prof_sweep_dry_run(const struct aug_prof_backend *be, const struct aug_p
         long fam_n = 0;
         for (size_t i = 0; i < pts.n; i++) {
             const struct aug_prof_point *p = &pts.v[i];
-            char desc[192];
-            aug_prof_point_describe(p, desc, sizeof desc);
-            /* drop the leading family word: it has its own column */
-            const char *shape = strchr(desc, ' ');
-            shape = shape ? shape + 1 : desc;
+            char shape[192];
+            aug_prof_point_shape(p, shape, sizeof shape);
             int present = raw && aug_prof_raw_has(raw, p);
             const char *status = present ? "present" : "measure";
             if (p->family == AUG_FAMILY_GEMM && p->dtype == AUG_DTYPE_FP8)
                 status = present ? "present" : "sm_89+";
-            fprintf(out, "%-10s %-14s %-5s %-60s %12.1f %10s\n", b->name, p->op,
+            fprintf(out, "%-10s %-14s %-5s %-44s %12.1f %8s\n", b->name, p->op,
                     aug_dtype_name(p->dtype), shape, b->estimate_us(p), status);
             if (present) {
                 n_present++;

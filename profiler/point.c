@@ -84,33 +84,41 @@ static void human_size(double bytes, char *buf, size_t cap) {
     snprintf(buf, cap, "%.4g%s", bytes, unit[u]);
 }
 
-void aug_prof_point_describe(const struct aug_prof_point *p, char *buf, size_t cap) {
+void aug_prof_point_shape(const struct aug_prof_point *p, char *buf, size_t cap) {
     char size[32];
     human_size(p->size_bytes, size, sizeof size);
-    const char *dt = aug_dtype_name(p->dtype);
     switch (p->family) {
     case AUG_FAMILY_GEMM:
-        snprintf(buf, cap, "gemm %s m=%ld n=%ld k=%ld", dt, p->m, p->n, p->k);
+        snprintf(buf, cap, "m=%ld n=%ld k=%ld", p->m, p->n, p->k);
         break;
     case AUG_FAMILY_ATTENTION:
-        snprintf(buf, cap, "attention %s %s b=%ld h=%ld sq=%ld skv=%ld d=%ld%s", p->op, dt,
-                 p->batch, p->heads, p->seq_q, p->seq_kv, p->head_dim,
-                 p->causal > 0 ? " causal" : "");
+        snprintf(buf, cap, "b=%ld h=%ld sq=%ld skv=%ld d=%ld%s", p->batch, p->heads, p->seq_q,
+                 p->seq_kv, p->head_dim, p->causal > 0 ? " causal" : "");
         break;
     case AUG_FAMILY_MEMORY:
         if (p->m > 0)
-            snprintf(buf, cap, "memory %s %s %ldx%ld (%s moved)", p->op, dt, p->m, p->n, size);
+            snprintf(buf, cap, "%ldx%ld (%s moved)", p->m, p->n, size);
         else
-            snprintf(buf, cap, "memory %s %s %s moved", p->op, dt, size);
+            snprintf(buf, cap, "%s moved", size);
         break;
     case AUG_FAMILY_COLLECTIVE:
-        snprintf(buf, cap, "collective %s %s %s ranks=%d/node=%d%s%s", p->op, dt, size, p->ranks,
-                 p->ranks_per_node, p->algo[0] ? " " : "", p->algo);
+        snprintf(buf, cap, "%s ranks=%d/node=%d%s%s", size, p->ranks, p->ranks_per_node,
+                 p->algo[0] ? " " : "", p->algo);
         break;
     default:
-        snprintf(buf, cap, "%s %s", p->op, dt);
+        buf[0] = '\0';
         break;
     }
+}
+
+void aug_prof_point_describe(const struct aug_prof_point *p, char *buf, size_t cap) {
+    char shape[160];
+    aug_prof_point_shape(p, shape, sizeof shape);
+    if (p->family == AUG_FAMILY_GEMM)
+        snprintf(buf, cap, "gemm %s %s", aug_dtype_name(p->dtype), shape);
+    else
+        snprintf(buf, cap, "%s %s %s %s", aug_family_name(p->family), p->op,
+                 aug_dtype_name(p->dtype), shape);
 }
 
 double aug_prof_point_flops(const struct aug_prof_point *p) {

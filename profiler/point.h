@@ -55,8 +55,10 @@ struct aug_prof_point aug_prof_point_make(enum aug_family f, const char *op,
  * does not fit in `cap` bytes. */
 int aug_prof_point_key(const struct aug_prof_point *p, char *buf, size_t cap);
 
-/* One-line human description for progress and messages ("bf16 m=4096 n=4096 k=4096"). */
+/* One-line human description for progress and messages
+ * ("gemm bf16 m=4096 n=4096 k=4096"), and its shape part alone ("m=4096 n=4096 k=4096"). */
 void aug_prof_point_describe(const struct aug_prof_point *p, char *buf, size_t cap);
+void aug_prof_point_shape(const struct aug_prof_point *p, char *buf, size_t cap);
 
 /* Useful work of one call: floating-point operations and bytes the kernel must move
  * (HBM for compute families, link bytes for collectives: the nccl-tests busbw bytes). */

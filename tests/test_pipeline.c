@@ -177,6 +177,34 @@ static void test_pp_across_nodes(void **state) {
     assert_rel(r.breakdown.pp_comm_s, 2.0 * (8.0 + 1.0) * t_sr + tar.time_s, 1e-12);
 }
 
+/* Ranks map TP innermost and PP outermost (plan.h), so with tp 4 on 8-GPU nodes stage k
+ * holds ranks 4k..4k+3: stages 0 and 1 share node 0, stages 2 and 3 node 1, and the
+ * boundary between stages 1 and 2 crosses the network. Every micro-batch passes that
+ * boundary forward and backward, so the pipeline's transfers cannot all be NVLink-fast:
+ * the same plan must cost more than on nodes of 16 GPUs where all four stages share one
+ * NVLink domain. */
+static void test_pp_boundary_crossing_nodes(void **state) {
+    (void)state;
+    struct aug_plan p = plan(16, 4, 4, 1, 1, 16);
+    struct aug_train_result r8 = predict(&p);
+    struct aug_system big = sys;
+    big.gpus_per_node = 16;
+    big.nvlink_domain = 16;
+    struct aug_plan q = plan(16, 4, 4, 1, 1, 16);
+    assert_int_equal(aug_plan_resolve(&q, &gpt, &big), AUG_OK);
+    struct aug_train_result r16;
+    struct aug_train_options o = {NULL, 0};
+    assert_int_equal(aug_train_predict(&gpt, &big, &q, &o, &r16), AUG_OK);
+    /* the time of one 16 MiB activation transfer over NVLink and over the network */
+    double act = 2048.0 * 4096.0 * 2.0;
+    double t_nv = 1.9e-6 + act / (300e9 * 0.77), t_net = 4.0e-6 + act / (25e9 * 0.90);
+    if (!(r8.breakdown.pp_comm_s > r16.breakdown.pp_comm_s))
+        fail_msg("pp 4 x tp 4 over two 8-GPU nodes: pp_comm %.6g s, the same as inside one "
+                 "16-GPU NVLink domain (%.6g s); the stage 1 -> 2 sends cross the network "
+                 "(%.3g s each instead of %.3g s)", r8.breakdown.pp_comm_s,
+                 r16.breakdown.pp_comm_s, t_net, t_nv);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_microbatch_count),
@@ -185,6 +213,7 @@ int main(void) {
         cmocka_unit_test(test_step_time_includes_bubble),
         cmocka_unit_test(test_pp_send_count),
         cmocka_unit_test(test_pp_across_nodes),
+        cmocka_unit_test(test_pp_boundary_crossing_nodes),
     };
     return cmocka_run_group_tests(tests, group_setup, NULL);
 }

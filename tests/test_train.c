@@ -416,6 +416,40 @@ static void test_scaling_sanity(void **state) {
     assert_true(rn.breakdown.dp_comm_s > r16.breakdown.dp_comm_s);
 }
 
+/* Context parallelism with tp 4 and cp 4 on 8-GPU nodes: ranks map TP innermost, then CP
+ * (plan.h), so the CP ring's members sit on ranks 0, 4, 8, 12, two per node, and two of
+ * its four ring links cross the network. Each ring step waits for the slowest link, so
+ * the exchange must cost more than on a 16-GPU NVLink domain where the ring never leaves
+ * NVLink. */
+static void test_cp_ring_crossing_nodes(void **state) {
+    (void)state;
+    struct aug_model m = preset("llama2-7b");
+    struct aug_system big = h100;
+    big.gpus_per_node = 16;
+    big.nvlink_domain = 16;
+    struct aug_train_result r[2];
+    for (int i = 0; i < 2; i++) {
+        const struct aug_system *s = i ? &big : &h100;
+        struct aug_plan p;
+        aug_plan_init(&p);
+        p.gpus = 16;
+        p.tp = 4;
+        p.cp = 4;
+        p.micro_batch = 1;
+        p.global_batch = 8;
+        p.seq = 4096;
+        assert_int_equal(aug_plan_resolve(&p, &m, s), AUG_OK);
+        r[i] = predict_opt(&m, s, &p, NULL, 0);
+    }
+    /* one K,V block: 2 x 1024 tokens x 8 local heads x 128 x 2 bytes = 4 MiB */
+    double kv = 2.0 * 1024.0 * 8.0 * 128.0 * 2.0;
+    if (!(r[0].breakdown.cp_comm_s > r[1].breakdown.cp_comm_s))
+        fail_msg("cp 4 ring over two 8-GPU nodes: cp_comm %.6g s, not above the %.6g s of one "
+                 "16-GPU NVLink domain (a 4 MiB block takes %.3g s over the network, %.3g s "
+                 "over NVLink)", r[0].breakdown.cp_comm_s, r[1].breakdown.cp_comm_s,
+                 4e-6 + kv / 45e9, 1.9e-6 + kv / (450e9 * 0.77));
+}
+
 static void test_matmulfree_training_unsupported(void **state) {
     (void)state;
     struct aug_model m = preset("matmulfree-370m");
@@ -439,6 +473,7 @@ int main(void) {
         cmocka_unit_test(test_tp_collective_count),
         cmocka_unit_test(test_calibrated_share),
         cmocka_unit_test(test_scaling_sanity),
+        cmocka_unit_test(test_cp_ring_crossing_nodes),
         cmocka_unit_test(test_matmulfree_training_unsupported),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);

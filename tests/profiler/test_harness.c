@@ -135,8 +135,9 @@ static struct aug_prof_backend be;
 static char tmpdir[256];
 
 static void remove_tree(const char *path) {
-    DIR *d = opendir(path);
-    if (!d) {
+    struct stat st;
+    DIR *d = lstat(path, &st) == 0 && S_ISDIR(st.st_mode) ? opendir(path) : NULL;
+    if (!d) { /* a file or a symbolic link */
         unlink(path);
         return;
     }
@@ -375,6 +376,7 @@ static void exit_codes(void **state) {
     char *stray[] = {"augur-profile", "gemm"};
     char *unknown[] = {"augur-profile", "--frobnicate"};
     char *missing[] = {"augur-profile", "--output-dir"};
+    char *mpi_gemm[] = {"augur-profile", "--mpi", "--family", "gemm", "-o", dir};
     assert_int_equal(aug_prof_main(ARGC(help), help, &be, NULL), 0);
     assert_int_equal(aug_prof_main(ARGC(version), version, &be, NULL), 0);
     assert_int_equal(aug_prof_main(ARGC(bad_family), bad_family, &be, NULL), 2);
@@ -386,6 +388,7 @@ static void exit_codes(void **state) {
     assert_int_equal(aug_prof_main(ARGC(stray), stray, &be, NULL), 2);
     assert_int_equal(aug_prof_main(ARGC(unknown), unknown, &be, NULL), 2);
     assert_int_equal(aug_prof_main(ARGC(missing), missing, &be, NULL), 2);
+    assert_int_equal(aug_prof_main(ARGC(mpi_gemm), mpi_gemm, &be, NULL), 2);
     assert_int_equal(fk.runs, 0);
 
     /* no device: 77, nothing created */

@@ -120,8 +120,9 @@ static const struct aug_prof_bench_impl fake_impl = {fake_setup, fake_run, fake_
 /* ---- helpers ---- */
 
 static void remove_tree(const char *path) {
-    DIR *d = opendir(path);
-    if (!d) {
+    struct stat st;
+    DIR *d = lstat(path, &st) == 0 && S_ISDIR(st.st_mode) ? opendir(path) : NULL;
+    if (!d) { /* a file or a symbolic link */
         unlink(path);
         return;
     }
