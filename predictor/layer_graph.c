@@ -213,7 +213,8 @@ void aug_graph_layer(const struct aug_model *m, const struct aug_plan *p,
     dims_init(m, p, s, &x);
     g->n_fwd = g->n_bwd = 0;
     double norm_flops = 8.0 * x.Tsp * x.h;
-    struct aug_op norm = act_op("norm", "norm", &x, 2.0 * x.Tsp * x.h * x.e, norm_flops);
+    const char *norm_kind = m->norm == AUG_NORM_RMSNORM ? "rmsnorm" : "layernorm";
+    struct aug_op norm = act_op("norm", norm_kind, &x, 2.0 * x.Tsp * x.h * x.e, norm_flops);
     struct aug_op resid = act_op("residual", "elementwise", &x,
                                  x.Tsp * x.h * (3.0 * x.e + (x.dropout ? 1.0 : 0.0)), 2.0 * x.Tsp * x.h);
     struct aug_op qkv = aug_op_gemm("qkv", x.dt, x.T, (x.a_t + 2.0 * x.kv_t) * x.d, x.h, 1);
@@ -307,7 +308,7 @@ void aug_graph_head(const struct aug_model *m, const struct aug_plan *p,
         mem_bwd(g, &emb, "embedding_bwd", AUG_CAT_EMBEDDING);
         return;
     }
-    struct aug_op norm = act_op("final_norm", "norm", &x, 2.0 * x.Tsp * x.h * x.e, 8.0 * x.Tsp * x.h);
+    struct aug_op norm = act_op("final_norm", m->norm == AUG_NORM_RMSNORM ? "rmsnorm" : "layernorm", &x, 2.0 * x.Tsp * x.h * x.e, 8.0 * x.Tsp * x.h);
     struct aug_op head = aug_op_gemm("lm_head", x.dt, x.T, x.V / x.t, x.h, 1);
     double logits = x.T * x.V / x.t;
     /* cross-entropy in fp32: read logits, max/sum passes, write the logit gradient */

@@ -114,8 +114,13 @@ int aug_op_time(const struct aug_op_ctx *ctx, const struct aug_op *op, struct au
         double vec = gpu->vector_tflops * 1e12;
         double tc = vec > 0 ? op->flops / vec : 0.0;
         double t_us;
-        if (kdb && op->mem_op && aug_kdb_memory_time_us(kdb, op->mem_op, op->dtype, op->bytes, &t_us) &&
-            t_us > 0) {
+        /* norms: the kind's own curve (profiler), else the generic "norm" one (Vidur) */
+        int hit = kdb && op->mem_op &&
+                  aug_kdb_memory_time_us(kdb, op->mem_op, op->dtype, op->bytes, &t_us);
+        if (!hit && kdb && op->mem_op &&
+            (strcmp(op->mem_op, "rmsnorm") == 0 || strcmp(op->mem_op, "layernorm") == 0))
+            hit = aug_kdb_memory_time_us(kdb, "norm", op->dtype, op->bytes, &t_us);
+        if (hit && t_us > 0) {
             out->source = AUG_SOURCE_CURVE;
             double tm = t_us * 1e-6;
             finish(out, tc, tm, 0.0, 1.0, op->bytes / (tm * bw), op);

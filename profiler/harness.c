@@ -190,7 +190,8 @@ static int measure_family(struct family_run *fr, const struct aug_prof_points *p
     for (size_t i = 0; i < pts->n; i++) {
         const struct aug_prof_point *p = &pts->v[i];
         char why[256];
-        if (fr->bench->supported(p, fr->dev, why, sizeof why))
+        if (!(fr->raw && aug_prof_raw_has(fr->raw, p)) &&
+            fr->bench->supported(p, fr->dev, why, sizeof why))
             est_left += aug_prof_point_estimate_s(p, &cfg->run);
     }
     for (size_t i = 0; i < pts->n; i++) {

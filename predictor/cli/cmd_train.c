@@ -21,7 +21,8 @@ static void help(void) {
            "breakdown, memory per GPU and whether it fits. --model takes a preset name (augur\n"
            "models), a Hugging Face config.json or an augur model JSON; --system a preset name\n"
            "(augur systems) or a system JSON. --dp defaults to gpus/(tp*pp*cp). Op times use the\n"
-           "GPU's calibrated curves in kernels-db (--kdb DIR overrides), documented default\n"
+           "GPU's calibrated curves in kernels-db (--kdb DIR names another kernels-db root: it\n"
+           "holds gpus.csv and <gpu>/curves.csv), documented default\n"
            "efficiencies where no curve exists, or pure roofline with --roofline; 'provenance'\n"
            "gives each source's share of the predicted time.\n");
 }
