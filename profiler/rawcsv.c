@@ -158,7 +158,7 @@ int aug_prof_raw_parse_point(const struct aug_csv *t, size_t row, struct aug_pro
                                   AUG_PROF_ALGO_LEN - 1);
     struct aug_prof_point p = aug_prof_point_make(f, op, dt);
     snprintf(p.algo, sizeof p.algo, "%s", algo);
-    long v;
+    long v = 0;
     int rc = AUG_OK;
     rc = rc ? rc : get_count(t, row, "m", &p.m);
     rc = rc ? rc : get_count(t, row, "n", &p.n);
