@@ -64,6 +64,7 @@ struct aug_kdb {
     struct kdb_entry *entry;
     int n_fam[AUG_FAMILY_COUNT];
     int *fam[AUG_FAMILY_COUNT]; /* curve indices per family, in file order */
+    unsigned char has_coll[AUG_COLL_COUNT][2]; /* any curve for collective x link */
 };
 
 const char *aug_kdb_gpu(const struct aug_kdb *kdb)
@@ -251,6 +252,8 @@ int aug_kdb_open(const char *root, const char *gpu_id, struct aug_kdb **out)
             goto fail;
         enum aug_family f = k->curves[r].family;
         k->fam[f][k->n_fam[f]++] = (int)r;
+        if (f == AUG_FAMILY_COLLECTIVE && k->entry[r].coll >= 0 && k->entry[r].link >= 0)
+            k->has_coll[k->entry[r].coll][k->entry[r].link] = 1;
         k->n++;
     }
     aug_csv_free(t);
@@ -422,7 +425,7 @@ int aug_kdb_collective_time_us(const struct aug_kdb *kdb, enum aug_coll c, doubl
     if (!kdb || kdb->n_fam[AUG_FAMILY_COLLECTIVE] == 0 || !(size_bytes >= 0) || !link)
         return 0;
     int want_link = strcmp(link, "nvlink") == 0 ? 0 : strcmp(link, "network") == 0 ? 1 : -1;
-    if (want_link < 0)
+    if (want_link < 0 || (unsigned)c >= AUG_COLL_COUNT || !kdb->has_coll[c][want_link])
         return 0;
     struct piece_pick pk;
     pick_reset(&pk);

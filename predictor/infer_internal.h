@@ -1,0 +1,129 @@
+/* infer_internal.h - what the serving model's files share (not public): the op graph of
+ * one forward step of a replica, the per-GPU shapes it is built from, and the timing of a
+ * step on a pipeline stage. */
+#ifndef AUG_INFER_INTERNAL_H
+#define AUG_INFER_INTERNAL_H
+
+#include "augur/infer.h"
+#include "augur/op.h"
+
+/* What one forward step of one replica processes: sequences that decode one token over
+ * the cache they already hold, and sequences whose prompt (or a chunk of it) runs now. */
+struct aug_infer_step {
+    double decode_seqs;  /* sequences generating one token */
+    double decode_ctx;   /* tokens already cached for each of them */
+    double prefill_seqs; /* sequences prefilling this step */
+    double prefill_len;  /* new prompt tokens per prefilling sequence */
+    double prefill_ctx;  /* tokens cached before this chunk (chunked prefill) */
+    double sample_seqs;  /* sequences that emit a token (rows of the LM head) */
+};
+
+/* What a second of an op counts as. */
+enum aug_icat {
+    AUG_ICAT_GEMM,
+    AUG_ICAT_ATTENTION,
+    AUG_ICAT_MEMORY,
+    AUG_ICAT_HEAD,
+    AUG_ICAT_TP,
+    AUG_ICAT_COUNT
+};
+
+struct aug_infer_gop {
+    struct aug_op op;
+    enum aug_icat cat;
+    int defaults_only; /* time with the documented defaults: no calibrated curve measures it */
+    int stage;         /* head ops: 0 first pipeline stage (embedding), 1 last (LM head) */
+};
+
+#define AUG_INFER_MAX_LAYER_OPS 32
+#define AUG_INFER_MAX_HEAD_OPS 12
+
+struct aug_infer_graph {
+    struct aug_infer_gop layer[AUG_INFER_MAX_LAYER_OPS];
+    int n_layer;
+    int attn_first, attn_count; /* the attention ops of `layer` (they depend on context) */
+    struct aug_infer_gop head[AUG_INFER_MAX_HEAD_OPS];
+    int n_head;
+};
+
+/* Per-GPU shapes of a plan. */
+struct aug_infer_dims {
+    double t, h, d, a_t, kv_t, f, V, E, k, L;
+    double e;            /* activation bytes (16-bit, or 4 for fp32) */
+    double wb;           /* bytes per linear weight (with int4 group scales) */
+    double kvb;          /* bytes per KV element */
+    double ep;
+    enum aug_dtype cdt;  /* compute dtype of GEMMs */
+    enum aug_dtype adt;  /* dtype of attention and of the LM head (16-bit for 8/4-bit compute) */
+    int tp_ranks, tp_domain;
+};
+
+void aug_infer_dims(const struct aug_model *m, const struct aug_system *s,
+                    const struct aug_infer_plan *p, struct aug_infer_dims *x);
+
+/* Bytes per weight of a storage dtype: int4 carries one 16-bit scale per group of 128
+ * weights (AWQ, Lin et al. 2024; GPTQ, Frantar et al. 2023), 8-bit formats per-channel or
+ * per-tensor scales (negligible). */
+double aug_infer_weight_bytes(enum aug_dtype wdt);
+
+/* The ops of one layer and of the model's two ends for one step of one replica. */
+void aug_infer_graph_build(const struct aug_model *m, const struct aug_system *s,
+                           const struct aug_infer_plan *p, const struct aug_infer_step *st,
+                           struct aug_infer_graph *g);
+
+/* Seconds (and what they are made of) of a list of ops. */
+struct aug_infer_acc {
+    double cat[AUG_ICAT_COUNT];
+    double src[AUG_SOURCE_COUNT];
+    double total;
+    double flops, bytes;
+};
+
+void aug_infer_acc_add(struct aug_infer_acc *dst, const struct aug_infer_acc *a, double k);
+
+/* Time ops [first, first + n) of `ops`, each `mult` times, into acc. */
+int aug_infer_time_ops(const struct aug_op_ctx *ctx, const struct aug_infer_gop *ops, int first,
+                       int n, double mult, struct aug_infer_acc *acc);
+
+/* One forward step of one replica on its slowest pipeline stage: layer ops times the
+ * stage's layers plus the heavier end (embedding or LM head). */
+int aug_infer_stage_time(const struct aug_op_ctx *ctx, const struct aug_model *m,
+                         const struct aug_infer_plan *p, const struct aug_infer_graph *g,
+                         struct aug_infer_acc *acc);
+
+/* Layers on the most loaded pipeline stage: ceil(layers / pp). */
+long aug_infer_stage_layers(const struct aug_model *m, const struct aug_infer_plan *p);
+
+/* Time of the activations of `tokens` crossing one pipeline boundary (0 when pp = 1). */
+int aug_infer_pp_send(const struct aug_op_ctx *ctx, const struct aug_model *m,
+                      const struct aug_infer_plan *p, double tokens, double *t,
+                      enum aug_source *src);
+
+/* The op-time contexts of a prediction: with curves, and defaults only. */
+struct aug_infer_ctx {
+    struct aug_system sys;  /* the system with the plan's launch gap */
+    struct aug_op_ctx with_curves, defaults;
+    double step_overhead_s;
+};
+void aug_infer_ctx_init(struct aug_infer_ctx *c, const struct aug_system *s,
+                        const struct aug_infer_plan *p, const struct aug_infer_options *opt);
+
+/* Steady-state continuous batching and disaggregation (serving.c). */
+int aug_infer_continuous(const struct aug_model *m, const struct aug_system *s,
+                         const struct aug_infer_plan *p, const struct aug_infer_options *opt,
+                         struct aug_infer_result *out);
+int aug_infer_disaggregated(const struct aug_model *m, const struct aug_system *s,
+                            const struct aug_infer_plan *p, const struct aug_infer_options *opt,
+                            struct aug_infer_result *out);
+
+/* Static batching of one replica (infer.c), also used per pool by disaggregation. */
+int aug_infer_static(const struct aug_model *m, const struct aug_system *s,
+                     const struct aug_infer_plan *p, const struct aug_infer_options *opt,
+                     struct aug_infer_result *out);
+
+/* Memory with `kv_tokens` cached per sequence and `prefill_tokens` in the largest step. */
+void aug_infer_memory_at(const struct aug_model *m, const struct aug_system *s,
+                         const struct aug_infer_plan *p, double seqs, double kv_tokens,
+                         double prefill_tokens, struct aug_infer_memory *out);
+
+#endif
