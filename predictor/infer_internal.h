@@ -41,7 +41,7 @@ struct aug_infer_gop {
 struct aug_infer_graph {
     struct aug_infer_gop layer[AUG_INFER_MAX_LAYER_OPS];
     int n_layer;
-    int attn_first, attn_count; /* the attention ops of `layer` (they depend on context) */
+    int decode_attn; /* index of the decode attention op in `layer` (-1: none) */
     struct aug_infer_gop head[AUG_INFER_MAX_HEAD_OPS];
     int n_head;
 };
@@ -71,6 +71,15 @@ void aug_infer_graph_build(const struct aug_model *m, const struct aug_system *s
                            const struct aug_infer_plan *p, const struct aug_infer_step *st,
                            struct aug_infer_graph *g);
 
+/* The op-time contexts of a prediction: with curves, and defaults only. */
+struct aug_infer_ctx {
+    struct aug_system sys;  /* the system with the plan's launch gap */
+    struct aug_op_ctx with_curves, defaults;
+    double step_overhead_s;
+};
+void aug_infer_ctx_init(struct aug_infer_ctx *c, const struct aug_system *s,
+                        const struct aug_infer_plan *p, const struct aug_infer_options *opt);
+
 /* Seconds (and what they are made of) of a list of ops. */
 struct aug_infer_acc {
     double cat[AUG_ICAT_COUNT];
@@ -81,32 +90,31 @@ struct aug_infer_acc {
 
 void aug_infer_acc_add(struct aug_infer_acc *dst, const struct aug_infer_acc *a, double k);
 
-/* Time ops [first, first + n) of `ops`, each `mult` times, into acc. */
-int aug_infer_time_ops(const struct aug_op_ctx *ctx, const struct aug_infer_gop *ops, int first,
-                       int n, double mult, struct aug_infer_acc *acc);
+/* Time one op (with curves unless it is defaults_only). */
+int aug_infer_time_op(const struct aug_infer_ctx *c, const struct aug_infer_gop *g,
+                      struct aug_op_time *t);
+
+/* Time ops [first, first + n) of `ops`, each `mult` times, into acc (skipping `skip`). */
+int aug_infer_time_ops(const struct aug_infer_ctx *c, const struct aug_infer_gop *ops, int first,
+                       int n, int skip, double mult, struct aug_infer_acc *acc);
+
+/* The flash-decoding op of `seqs` sequences attending over `ctx` tokens each. */
+struct aug_op aug_infer_decode_attention(const struct aug_infer_dims *x, const struct aug_system *s,
+                                         double seqs, double ctx);
 
 /* One forward step of one replica on its slowest pipeline stage: layer ops times the
  * stage's layers plus the heavier end (embedding or LM head). */
-int aug_infer_stage_time(const struct aug_op_ctx *ctx, const struct aug_model *m,
+int aug_infer_stage_time(const struct aug_infer_ctx *c, const struct aug_model *m,
                          const struct aug_infer_plan *p, const struct aug_infer_graph *g,
-                         struct aug_infer_acc *acc);
+                         int skip_decode_attn, struct aug_infer_acc *acc);
 
 /* Layers on the most loaded pipeline stage: ceil(layers / pp). */
 long aug_infer_stage_layers(const struct aug_model *m, const struct aug_infer_plan *p);
 
 /* Time of the activations of `tokens` crossing one pipeline boundary (0 when pp = 1). */
-int aug_infer_pp_send(const struct aug_op_ctx *ctx, const struct aug_model *m,
+int aug_infer_pp_send(const struct aug_infer_ctx *c, const struct aug_model *m,
                       const struct aug_infer_plan *p, double tokens, double *t,
                       enum aug_source *src);
-
-/* The op-time contexts of a prediction: with curves, and defaults only. */
-struct aug_infer_ctx {
-    struct aug_system sys;  /* the system with the plan's launch gap */
-    struct aug_op_ctx with_curves, defaults;
-    double step_overhead_s;
-};
-void aug_infer_ctx_init(struct aug_infer_ctx *c, const struct aug_system *s,
-                        const struct aug_infer_plan *p, const struct aug_infer_options *opt);
 
 /* Steady-state continuous batching and disaggregation (serving.c). */
 int aug_infer_continuous(const struct aug_model *m, const struct aug_system *s,
