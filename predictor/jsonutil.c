@@ -3,11 +3,13 @@
  * Every input file is user-facing, so every failure says where: parse errors carry the
  * line and column jansson reports, value errors the field name and what was found. */
 #include "jsonutil.h"
+#include "suggest.h"
 
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "augur/status.h"
 
@@ -148,4 +150,34 @@ int aug_json_string(const char *ctx, json_t *obj, const char *key, int flags, ch
                           ctx, key, n - 1);
     memcpy(buf, s, len + 1);
     return AUG_OK;
+}
+
+size_t aug_json_find_named(json_t *arr, const char *name) {
+    size_t n = json_array_size(arr);
+    for (int pass = 0; pass < 2; pass++)
+        for (size_t i = 0; i < n; i++) {
+            json_t *nm = json_object_get(json_array_get(arr, i), "name");
+            if (!json_is_string(nm))
+                continue;
+            const char *s = json_string_value(nm);
+            if (pass == 0 ? strcmp(s, name) == 0 : strcasecmp(s, name) == 0)
+                return i;
+        }
+    return n;
+}
+
+int aug_json_unknown_named(json_t *arr, const char *kind, const char *name, const char *list_cmd) {
+    struct aug_suggest sg;
+    char hint[256];
+    aug_suggest_init(&sg, name);
+    for (size_t i = 0; i < json_array_size(arr); i++) {
+        json_t *nm = json_object_get(json_array_get(arr, i), "name");
+        if (json_is_string(nm))
+            aug_suggest_add(&sg, json_string_value(nm));
+    }
+    aug_suggest_format(&sg, hint, sizeof hint);
+    if (hint[0])
+        return aug_errorf(AUG_ENOTFOUND, "unknown %s '%s'%s", kind, name, hint);
+    return aug_errorf(AUG_ENOTFOUND, "unknown %s '%s' (not a preset; 'augur %s' lists them, and "
+                                     "a path must contain '/' or end in .json)", kind, name, list_cmd);
 }

@@ -40,4 +40,12 @@ void aug_fmt_trunc(char *dst, size_t n, const char *fmt, ...) __attribute__((for
 /* Name of a JSON value's type for messages ("string", "array", ...). */
 const char *aug_json_type_name(const json_t *v);
 
+/* Index of the object of `arr` whose "name" is `name` (exact match first, then ignoring
+ * case); json_array_size(arr) when none is. */
+size_t aug_json_find_named(json_t *arr, const char *name);
+
+/* AUG_ENOTFOUND: "unknown <kind> '<name>' (did you mean: ...)" with the closest "name"
+ * values of arr, or a hint to `augur <list_cmd>` when none is close. */
+int aug_json_unknown_named(json_t *arr, const char *kind, const char *name, const char *list_cmd);
+
 #endif

@@ -713,34 +713,11 @@ int aug_model_load(const char *data_root, const char *name_or_path, struct aug_m
     int st = presets_open(data_root, path, sizeof path, &root, &arr);
     if (st)
         return st;
-    size_t n = json_array_size(arr), hit = n;
-    for (size_t i = 0; i < n && hit == n; i++) {
-        json_t *nm = json_object_get(json_array_get(arr, i), "name");
-        if (json_is_string(nm) && strcmp(json_string_value(nm), name_or_path) == 0)
-            hit = i;
-    }
-    for (size_t i = 0; i < n && hit == n; i++) {
-        json_t *nm = json_object_get(json_array_get(arr, i), "name");
-        if (json_is_string(nm) && strcasecmp(json_string_value(nm), name_or_path) == 0)
-            hit = i;
-    }
-    if (hit < n) {
+    size_t hit = aug_json_find_named(arr, name_or_path);
+    if (hit < json_array_size(arr))
         st = preset_entry(path, arr, hit, out);
-    } else {
-        struct aug_suggest sg;
-        char hint[256];
-        aug_suggest_init(&sg, name_or_path);
-        for (size_t i = 0; i < n; i++) {
-            json_t *nm = json_object_get(json_array_get(arr, i), "name");
-            if (json_is_string(nm))
-                aug_suggest_add(&sg, json_string_value(nm));
-        }
-        aug_suggest_format(&sg, hint, sizeof hint);
-        st = aug_errorf(AUG_ENOTFOUND, "unknown model '%s'%s%s", name_or_path, hint,
-                        hint[0] ? ""
-                                : " (not a preset; 'augur models' lists them, and a path must "
-                                  "contain '/' or end in .json)");
-    }
+    else
+        st = aug_json_unknown_named(arr, "model", name_or_path, "models");
     json_decref(root);
     return st;
 }

@@ -488,33 +488,11 @@ int aug_system_load(const char *kdb_root, const char *name_or_path, struct aug_s
     int st = presets_open(path, sizeof path, &root, &arr);
     if (st)
         return st;
-    size_t n = json_array_size(arr), hit = n;
-    for (int pass = 0; pass < 2 && hit == n; pass++)
-        for (size_t i = 0; i < n && hit == n; i++) {
-            json_t *nm = json_object_get(json_array_get(arr, i), "name");
-            if (!json_is_string(nm))
-                continue;
-            const char *s = json_string_value(nm);
-            if (pass == 0 ? strcmp(s, name_or_path) == 0 : strcasecmp(s, name_or_path) == 0)
-                hit = i;
-        }
-    if (hit < n) {
+    size_t hit = aug_json_find_named(arr, name_or_path);
+    if (hit < json_array_size(arr))
         st = preset_entry(kdb_root, path, arr, hit, out);
-    } else {
-        struct aug_suggest sg;
-        char hint[256];
-        aug_suggest_init(&sg, name_or_path);
-        for (size_t i = 0; i < n; i++) {
-            json_t *nm = json_object_get(json_array_get(arr, i), "name");
-            if (json_is_string(nm))
-                aug_suggest_add(&sg, json_string_value(nm));
-        }
-        aug_suggest_format(&sg, hint, sizeof hint);
-        st = aug_errorf(AUG_ENOTFOUND, "unknown system '%s'%s%s", name_or_path, hint,
-                        hint[0] ? ""
-                                : " (not a preset; 'augur systems' lists them, and a path must "
-                                  "contain '/' or end in .json)");
-    }
+    else
+        st = aug_json_unknown_named(arr, "system", name_or_path, "systems");
     json_decref(root);
     return st;
 }
