@@ -226,9 +226,8 @@ static int pin_ok(long pinned, long v, long max) {
 }
 
 /* Divisors of n in ascending order (at most cap; n <= 2^40 has fewer than 10,000). */
-static int divisors(long n, long *out, int cap) {
+static int divisors(long n, long *out, int cap, long *high) {
     int lo = 0, hi = 0;
-    long high[AUG_SWEEP_MAX_DIVISORS];
     for (long d = 1; d * d <= n; d++) {
         if (n % d != 0)
             continue;
@@ -249,21 +248,25 @@ static long units_foreach(const struct aug_sweep_config *c, long seq,
     const struct aug_sweep_space *sp = &c->space;
     long gpus = c->base.gpus, gb = c->base.global_batch;
     uint64_t gidx = 0;
-    static _Thread_local long d_tp[AUG_SWEEP_MAX_DIVISORS], d_cp[AUG_SWEEP_MAX_DIVISORS],
-        d_pp[AUG_SWEEP_MAX_DIVISORS], d_ep[AUG_SWEEP_MAX_DIVISORS], d_mb[AUG_SWEEP_MAX_DIVISORS];
-    int n_tp = divisors(gpus, d_tp, AUG_SWEEP_MAX_DIVISORS);
+    long *buf = malloc(6 * AUG_SWEEP_MAX_DIVISORS * sizeof *buf);
+    if (!buf)
+        return -1;
+    long *d_tp = buf, *d_cp = buf + AUG_SWEEP_MAX_DIVISORS, *d_pp = buf + 2 * AUG_SWEEP_MAX_DIVISORS;
+    long *d_ep = buf + 3 * AUG_SWEEP_MAX_DIVISORS, *d_mb = buf + 4 * AUG_SWEEP_MAX_DIVISORS;
+    long *scratch = buf + 5 * AUG_SWEEP_MAX_DIVISORS;
+    int n_tp = divisors(gpus, d_tp, AUG_SWEEP_MAX_DIVISORS, scratch);
     for (int i_tp = 0; i_tp < n_tp; i_tp++) {
         long tp = d_tp[i_tp];
         if (!tp_allowed(c, tp))
             continue;
         long r1 = gpus / tp;
-        int n_cp = divisors(r1, d_cp, AUG_SWEEP_MAX_DIVISORS);
+        int n_cp = divisors(r1, d_cp, AUG_SWEEP_MAX_DIVISORS, scratch);
         for (int i_cp = 0; i_cp < n_cp; i_cp++) {
             long cp = d_cp[i_cp];
             if (seq % cp != 0 || !pin_ok(sp->cp, cp, sp->max_cp))
                 continue;
             long r2 = r1 / cp;
-            int n_pp = divisors(r2, d_pp, AUG_SWEEP_MAX_DIVISORS);
+            int n_pp = divisors(r2, d_pp, AUG_SWEEP_MAX_DIVISORS, scratch);
             for (int i_pp = 0; i_pp < n_pp && d_pp[i_pp] <= m->layers; i_pp++) {
                 long pp = d_pp[i_pp];
                 if (!pin_ok(sp->pp, pp, sp->max_pp))
@@ -277,8 +280,8 @@ static long units_foreach(const struct aug_sweep_config *c, long seq,
                 int n_ep = 1;
                 d_ep[0] = 1;
                 if (m->arch == AUG_ARCH_MOE && m->moe_experts > 1)
-                    n_ep = divisors(dp * cp, d_ep, AUG_SWEEP_MAX_DIVISORS);
-                int n_mb = divisors(per_replica, d_mb, AUG_SWEEP_MAX_DIVISORS);
+                    n_ep = divisors(dp * cp, d_ep, AUG_SWEEP_MAX_DIVISORS, scratch);
+                int n_mb = divisors(per_replica, d_mb, AUG_SWEEP_MAX_DIVISORS, scratch);
                 for (int i_ep = 0; i_ep < n_ep; i_ep++) {
                     long ep = d_ep[i_ep];
                     if (!pin_ok(sp->ep, ep, sp->max_ep))
@@ -290,13 +293,16 @@ static long units_foreach(const struct aug_sweep_config *c, long seq,
                         if (!pin_ok(sp->micro_batch, mb, sp->max_micro_batch))
                             continue;
                         struct unit u = {gidx++, tp, cp, pp, dp, ep, mb};
-                        if (fn && fn(&u, user) != 0)
+                        if (fn && fn(&u, user) != 0) {
+                            free(buf);
                             return -1;
+                        }
                     }
                 }
             }
         }
     }
+    free(buf);
     return (long)gidx;
 }
 
