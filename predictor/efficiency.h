@@ -17,6 +17,8 @@ struct aug_eff_defaults {
     double attn_seq_half;  /* sequence length at which attention efficiency is half */
     double coll_eff[AUG_LINK_COUNT]; /* achieved / nominal bus bandwidth, large messages */
     double framework_op_us; /* host time to issue one kernel from an eager framework */
+    double comm_slowdown;  /* compute slowdown while an overlapped collective shares the SMs */
+    double moe_imbalance;  /* tokens on the busiest expert over the mean, natural routing */
 };
 
 /* The one table of defaults (see efficiency.c for sources). */

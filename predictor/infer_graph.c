@@ -19,8 +19,12 @@
  *   reduction combines the fp32 partial outputs. The query heads of a GQA group share one
  *   pass over their KV head (Ainslie et al. 2023), so the kernel sees heads/kv_heads query
  *   rows per KV head. It is memory-bound: bytes = cached tokens * 2 * kv_heads * head_dim *
- *   bytes(kv dtype). No calibrated curve measures decode-shaped attention, so it is timed
- *   with the default efficiencies.
+ *   bytes(kv dtype), timed as a stream at AUG_INFER_STREAM_EFF of HBM bandwidth (no
+ *   calibrated curve measures decode-shaped attention). Kernels that run one thread block
+ *   per query head on CUDA cores (TensorRT-LLM's masked MHA, "a single CUDA thread-block per
+ *   head" in its gpt_attention.md, before the XQA kernels; vLLM's PagedAttention) compute
+ *   at AUG_INFER_CORE_EFF_* of the FP32 peak (plan.decode_per_head): with a large GQA
+ *   group (Llama-2-70B: 8, Falcon-180B: 29 query heads per KV head) they are compute-bound.
  *
  * Mixture of experts (dropless, uniform routing): with T tokens each choosing k of E
  * experts, an expert receives at least one token with probability 1 - (1 - k/E)^T, so a
@@ -77,6 +81,8 @@ static void add(struct aug_infer_gop *arr, int *n, int cap, struct aug_op op, en
     arr[*n].op = op;
     arr[*n].cat = cat;
     arr[*n].defaults_only = defaults_only;
+    arr[*n].stream = 0;
+    arr[*n].core_eff = 0.0;
     arr[*n].stage = stage;
     (*n)++;
 }
@@ -109,8 +115,9 @@ struct aug_op aug_infer_decode_attention(const struct aug_infer_dims *x, const s
     op.kind = AUG_OP_ATTENTION;
     op.dtype = x->adt;
     op.count = 1;
+    /* grouped kernels pack a GQA group's query rows into one pass over their KV head */
     op.batch_heads = seqs * x->kv_t;
-    op.seq_q = x->a_t / x->kv_t; /* the GQA group's query rows share one KV pass */
+    op.seq_q = x->a_t / x->kv_t;
     op.seq_kv = ctx;
     op.head_dim = x->d;
     op.causal = 0;
@@ -118,7 +125,7 @@ struct aug_op aug_infer_decode_attention(const struct aug_infer_dims *x, const s
     /* flash-decoding splits each sequence's cache until the blocks fill the SMs, at most
      * one split per 256 cached tokens; the fp32 partial outputs (and their log-sum-exp)
      * are written and read back by the reduction */
-    double blocks = seqs * x->kv_t, sms = s ? (double)s->gpu.sm_count : 108.0;
+    double blocks = op.batch_heads, sms = s ? (double)s->gpu.sm_count : 108.0;
     double splits = blocks >= sms ? 1.0 : fmin(ceil(sms / blocks), fmax(1.0, ceil(ctx / 256.0)));
     double partials = splits > 1 ? 2.0 * splits * seqs * x->a_t * (x->d + 1.0) * 4.0 : 0.0;
     op.bytes = seqs * ctx * 2.0 * x->kv_t * x->d * x->kvb /* cached K and V, read once */
@@ -184,8 +191,12 @@ static void dense_mlp(const struct aug_model *m, const struct aug_infer_dims *x,
 static void moe_mlp(const struct aug_model *m, const struct aug_infer_dims *x, double T,
                     struct aug_infer_graph *g) {
     int gated = m->mlp == AUG_MLP_SWIGLU, dflt;
-    /* the router stays in 16 bits on every rank */
-    ADD_L(aug_op_gemm("router", x->adt, T, x->E, x->h, 1), AUG_ICAT_GEMM, 0);
+    /* the router (16-bit, on every rank) has as many output columns as experts (8-64): a
+     * single tile column that streams the tokens' activations, so it is timed as the
+     * memory-bound kernel it is (the GEMM efficiency defaults assume full tiles) */
+    ADD_L(mem("router", "elementwise", x, T * x->h * x->e + x->h * x->E * x->e + T * x->E * 4.0,
+              2.0 * T * x->E * x->h),
+          AUG_ICAT_GEMM, 0);
     /* top-k, gather of each token's rows to its experts and the weighted scatter back */
     ADD_L(mem("moe_permute", "elementwise", x, 2.0 * T * x->h * x->e * (1.0 + x->k),
               T * x->E * 5.0),
@@ -235,6 +246,10 @@ void aug_infer_graph_build(const struct aug_model *m, const struct aug_system *s
         g->decode_attn = g->n_layer;
         ADD_L(aug_infer_decode_attention(&x, s, st->decode_seqs, st->decode_ctx + 1.0),
               AUG_ICAT_ATTENTION, 1);
+        g->layer[g->decode_attn].stream = 1;
+        if (p->decode_per_head)
+            g->layer[g->decode_attn].core_eff =
+                x.kvb <= 1.0 ? AUG_INFER_CORE_EFF_8BIT : AUG_INFER_CORE_EFF_16BIT;
     }
     struct aug_op out = linear("attn_out", &x, T, x.h, x.a_t * x.d, 1, &dflt);
     ADD_L(out, AUG_ICAT_GEMM, dflt);

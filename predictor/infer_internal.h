@@ -32,6 +32,8 @@ struct aug_infer_gop {
     struct aug_op op;
     enum aug_icat cat;
     int defaults_only; /* time with the documented defaults: no calibrated curve measures it */
+    int stream;        /* a streaming read timed at AUG_INFER_STREAM_EFF of HBM bandwidth */
+    double core_eff;   /* > 0: computed on CUDA cores at this share of the FP32 peak */
     int stage;         /* head ops: 0 first pipeline stage (embedding), 1 last (LM head) */
 };
 
@@ -60,6 +62,23 @@ struct aug_infer_dims {
 
 void aug_infer_dims(const struct aug_model *m, const struct aug_system *s,
                     const struct aug_infer_plan *p, struct aug_infer_dims *x);
+
+/* Achieved share of HBM bandwidth of kernels that stream hundreds of MiB (flash-decoding
+ * over the KV cache): the A100 calibrated elementwise curve moves 1,795 GB/s of 2,039 (0.88)
+ * for 36 MB to 1.6 GB (Vidur's profiles, kernels-db/a100-80g); the default for short
+ * memory-bound kernels (0.70, efficiency.c) undercounts such streams. */
+#define AUG_INFER_STREAM_EFF 0.85
+
+/* Share of the FP32 (CUDA-core) peak that a per-query-head decode kernel reaches: every
+ * cached element a thread block reads is converted to fp32 before its multiply-add, and the
+ * CUDA C++ Programming Guide (Arithmetic Instructions, throughput table, compute
+ * capability 8.x and 9.0) lists 16 conversions per clock per SM against 128 fp32 FMAs: one
+ * conversion per FMA (2 FLOPs) caps the kernel at 1/8 of the FP32 peak; 16-bit elements
+ * are converted two per instruction (half2), 1/4. The query heads of a GQA group run in
+ * adjacent thread blocks, so the group's reads of one KV head are served by L2 and HBM sees
+ * them once. */
+#define AUG_INFER_CORE_EFF_8BIT 0.125
+#define AUG_INFER_CORE_EFF_16BIT 0.25
 
 /* Bytes per weight of a storage dtype: int4 carries one 16-bit scale per group of 128
  * weights (AWQ, Lin et al. 2024; GPTQ, Frantar et al. 2023), 8-bit formats per-channel or

@@ -7,25 +7,38 @@
  * reduce-scatter), dropout + residual add, norm, [SP all-gather], MLP up (gate+up for
  * SwiGLU), activation, MLP down, TP all-reduce / reduce-scatter, dropout + residual.
  * Backward: every GEMM becomes a data-gradient and a weight-gradient GEMM of the same
- * FLOPs; memory-bound kernels move about twice their forward bytes; FlashAttention's
- * backward does 5 matmuls to the forward's 2 (it recomputes the scores: Dao 2023);
- * TP collectives mirror the forward (all-reduce <-> identity, all-gather <->
- * reduce-scatter). MoE layers (top-k routing, expert parallelism) swap the MLP for a
- * router, an all-to-all dispatch, grouped expert GEMMs and an all-to-all combine. */
+ * FLOPs; memory-bound kernels move about twice their forward bytes (the softmax backward
+ * reads P and dP and writes dS: Dao et al. 2022, Algorithm 3); TP collectives mirror the
+ * forward (all-reduce <-> identity, all-gather <-> reduce-scatter).
+ *
+ * Attention bytes and FLOPs come from the IO model of attention_io.c (FlashAttention-2
+ * traffic on the GPU's shared memory, exact causal pairs). Context parallelism (plan.h):
+ * ring attention runs cp blockwise kernels per layer on the local queries, with the
+ * causal work balanced over the ranks (each holds chunks r and 2cp-1-r, so every rank
+ * computes n(N+1)/2 pairs per head, n = N/cp) and the K/V block of the previous step
+ * arriving while a step computes (an overlap group); the backward also returns dK/dV one
+ * more hop. Ulysses all-to-alls Q, K, V before and O after attention (and their
+ * gradients), attention running on the full sequence with heads/cp heads. All-gather CP
+ * gathers K and V once per layer and reduce-scatters their gradients.
+ *
+ * MoE layers (moe.h for the routing arithmetic; Megatron-Core's all-to-all dispatcher)
+ * replace the MLP by a router, a permutation, an all-to-all dispatch over EP, an expert-TP
+ * all-gather, grouped expert GEMMs on the busiest rank's tokens, the mirror reduce-scatter
+ * and combine, and shared experts run as a dense TP MLP beside them. MatMul-free layers
+ * are built by matmulfree.c. With plan->tp_overlap each TP collective overlaps the GEMM
+ * beside it in tp chunks (T3, Pati et al. ASPLOS 2024; Transformer Engine userbuffers). */
 #include "layer_graph.h"
 
 #include <string.h>
 
+#include "augur/attention.h"
+#include "augur/moe.h"
+#include "graph_build.h"
+#include "matmulfree_internal.h"
 #include "train_internal.h"
 
-struct dims {
-    double b, s, skv, T, Tsp, t, h, d, a_t, kv_t, f, e, V;
-    enum aug_dtype dt;
-    int tp_ranks, tp_domain, sp, dropout;
-};
-
-static void dims_init(const struct aug_model *m, const struct aug_plan *p,
-                      const struct aug_system *s, struct dims *x) {
+void aug_dims_init(const struct aug_model *m, const struct aug_plan *p, const struct aug_system *s,
+                   struct aug_dims *x) {
     x->b = (double)p->micro_batch;
     x->s = (double)(p->seq / p->cp);
     x->skv = (double)p->seq;
@@ -46,172 +59,375 @@ static void dims_init(const struct aug_model *m, const struct aug_plan *p,
     x->dropout = aug_model_has_dropout(m);
 }
 
-static void add(struct aug_graph_op *arr, int *n, struct aug_op op, enum aug_cat cat, int sel) {
+void aug_gb_add_ovl(struct aug_graph_op *arr, int *n, struct aug_op op, enum aug_cat cat,
+                    int group, enum aug_ovl_kind ovl, int steps) {
     if (*n >= AUG_GRAPH_MAX_OPS)
-        return; /* the builders below stay well under the bound */
-    arr[*n].op = op;
-    arr[*n].cat = cat;
-    arr[*n].selective = sel;
+        return; /* the builders stay well under the bound */
+    struct aug_graph_op *o = &arr[*n];
+    o->op = op;
+    o->cat = cat;
+    o->selective = 0;
+    o->group = group;
+    o->ovl = ovl;
+    o->ovl_n = steps;
     (*n)++;
 }
 
-static struct aug_op act_op(const char *name, const char *kind, const struct dims *x, double bytes,
-                            double flops) {
+void aug_gb_add(struct aug_graph_op *arr, int *n, struct aug_op op, enum aug_cat cat, int sel) {
+    aug_gb_add_ovl(arr, n, op, cat, 0, AUG_OVL_NONE, 0);
+    if (*n > 0 && *n <= AUG_GRAPH_MAX_OPS)
+        arr[*n - 1].selective = sel;
+}
+
+void aug_gb_pair(struct aug_graph *g, struct aug_graph_op *arr, int i, int j,
+                 enum aug_ovl_kind ovl, int steps) {
+    if (i < 0 || j < 0)
+        return;
+    int id = ++g->n_groups;
+    arr[i].group = arr[j].group = id;
+    arr[i].ovl = arr[j].ovl = ovl;
+    arr[i].ovl_n = arr[j].ovl_n = steps;
+}
+
+static struct aug_op act_op(const char *name, const char *kind, const struct aug_dims *x,
+                            double bytes, double flops) {
     return aug_op_memory(name, kind, x->dt, bytes, flops);
 }
 
-static void tp_coll(struct aug_graph_op *arr, int *n, const char *name, enum aug_coll c,
-                    const struct dims *x, enum aug_cat cat) {
+int aug_gb_tp_coll(struct aug_graph_op *arr, int *n, const char *name, enum aug_coll c,
+                   const struct aug_dims *x, enum aug_cat cat) {
     if (x->tp_ranks <= 1)
-        return;
-    add(arr, n, aug_op_collective(name, c, x->T * x->h * x->e, x->tp_ranks, x->tp_domain), cat, 0);
+        return -1;
+    aug_gb_add(arr, n, aug_op_collective(name, c, x->T * x->h * x->e, x->tp_ranks, x->tp_domain),
+               cat, 0);
+    return *n - 1;
 }
 
-/* Backward of a GEMM: data gradient (m x k from m x n times n x k) and weight gradient
- * (k x n with inner dimension m). */
-static void gemm_bwd(struct aug_graph *g, const struct aug_op *f, const char *dname,
-                     const char *wname, enum aug_cat cat, int weights) {
-    add(g->bwd, &g->n_bwd, aug_op_gemm(dname, f->dtype, f->m, f->k, f->n, f->batch), cat, 0);
+int aug_gb_gemm_bwd(struct aug_graph *g, const struct aug_op *f, const char *dname,
+                    const char *wname, enum aug_cat cat, int weights) {
+    aug_gb_add(g->bwd, &g->n_bwd, aug_op_gemm(dname, f->dtype, f->m, f->k, f->n, f->batch), cat, 0);
+    int di = g->n_bwd - 1;
     if (weights)
-        add(g->bwd, &g->n_bwd, aug_op_gemm(wname, f->dtype, f->k, f->n, f->m, f->batch), cat, 0);
+        aug_gb_add(g->bwd, &g->n_bwd, aug_op_gemm(wname, f->dtype, f->k, f->n, f->m, f->batch), cat, 0);
     else /* batched activation-activation GEMMs need gradients of both inputs */
-        add(g->bwd, &g->n_bwd, aug_op_gemm(wname, f->dtype, f->n, f->k, f->m, f->batch), cat, 0);
+        aug_gb_add(g->bwd, &g->n_bwd, aug_op_gemm(wname, f->dtype, f->n, f->k, f->m, f->batch), cat, 0);
+    return di;
 }
 
-static void mem_bwd(struct aug_graph *g, const struct aug_op *f, const char *name, enum aug_cat cat) {
-    add(g->bwd, &g->n_bwd, aug_op_memory(name, f->mem_op, f->dtype, 2.0 * f->bytes, 2.0 * f->flops),
-        cat, 0);
+void aug_gb_mem_bwd(struct aug_graph *g, const struct aug_op *f, const char *name,
+                    enum aug_cat cat) {
+    aug_gb_add(g->bwd, &g->n_bwd,
+               aug_op_memory(name, f->mem_op, f->dtype, 2.0 * f->bytes, 2.0 * f->flops), cat, 0);
 }
 
-static void attention(const struct aug_model *m, const struct aug_plan *p, const struct dims *x,
-                      struct aug_graph *g) {
-    double bh = x->b * x->a_t;
+/* ---- attention and context parallelism ------------------------------------------------ */
+
+/* One all-to-all among `ranks` ranks of which `per_domain` share an NVLink domain. When
+ * the group leaves the domain every GPU pushes the (n - r)/n of its buffer bound for other
+ * domains through its own NIC (one NIC per GPU), so the op is timed as a network
+ * all-to-all of that share; `bytes` keeps the whole buffer. */
+static struct aug_op a2a_op(const char *name, double size, int ranks, int per_domain) {
+    struct aug_op op = aug_op_collective(name, AUG_COLL_ALL_TO_ALL, size, ranks, per_domain);
+    if (ranks > 1 && per_domain < ranks) {
+        double r = per_domain < 1 ? 1.0 : (double)per_domain;
+        op.ranks_per_domain = 1;
+        op.size_bytes = size * ((double)ranks - r) / ((double)ranks - 1.0);
+    }
+    return op;
+}
+
+/* The attention core's shape on this rank under the plan's CP algorithm. */
+static void attn_shape(const struct aug_model *m, const struct aug_plan *p,
+                       const struct aug_dims *x, struct aug_attn_shape *a, double *steps) {
+    double N = x->skv, n = x->s, cp = (double)p->cp;
+    memset(a, 0, sizeof *a);
+    a->batch = x->b;
+    a->heads = x->a_t;
+    a->kv_heads = x->kv_t;
+    a->head_dim = x->d;
+    a->causal = 1;
+    a->elem_bytes = x->e;
+    a->seq_q = n;
+    a->seq_kv = N;
+    /* load-balanced causal split: every rank computes n (N + 1) / 2 pairs per head */
+    a->pairs = n * (N + 1.0) / 2.0;
+    *steps = 1;
+    (void)m;
+    if (p->cp > 1 && p->cp_algo == AUG_CP_ULYSSES) {
+        a->heads = x->a_t / cp;
+        a->kv_heads = x->kv_t >= cp ? x->kv_t / cp : 1.0;
+        a->seq_q = N;
+        a->pairs = N * (N + 1.0) / 2.0;
+    } else if (p->cp > 1 && p->cp_algo == AUG_CP_RING) {
+        /* cp blockwise kernels of n queries against n keys, the pairs spread evenly */
+        a->seq_kv = n;
+        a->pairs = n * (N + 1.0) / 2.0 / cp;
+        *steps = cp;
+    }
+}
+
+/* Attention core forward and backward; returns the index range of the forward ops in
+ * g->fwd through *first / *last so ring CP can overlap them with its exchange. */
+static void attention(const struct aug_model *m, const struct aug_plan *p,
+                      const struct aug_system *s, const struct aug_dims *x, struct aug_graph *g,
+                      struct aug_graph *bwd_out, int *first, int *last) {
+    struct aug_attn_shape a;
+    double steps;
+    attn_shape(m, p, x, &a, &steps);
+    /* fp8 recipes (Transformer Engine) keep attention in bf16 */
+    enum aug_dtype adt = x->dt == AUG_DTYPE_FP8 ? AUG_DTYPE_BF16 : x->dt;
+    *first = g->n_fwd;
     if (p->flash_attention) {
-        /* causal: only key blocks at or before the query are visited: (s+1)/(2s) of the
-         * square when queries and keys are the same tokens; ~1/2 under context parallelism */
-        double causal = p->cp > 1 ? 0.5 : (x->s + 1.0) / (2.0 * x->s);
+        struct aug_attn_io io;
+        aug_attention_io(&a, s->gpu.smem_kib_per_sm * 1024.0, (double)s->gpu.sm_count, &io);
         struct aug_op fa;
         memset(&fa, 0, sizeof fa);
         fa.name = "attn_fwd";
         fa.kind = AUG_OP_ATTENTION;
-        /* fp8 recipes (Transformer Engine) keep attention in bf16 */
-        fa.dtype = x->dt == AUG_DTYPE_FP8 ? AUG_DTYPE_BF16 : x->dt;
-        fa.count = 1;
-        fa.batch_heads = bh;
-        fa.seq_q = x->s;
-        fa.seq_kv = x->skv;
-        fa.head_dim = x->d;
+        fa.dtype = adt;
+        fa.count = steps;
+        fa.batch_heads = a.batch * a.heads;
+        fa.seq_q = a.seq_q;
+        fa.seq_kv = a.seq_kv;
+        fa.head_dim = a.head_dim;
         fa.causal = 1;
-        fa.flops = 4.0 * bh * x->s * x->skv * x->d * causal;
-        /* Q and O per query head, K and V per KV head, fp32 log-sum-exp */
-        fa.bytes = x->e * (2.0 * x->T * x->a_t * x->d + 2.0 * x->b * x->skv * x->kv_t * x->d) +
-                   4.0 * bh * x->s;
-        add(g->fwd, &g->n_fwd, fa, AUG_CAT_ATTENTION, 0);
+        fa.flops = io.fwd_flops;
+        fa.bytes = io.fwd_bytes;
+        aug_gb_add(g->fwd, &g->n_fwd, fa, AUG_CAT_ATTENTION, 0);
         struct aug_op fb = fa;
         fb.name = "attn_bwd";
         fb.backward = 1;
-        fb.flops = 2.5 * fa.flops;
-        fb.bytes = 2.0 * fa.bytes + x->e * x->T * x->a_t * x->d;
-        add(g->bwd, &g->n_bwd, fb, AUG_CAT_ATTENTION, 0);
+        fb.flops = io.bwd_flops;
+        fb.bytes = io.bwd_bytes;
+        aug_gb_add(bwd_out->bwd, &bwd_out->n_bwd, fb, AUG_CAT_ATTENTION, 0);
+        *last = g->n_fwd - 1;
         return;
     }
-    (void)m;
-    enum aug_dtype adt = x->dt == AUG_DTYPE_FP8 ? AUG_DTYPE_BF16 : x->dt;
-    struct aug_op qk = aug_op_gemm("attn_qk", adt, x->s, x->skv, x->d, bh);
-    double scores = bh * x->s * x->skv;
+    double bh = a.batch * a.heads;
+    struct aug_op qk = aug_op_gemm("attn_qk", adt, a.seq_q, a.seq_kv, x->d, bh);
+    double scores = bh * a.seq_q * a.seq_kv;
     struct aug_op sm = act_op("attn_softmax", "softmax", x, 2.0 * scores * x->e, 5.0 * scores);
-    struct aug_op av = aug_op_gemm("attn_av", adt, x->s, x->d, x->skv, bh);
-    add(g->fwd, &g->n_fwd, qk, AUG_CAT_ATTENTION, 1);
-    add(g->fwd, &g->n_fwd, sm, AUG_CAT_ATTENTION, 1);
+    struct aug_op av = aug_op_gemm("attn_av", adt, a.seq_q, x->d, a.seq_kv, bh);
     struct aug_op dr = act_op("attn_dropout", "elementwise", x, scores * (2.0 * x->e + 1.0), scores);
+    qk.count = sm.count = av.count = dr.count = steps;
+    aug_gb_add(g->fwd, &g->n_fwd, qk, AUG_CAT_ATTENTION, 1);
+    aug_gb_add(g->fwd, &g->n_fwd, sm, AUG_CAT_ATTENTION, 1);
     if (x->dropout)
-        add(g->fwd, &g->n_fwd, dr, AUG_CAT_ATTENTION, 1);
-    add(g->fwd, &g->n_fwd, av, AUG_CAT_ATTENTION, 1);
-    gemm_bwd(g, &av, "attn_av_dgrad_p", "attn_av_dgrad_v", AUG_CAT_ATTENTION, 0);
+        aug_gb_add(g->fwd, &g->n_fwd, dr, AUG_CAT_ATTENTION, 1);
+    aug_gb_add(g->fwd, &g->n_fwd, av, AUG_CAT_ATTENTION, 1);
+    *last = g->n_fwd - 1;
+    struct aug_graph *b = bwd_out;
+    int i0 = b->n_bwd;
+    aug_gb_gemm_bwd(b, &av, "attn_av_dgrad_p", "attn_av_dgrad_v", AUG_CAT_ATTENTION, 0);
     if (x->dropout)
-        mem_bwd(g, &dr, "attn_dropout_bwd", AUG_CAT_ATTENTION);
-    mem_bwd(g, &sm, "attn_softmax_bwd", AUG_CAT_ATTENTION);
-    gemm_bwd(g, &qk, "attn_qk_dgrad_q", "attn_qk_dgrad_k", AUG_CAT_ATTENTION, 0);
+        aug_gb_mem_bwd(b, &dr, "attn_dropout_bwd", AUG_CAT_ATTENTION);
+    /* read P and dP, write dS */
+    aug_gb_add(b->bwd, &b->n_bwd,
+               aug_op_memory("attn_softmax_bwd", "softmax", x->dt, 3.0 * scores * x->e,
+                             2.0 * sm.flops), AUG_CAT_ATTENTION, 0);
+    aug_gb_gemm_bwd(b, &qk, "attn_qk_dgrad_q", "attn_qk_dgrad_k", AUG_CAT_ATTENTION, 0);
+    for (int i = i0; i < b->n_bwd; i++)
+        b->bwd[i].op.count = steps;
 }
 
-static void mlp_dense(const struct aug_model *m, const struct dims *x, struct aug_graph *g,
-                      double tokens, double f_local, double groups, const char *tag) {
+/* Context-parallel exchange of one layer, forward ops appended to g->fwd (pairing the
+ * ring with the attention ops [a0, a1]) and backward ops to `cpb` (spliced in by the
+ * caller right after the attention backward). */
+static void context_parallel(const struct aug_plan *p, const struct aug_system *s,
+                             const struct aug_dims *x, struct aug_graph *g, int a0, int a1,
+                             struct aug_graph *cpb) {
+    if (p->cp <= 1)
+        return;
+    int cp = (int)p->cp;
+    int cp_domain = aug_ranks_per_domain(s, p->cp, p->tp);
+    double kv_heads_sent = x->kv_t;
+    if (p->cp_algo == AUG_CP_RING) {
+        double kv_block = 2.0 * x->b * x->s * x->kv_t * x->d * x->e;
+        /* a ring that leaves the NVLink domain has a network hop on every step */
+        int per = cp_domain >= p->cp ? 2 : 1;
+        struct aug_op f = aug_op_collective("cp_kv_ring", AUG_COLL_SEND_RECV, kv_block, 2, per);
+        f.count = (double)(cp - 1);
+        int id = ++g->n_groups;
+        aug_gb_add_ovl(g->fwd, &g->n_fwd, f, AUG_CAT_CP, id, AUG_OVL_RING, cp);
+        for (int i = a0; i <= a1 && i >= 0; i++) {
+            g->fwd[i].group = id;
+            g->fwd[i].ovl = AUG_OVL_RING;
+            g->fwd[i].ovl_n = cp;
+        }
+        /* backward: K, V and the dK, dV accumulators travel together (cp - 1 hops hidden
+         * behind the blockwise backward), then dK, dV return to their owner */
+        struct aug_op b = f;
+        b.name = "cp_kv_ring_bwd";
+        b.size_bytes = b.bytes = 2.0 * kv_block;
+        aug_gb_add_ovl(cpb->bwd, &cpb->n_bwd, b, AUG_CAT_CP, -1, AUG_OVL_RING, cp);
+        struct aug_op home = f;
+        home.name = "cp_dkv_home";
+        home.count = 1;
+        aug_gb_add(cpb->bwd, &cpb->n_bwd, home, AUG_CAT_CP, 0);
+        return;
+    }
+    if (p->cp_algo == AUG_CP_ULYSSES) {
+        if (x->kv_t < (double)cp)
+            kv_heads_sent = (double)cp; /* each rank receives one KV head at least */
+        double qkv = x->b * x->s * x->d * x->e * (x->a_t + 2.0 * kv_heads_sent);
+        double o = x->b * x->s * x->d * x->e * x->a_t;
+        aug_gb_add(g->fwd, &g->n_fwd, a2a_op("cp_a2a_qkv", qkv, cp, cp_domain), AUG_CAT_CP, 0);
+        aug_gb_add(g->fwd, &g->n_fwd, a2a_op("cp_a2a_o", o, cp, cp_domain), AUG_CAT_CP, 0);
+        aug_gb_add(cpb->bwd, &cpb->n_bwd, a2a_op("cp_a2a_do", o, cp, cp_domain), AUG_CAT_CP, 0);
+        aug_gb_add(cpb->bwd, &cpb->n_bwd, a2a_op("cp_a2a_dqkv", qkv, cp, cp_domain), AUG_CAT_CP, 0);
+        return;
+    }
+    /* all-gather: K and V of the whole sequence, gathered again for the backward */
+    double kv_all = 2.0 * x->b * x->skv * x->kv_t * x->d * x->e;
+    aug_gb_add(g->fwd, &g->n_fwd,
+               aug_op_collective("cp_kv_all_gather", AUG_COLL_ALL_GATHER, kv_all, cp, cp_domain),
+               AUG_CAT_CP, 0);
+    aug_gb_add(cpb->bwd, &cpb->n_bwd,
+               aug_op_collective("cp_kv_all_gather_bwd", AUG_COLL_ALL_GATHER, kv_all, cp, cp_domain),
+               AUG_CAT_CP, 0);
+    aug_gb_add(cpb->bwd, &cpb->n_bwd,
+               aug_op_collective("cp_dkv_reduce_scatter", AUG_COLL_REDUCE_SCATTER, kv_all, cp,
+                                 cp_domain), AUG_CAT_CP, 0);
+}
+
+/* ---- MLP and mixture of experts --------------------------------------------------------- */
+
+struct mlp_idx {
+    int up, down;          /* forward GEMMs */
+    int down_dgrad, up_dgrad;
+};
+
+static void mlp_dense(const struct aug_model *m, const struct aug_dims *x, struct aug_graph *g,
+                      double tokens, double f_local, double groups, int expert, struct mlp_idx *ix) {
     int gated = m->mlp == AUG_MLP_SWIGLU;
-    struct aug_op up = aug_op_gemm(tag[0] == 'e' ? "expert_up" : "mlp_up", x->dt, tokens,
+    struct aug_op up = aug_op_gemm(expert ? "expert_up" : "mlp_up", x->dt, tokens,
                                    (gated ? 2.0 : 1.0) * f_local, x->h, groups);
     double inner = tokens * f_local * groups;
-    struct aug_op act = act_op(tag[0] == 'e' ? "expert_act" : "mlp_act", "activation", x,
+    struct aug_op act = act_op(expert ? "expert_act" : "mlp_act", "activation", x,
                                inner * x->e * (gated ? 3.0 : 2.0), inner * (gated ? 8.0 : 10.0));
-    struct aug_op down = aug_op_gemm(tag[0] == 'e' ? "expert_down" : "mlp_down", x->dt, tokens, x->h,
+    struct aug_op down = aug_op_gemm(expert ? "expert_down" : "mlp_down", x->dt, tokens, x->h,
                                      f_local, groups);
-    add(g->fwd, &g->n_fwd, up, AUG_CAT_COMPUTE, 0);
-    add(g->fwd, &g->n_fwd, act, AUG_CAT_COMPUTE, 0);
-    add(g->fwd, &g->n_fwd, down, AUG_CAT_COMPUTE, 0);
+    aug_gb_add(g->fwd, &g->n_fwd, up, AUG_CAT_COMPUTE, 0);
+    ix->up = g->n_fwd - 1;
+    aug_gb_add(g->fwd, &g->n_fwd, act, AUG_CAT_COMPUTE, 0);
+    aug_gb_add(g->fwd, &g->n_fwd, down, AUG_CAT_COMPUTE, 0);
+    ix->down = g->n_fwd - 1;
 }
 
-static void mlp_dense_bwd(const struct aug_model *m, const struct dims *x, struct aug_graph *g,
-                          double tokens, double f_local, double groups, int expert) {
+static void mlp_dense_bwd(const struct aug_model *m, const struct aug_dims *x, struct aug_graph *g,
+                          double tokens, double f_local, double groups, int expert,
+                          struct mlp_idx *ix) {
     int gated = m->mlp == AUG_MLP_SWIGLU;
     struct aug_op up = aug_op_gemm("", x->dt, tokens, (gated ? 2.0 : 1.0) * f_local, x->h, groups);
     double inner = tokens * f_local * groups;
     struct aug_op act = act_op("", "activation", x, inner * x->e * (gated ? 3.0 : 2.0),
                                inner * (gated ? 8.0 : 10.0));
     struct aug_op down = aug_op_gemm("", x->dt, tokens, x->h, f_local, groups);
-    gemm_bwd(g, &down, expert ? "expert_down_dgrad" : "mlp_down_dgrad",
-             expert ? "expert_down_wgrad" : "mlp_down_wgrad", AUG_CAT_COMPUTE, 1);
-    mem_bwd(g, &act, expert ? "expert_act_bwd" : "mlp_act_bwd", AUG_CAT_COMPUTE);
-    gemm_bwd(g, &up, expert ? "expert_up_dgrad" : "mlp_up_dgrad",
-             expert ? "expert_up_wgrad" : "mlp_up_wgrad", AUG_CAT_COMPUTE, 1);
+    ix->down_dgrad = aug_gb_gemm_bwd(g, &down, expert ? "expert_down_dgrad" : "mlp_down_dgrad",
+                                     expert ? "expert_down_wgrad" : "mlp_down_wgrad",
+                                     AUG_CAT_COMPUTE, 1);
+    aug_gb_mem_bwd(g, &act, expert ? "expert_act_bwd" : "mlp_act_bwd", AUG_CAT_COMPUTE);
+    ix->up_dgrad = aug_gb_gemm_bwd(g, &up, expert ? "expert_up_dgrad" : "mlp_up_dgrad",
+                                   expert ? "expert_up_wgrad" : "mlp_up_wgrad", AUG_CAT_COMPUTE, 1);
 }
 
-/* MoE FFN: router, dispatch all-to-all over EP, grouped expert GEMMs over the local
- * experts (each sees T*topk/E tokens per source rank, times EP sources, padded by the
- * capacity factor), combine all-to-all; shared experts run densely beside them. */
+/* Ranks of the EP group that share an NVLink domain: EP peers sit next to the expert-TP
+ * ranks (Megatron's default order), or, with ep_outer, outside expert data parallelism. */
+static int ep_domain(const struct aug_plan *p, const struct aug_system *s) {
+    long etp = aug_plan_etp(p);
+    long stride = p->ep_outer ? etp * aug_plan_edp(p) : etp;
+    return aug_ranks_per_domain(s, p->ep, stride);
+}
+
 static void moe(const struct aug_model *m, const struct aug_plan *p, const struct aug_system *s,
-                const struct dims *x, struct aug_graph *g) {
-    double E = (double)m->moe_experts, k = (double)m->moe_topk, ep = (double)p->ep;
-    double cf = m->moe_capacity_factor > 0 ? m->moe_capacity_factor : 1.0;
-    struct aug_op router = aug_op_gemm("router", x->dt, x->T, E, x->h, 1);
-    add(g->fwd, &g->n_fwd, router, AUG_CAT_COMPUTE, 0);
-    double local_experts = E / ep;
-    double tokens_per_expert = x->T * k * cf / E * ep;
-    double a2a = x->T * k * cf * x->h * x->e; /* per-rank send buffer */
-    int ep_domain = aug_ranks_per_domain(s, p->ep, p->tp);
-    if (p->ep > 1)
-        add(g->fwd, &g->n_fwd, aug_op_collective("moe_dispatch", AUG_COLL_ALL_TO_ALL, a2a, (int)p->ep,
-                                                 ep_domain), AUG_CAT_EP, 0);
-    mlp_dense(m, x, g, tokens_per_expert, x->f / x->t, local_experts, "expert");
-    if (p->ep > 1)
-        add(g->fwd, &g->n_fwd, aug_op_collective("moe_combine", AUG_COLL_ALL_TO_ALL, a2a, (int)p->ep,
-                                                 ep_domain), AUG_CAT_EP, 0);
+                const struct aug_dims *x, struct aug_graph *g) {
+    struct aug_moe_routing r;
+    aug_moe_routing(m, p, x->e, &r);
+    double E = (double)m->moe_experts, k = (double)m->moe_topk;
+    int ep = (int)p->ep, etp = (int)aug_plan_etp(p);
+    int epd = ep_domain(p, s), etpd = aug_ranks_per_domain(s, etp, 1);
+    double tok = r.tokens_per_rank, disp = r.dispatch_tokens;
+    aug_gb_add(g->fwd, &g->n_fwd, aug_op_gemm("router", x->dt, x->Tsp, E, x->h, 1),
+               AUG_CAT_COMPUTE, 0);
+    /* fp32 logits softmax and top-k selection */
+    aug_gb_add(g->fwd, &g->n_fwd,
+               act_op("router_topk", "softmax", x, x->Tsp * E * 8.0 + x->Tsp * k * 12.0,
+                      5.0 * x->Tsp * E), AUG_CAT_COMPUTE, 0);
+    aug_gb_add(g->fwd, &g->n_fwd, act_op("moe_permute", "copy", x, (tok + disp) * x->h * x->e, 0),
+               AUG_CAT_COMPUTE, 0);
+    if (ep > 1)
+        aug_gb_add(g->fwd, &g->n_fwd, a2a_op("moe_dispatch", r.dispatch_bytes, ep, epd),
+                   AUG_CAT_EP, 0);
+    if (etp > 1)
+        aug_gb_add(g->fwd, &g->n_fwd,
+                   aug_op_collective("moe_etp_all_gather", AUG_COLL_ALL_GATHER,
+                                     (double)etp * r.dispatch_bytes, etp, etpd), AUG_CAT_EP, 0);
+    struct mlp_idx ix;
+    mlp_dense(m, x, g, r.tokens_per_expert, x->f / (double)etp, r.local_experts, 1, &ix);
+    if (etp > 1)
+        aug_gb_add(g->fwd, &g->n_fwd,
+                   aug_op_collective("moe_etp_reduce_scatter", AUG_COLL_REDUCE_SCATTER,
+                                     (double)etp * r.dispatch_bytes, etp, etpd), AUG_CAT_EP, 0);
+    if (ep > 1)
+        aug_gb_add(g->fwd, &g->n_fwd, a2a_op("moe_combine", r.dispatch_bytes, ep, epd),
+                   AUG_CAT_EP, 0);
+    aug_gb_add(g->fwd, &g->n_fwd,
+               act_op("moe_unpermute", "copy", x, (tok + disp) * x->h * x->e, disp * x->h),
+               AUG_CAT_COMPUTE, 0);
     if (m->moe_shared_experts > 0)
-        mlp_dense(m, x, g, x->T, x->f * (double)m->moe_shared_experts / x->t, 1, "mlp");
+        mlp_dense(m, x, g, x->T, x->f * (double)m->moe_shared_experts / x->t, 1, 0, &ix);
 }
 
 static void moe_bwd(const struct aug_model *m, const struct aug_plan *p, const struct aug_system *s,
-                    const struct dims *x, struct aug_graph *g) {
-    double E = (double)m->moe_experts, k = (double)m->moe_topk, ep = (double)p->ep;
-    double cf = m->moe_capacity_factor > 0 ? m->moe_capacity_factor : 1.0;
-    double a2a = x->T * k * cf * x->h * x->e;
-    int ep_domain = aug_ranks_per_domain(s, p->ep, p->tp);
+                    const struct aug_dims *x, struct aug_graph *g) {
+    struct aug_moe_routing r;
+    aug_moe_routing(m, p, x->e, &r);
+    double E = (double)m->moe_experts, k = (double)m->moe_topk;
+    int ep = (int)p->ep, etp = (int)aug_plan_etp(p);
+    int epd = ep_domain(p, s), etpd = aug_ranks_per_domain(s, etp, 1);
+    double tok = r.tokens_per_rank, disp = r.dispatch_tokens;
+    struct mlp_idx ix;
     if (m->moe_shared_experts > 0)
-        mlp_dense_bwd(m, x, g, x->T, x->f * (double)m->moe_shared_experts / x->t, 1, 0);
-    if (p->ep > 1)
-        add(g->bwd, &g->n_bwd, aug_op_collective("moe_combine_bwd", AUG_COLL_ALL_TO_ALL, a2a,
-                                                 (int)p->ep, ep_domain), AUG_CAT_EP, 0);
-    mlp_dense_bwd(m, x, g, x->T * k * cf / E * ep, x->f / x->t, E / ep, 1);
-    if (p->ep > 1)
-        add(g->bwd, &g->n_bwd, aug_op_collective("moe_dispatch_bwd", AUG_COLL_ALL_TO_ALL, a2a,
-                                                 (int)p->ep, ep_domain), AUG_CAT_EP, 0);
-    struct aug_op router = aug_op_gemm("", x->dt, x->T, E, x->h, 1);
-    gemm_bwd(g, &router, "router_dgrad", "router_wgrad", AUG_CAT_COMPUTE, 1);
+        mlp_dense_bwd(m, x, g, x->T, x->f * (double)m->moe_shared_experts / x->t, 1, 0, &ix);
+    aug_gb_add(g->bwd, &g->n_bwd,
+               act_op("moe_unpermute_bwd", "copy", x, (tok + disp) * x->h * x->e, disp * x->h),
+               AUG_CAT_COMPUTE, 0);
+    if (ep > 1)
+        aug_gb_add(g->bwd, &g->n_bwd, a2a_op("moe_combine_bwd", r.dispatch_bytes, ep, epd),
+                   AUG_CAT_EP, 0);
+    if (etp > 1)
+        aug_gb_add(g->bwd, &g->n_bwd,
+                   aug_op_collective("moe_etp_all_gather_bwd", AUG_COLL_ALL_GATHER,
+                                     (double)etp * r.dispatch_bytes, etp, etpd), AUG_CAT_EP, 0);
+    mlp_dense_bwd(m, x, g, r.tokens_per_expert, x->f / (double)etp, r.local_experts, 1, &ix);
+    if (etp > 1)
+        aug_gb_add(g->bwd, &g->n_bwd,
+                   aug_op_collective("moe_etp_reduce_scatter_bwd", AUG_COLL_REDUCE_SCATTER,
+                                     (double)etp * r.dispatch_bytes, etp, etpd), AUG_CAT_EP, 0);
+    if (ep > 1)
+        aug_gb_add(g->bwd, &g->n_bwd, a2a_op("moe_dispatch_bwd", r.dispatch_bytes, ep, epd),
+                   AUG_CAT_EP, 0);
+    aug_gb_add(g->bwd, &g->n_bwd,
+               act_op("moe_permute_bwd", "copy", x, (tok + disp) * x->h * x->e, disp * x->h),
+               AUG_CAT_COMPUTE, 0);
+    aug_gb_add(g->bwd, &g->n_bwd,
+               act_op("router_topk_bwd", "softmax", x, x->Tsp * E * 12.0 + x->Tsp * k * 12.0,
+                      5.0 * x->Tsp * E), AUG_CAT_COMPUTE, 0);
+    struct aug_op router = aug_op_gemm("", x->dt, x->Tsp, E, x->h, 1);
+    aug_gb_gemm_bwd(g, &router, "router_dgrad", "router_wgrad", AUG_CAT_COMPUTE, 1);
 }
+
+/* ---- one layer ------------------------------------------------------------------------- */
 
 void aug_graph_layer(const struct aug_model *m, const struct aug_plan *p,
                      const struct aug_system *s, struct aug_graph *g) {
-    struct dims x;
-    dims_init(m, p, s, &x);
-    g->n_fwd = g->n_bwd = 0;
+    g->n_fwd = g->n_bwd = g->n_groups = 0;
+    if (m->arch == AUG_ARCH_MATMULFREE) {
+        aug_mmf_graph_layer(m, p, s, g);
+        return;
+    }
+    struct aug_dims x;
+    aug_dims_init(m, p, s, &x);
     double norm_flops = 8.0 * x.Tsp * x.h;
     const char *norm_kind = m->norm == AUG_NORM_RMSNORM ? "rmsnorm" : "layernorm";
     struct aug_op norm = act_op("norm", norm_kind, &x, 2.0 * x.Tsp * x.h * x.e, norm_flops);
@@ -222,118 +438,162 @@ void aug_graph_layer(const struct aug_model *m, const struct aug_plan *p,
                                 6.0 * x.T * (x.a_t + x.kv_t) * x.d);
     struct aug_op proj = aug_op_gemm("attn_out", x.dt, x.T, x.h, x.a_t * x.d, 1);
     int moe_layer = m->arch == AUG_ARCH_MOE;
+    /* an MoE layer's routed experts take SP-local tokens: the MLP's SP all-gather and
+     * reduce-scatter remain only for shared experts */
+    int mlp_sp_colls = !moe_layer || m->moe_shared_experts > 0 || !x.sp;
+    int ovl = p->tp_overlap && p->tp > 1;
+    enum aug_coll c_out = x.sp ? AUG_COLL_REDUCE_SCATTER : AUG_COLL_ALL_REDUCE;
+    const char *n_out = x.sp ? "sp_reduce_scatter" : "tp_all_reduce";
+    const char *n_out_b = x.sp ? "sp_reduce_scatter_bwd" : "tp_all_reduce_bwd";
+    int tpn = (int)p->tp;
+    struct aug_graph cpb; /* context-parallel backward ops, spliced in after attention */
+    cpb.n_fwd = cpb.n_bwd = 0;
+    struct aug_graph att; /* attention backward, spliced in after attn_out's backward */
+    att.n_fwd = att.n_bwd = 0;
 
     /* ---- forward ---- */
-    add(g->fwd, &g->n_fwd, norm, AUG_CAT_COMPUTE, 0);
+    aug_gb_add(g->fwd, &g->n_fwd, norm, AUG_CAT_COMPUTE, 0);
+    int ag1 = -1, rs1 = -1, ag2 = -1, rs2 = -1;
     if (x.sp)
-        tp_coll(g->fwd, &g->n_fwd, "sp_all_gather", AUG_COLL_ALL_GATHER, &x, AUG_CAT_TP);
-    add(g->fwd, &g->n_fwd, qkv, AUG_CAT_COMPUTE, 0);
+        ag1 = aug_gb_tp_coll(g->fwd, &g->n_fwd, "sp_all_gather", AUG_COLL_ALL_GATHER, &x, AUG_CAT_TP);
+    aug_gb_add(g->fwd, &g->n_fwd, qkv, AUG_CAT_COMPUTE, 0);
+    int i_qkv = g->n_fwd - 1;
     if (m->pos == AUG_POS_ROPE)
-        add(g->fwd, &g->n_fwd, rope, AUG_CAT_COMPUTE, 0);
-    /* attention adds to both lists: its backward is appended now and reordered below */
-    struct aug_graph att;
-    att.n_fwd = att.n_bwd = 0;
-    attention(m, p, &x, &att);
-    for (int i = 0; i < att.n_fwd; i++)
-        add(g->fwd, &g->n_fwd, att.fwd[i].op, att.fwd[i].cat, att.fwd[i].selective);
-    add(g->fwd, &g->n_fwd, proj, AUG_CAT_COMPUTE, 0);
-    tp_coll(g->fwd, &g->n_fwd, x.sp ? "sp_reduce_scatter" : "tp_all_reduce",
-            x.sp ? AUG_COLL_REDUCE_SCATTER : AUG_COLL_ALL_REDUCE, &x, AUG_CAT_TP);
-    add(g->fwd, &g->n_fwd, resid, AUG_CAT_COMPUTE, 0);
-    add(g->fwd, &g->n_fwd, norm, AUG_CAT_COMPUTE, 0);
-    if (x.sp)
-        tp_coll(g->fwd, &g->n_fwd, "sp_all_gather", AUG_COLL_ALL_GATHER, &x, AUG_CAT_TP);
+        aug_gb_add(g->fwd, &g->n_fwd, rope, AUG_CAT_COMPUTE, 0);
+    int a0, a1;
+    attention(m, p, s, &x, g, &att, &a0, &a1);
+    context_parallel(p, s, &x, g, a0, a1, &cpb);
+    aug_gb_add(g->fwd, &g->n_fwd, proj, AUG_CAT_COMPUTE, 0);
+    int i_proj = g->n_fwd - 1;
+    rs1 = aug_gb_tp_coll(g->fwd, &g->n_fwd, n_out, c_out, &x, AUG_CAT_TP);
+    aug_gb_add(g->fwd, &g->n_fwd, resid, AUG_CAT_COMPUTE, 0);
+    aug_gb_add(g->fwd, &g->n_fwd, norm, AUG_CAT_COMPUTE, 0);
+    if (x.sp && mlp_sp_colls)
+        ag2 = aug_gb_tp_coll(g->fwd, &g->n_fwd, "sp_all_gather", AUG_COLL_ALL_GATHER, &x, AUG_CAT_TP);
+    struct mlp_idx mi = {-1, -1, -1, -1};
     if (moe_layer)
         moe(m, p, s, &x, g);
     else
-        mlp_dense(m, &x, g, x.T, x.f / x.t, 1, "mlp");
-    tp_coll(g->fwd, &g->n_fwd, x.sp ? "sp_reduce_scatter" : "tp_all_reduce",
-            x.sp ? AUG_COLL_REDUCE_SCATTER : AUG_COLL_ALL_REDUCE, &x, AUG_CAT_TP);
-    add(g->fwd, &g->n_fwd, resid, AUG_CAT_COMPUTE, 0);
+        mlp_dense(m, &x, g, x.T, x.f / x.t, 1, 0, &mi);
+    if (mlp_sp_colls)
+        rs2 = aug_gb_tp_coll(g->fwd, &g->n_fwd, n_out, c_out, &x, AUG_CAT_TP);
+    aug_gb_add(g->fwd, &g->n_fwd, resid, AUG_CAT_COMPUTE, 0);
+    if (ovl) {
+        aug_gb_pair(g, g->fwd, i_qkv, ag1, AUG_OVL_RING, tpn);
+        aug_gb_pair(g, g->fwd, i_proj, rs1, AUG_OVL_RING, tpn);
+        if (!moe_layer) {
+            aug_gb_pair(g, g->fwd, mi.up, ag2, AUG_OVL_RING, tpn);
+            aug_gb_pair(g, g->fwd, mi.down, rs2, AUG_OVL_RING, tpn);
+        }
+    }
 
     /* ---- backward (reverse order) ---- */
-    mem_bwd(g, &resid, "residual_bwd", AUG_CAT_COMPUTE);
-    if (x.sp)
-        tp_coll(g->bwd, &g->n_bwd, "sp_all_gather_bwd", AUG_COLL_ALL_GATHER, &x, AUG_CAT_TP);
+    aug_gb_mem_bwd(g, &resid, "residual_bwd", AUG_CAT_COMPUTE);
+    int bag1 = -1, brs1 = -1, bag2 = -1, brs2 = -1;
+    if (x.sp && mlp_sp_colls)
+        bag1 = aug_gb_tp_coll(g->bwd, &g->n_bwd, "sp_all_gather_bwd", AUG_COLL_ALL_GATHER, &x,
+                              AUG_CAT_TP);
     if (moe_layer)
         moe_bwd(m, p, s, &x, g);
     else
-        mlp_dense_bwd(m, &x, g, x.T, x.f / x.t, 1, 0);
-    tp_coll(g->bwd, &g->n_bwd, x.sp ? "sp_reduce_scatter_bwd" : "tp_all_reduce_bwd",
-            x.sp ? AUG_COLL_REDUCE_SCATTER : AUG_COLL_ALL_REDUCE, &x, AUG_CAT_TP);
-    mem_bwd(g, &norm, "norm_bwd", AUG_CAT_COMPUTE);
-    mem_bwd(g, &resid, "residual_bwd", AUG_CAT_COMPUTE);
+        mlp_dense_bwd(m, &x, g, x.T, x.f / x.t, 1, 0, &mi);
+    if (mlp_sp_colls)
+        brs1 = aug_gb_tp_coll(g->bwd, &g->n_bwd, n_out_b, c_out, &x, AUG_CAT_TP);
+    aug_gb_mem_bwd(g, &norm, "norm_bwd", AUG_CAT_COMPUTE);
+    aug_gb_mem_bwd(g, &resid, "residual_bwd", AUG_CAT_COMPUTE);
     if (x.sp)
-        tp_coll(g->bwd, &g->n_bwd, "sp_all_gather_bwd", AUG_COLL_ALL_GATHER, &x, AUG_CAT_TP);
-    gemm_bwd(g, &proj, "attn_out_dgrad", "attn_out_wgrad", AUG_CAT_COMPUTE, 1);
+        bag2 = aug_gb_tp_coll(g->bwd, &g->n_bwd, "sp_all_gather_bwd", AUG_COLL_ALL_GATHER, &x,
+                              AUG_CAT_TP);
+    int i_proj_d = aug_gb_gemm_bwd(g, &proj, "attn_out_dgrad", "attn_out_wgrad", AUG_CAT_COMPUTE, 1);
+    int b_att0 = g->n_bwd;
     for (int i = 0; i < att.n_bwd; i++)
-        add(g->bwd, &g->n_bwd, att.bwd[i].op, att.bwd[i].cat, 0);
+        aug_gb_add(g->bwd, &g->n_bwd, att.bwd[i].op, att.bwd[i].cat, 0);
+    int b_att1 = g->n_bwd - 1;
+    for (int i = 0; i < cpb.n_bwd; i++) {
+        struct aug_graph_op *o = &cpb.bwd[i];
+        if (o->group < 0) { /* the ring overlaps the attention backward just added */
+            int id = ++g->n_groups;
+            aug_gb_add_ovl(g->bwd, &g->n_bwd, o->op, o->cat, id, o->ovl, o->ovl_n);
+            for (int j = b_att0; j <= b_att1; j++) {
+                g->bwd[j].group = id;
+                g->bwd[j].ovl = o->ovl;
+                g->bwd[j].ovl_n = o->ovl_n;
+            }
+        } else {
+            aug_gb_add(g->bwd, &g->n_bwd, o->op, o->cat, 0);
+        }
+    }
     if (m->pos == AUG_POS_ROPE)
-        mem_bwd(g, &rope, "rope_bwd", AUG_CAT_COMPUTE);
-    gemm_bwd(g, &qkv, "qkv_dgrad", "qkv_wgrad", AUG_CAT_COMPUTE, 1);
-    tp_coll(g->bwd, &g->n_bwd, x.sp ? "sp_reduce_scatter_bwd" : "tp_all_reduce_bwd",
-            x.sp ? AUG_COLL_REDUCE_SCATTER : AUG_COLL_ALL_REDUCE, &x, AUG_CAT_TP);
-    mem_bwd(g, &norm, "norm_bwd", AUG_CAT_COMPUTE);
-
-    /* ---- context parallelism: ring attention passes K and V blocks around the CP ring
-     * (cp - 1 steps forward; K, V and their gradients backward) ---- */
-    if (p->cp > 1) {
-        double kv_block = 2.0 * x.b * x.s * x.kv_t * x.d * x.e;
-        int cp_domain = aug_ranks_per_domain(s, p->cp, p->tp);
-        /* a ring that leaves the NVLink domain has a network hop on every step */
-        struct aug_op f = aug_op_collective("cp_kv_ring", AUG_COLL_SEND_RECV, kv_block, 2,
-                                            cp_domain >= p->cp ? 2 : 1);
-        f.count = (double)(p->cp - 1);
-        add(g->fwd, &g->n_fwd, f, AUG_CAT_CP, 0);
-        struct aug_op b = f;
-        b.name = "cp_kv_ring_bwd";
-        b.size_bytes = b.bytes = 2.0 * kv_block;
-        add(g->bwd, &g->n_bwd, b, AUG_CAT_CP, 0);
+        aug_gb_mem_bwd(g, &rope, "rope_bwd", AUG_CAT_COMPUTE);
+    int i_qkv_d = aug_gb_gemm_bwd(g, &qkv, "qkv_dgrad", "qkv_wgrad", AUG_CAT_COMPUTE, 1);
+    brs2 = aug_gb_tp_coll(g->bwd, &g->n_bwd, n_out_b, c_out, &x, AUG_CAT_TP);
+    aug_gb_mem_bwd(g, &norm, "norm_bwd", AUG_CAT_COMPUTE);
+    if (ovl) {
+        if (!moe_layer) {
+            aug_gb_pair(g, g->bwd, mi.down_dgrad, bag1, AUG_OVL_RING, tpn);
+            aug_gb_pair(g, g->bwd, mi.up_dgrad, brs1, AUG_OVL_RING, tpn);
+        }
+        aug_gb_pair(g, g->bwd, i_proj_d, bag2, AUG_OVL_RING, tpn);
+        aug_gb_pair(g, g->bwd, i_qkv_d, brs2, AUG_OVL_RING, tpn);
     }
 }
 
 void aug_graph_head(const struct aug_model *m, const struct aug_plan *p,
                     const struct aug_system *s, int last_stage, struct aug_graph *g) {
-    struct dims x;
-    dims_init(m, p, s, &x);
-    g->n_fwd = g->n_bwd = 0;
+    struct aug_dims x;
+    aug_dims_init(m, p, s, &x);
+    g->n_fwd = g->n_bwd = g->n_groups = 0;
     if (!last_stage) {
         /* embedding lookup (+ learned positions): read rows, write activations */
         struct aug_op emb = act_op("embedding", "embedding", &x,
                                    x.T * x.h * x.e * (m->pos == AUG_POS_LEARNED ? 3.0 : 2.0), 0.0);
-        add(g->fwd, &g->n_fwd, emb, AUG_CAT_EMBEDDING, 0);
+        aug_gb_add(g->fwd, &g->n_fwd, emb, AUG_CAT_EMBEDDING, 0);
         /* vocabulary-parallel embedding: partial rows summed over TP */
-        tp_coll(g->fwd, &g->n_fwd, x.sp ? "emb_reduce_scatter" : "emb_all_reduce",
-                x.sp ? AUG_COLL_REDUCE_SCATTER : AUG_COLL_ALL_REDUCE, &x, AUG_CAT_TP);
-        mem_bwd(g, &emb, "embedding_bwd", AUG_CAT_EMBEDDING);
+        aug_gb_tp_coll(g->fwd, &g->n_fwd, x.sp ? "emb_reduce_scatter" : "emb_all_reduce",
+                       x.sp ? AUG_COLL_REDUCE_SCATTER : AUG_COLL_ALL_REDUCE, &x, AUG_CAT_TP);
+        aug_gb_mem_bwd(g, &emb, "embedding_bwd", AUG_CAT_EMBEDDING);
         return;
     }
-    struct aug_op norm = act_op("final_norm", m->norm == AUG_NORM_RMSNORM ? "rmsnorm" : "layernorm", &x, 2.0 * x.Tsp * x.h * x.e, 8.0 * x.Tsp * x.h);
-    struct aug_op head = aug_op_gemm("lm_head", x.dt, x.T, x.V / x.t, x.h, 1);
+    struct aug_op norm = act_op("final_norm", m->norm == AUG_NORM_RMSNORM ? "rmsnorm" : "layernorm",
+                                &x, 2.0 * x.Tsp * x.h * x.e, 8.0 * x.Tsp * x.h);
     double logits = x.T * x.V / x.t;
     /* cross-entropy in fp32: read logits, max/sum passes, write the logit gradient */
     struct aug_op ce = act_op("cross_entropy", "cross_entropy", &x, logits * (2.0 * x.e + 4.0),
                               5.0 * logits);
-    add(g->fwd, &g->n_fwd, norm, AUG_CAT_EMBEDDING, 0);
+    aug_gb_add(g->fwd, &g->n_fwd, norm, AUG_CAT_EMBEDDING, 0);
     if (x.sp)
-        tp_coll(g->fwd, &g->n_fwd, "head_all_gather", AUG_COLL_ALL_GATHER, &x, AUG_CAT_TP);
-    add(g->fwd, &g->n_fwd, head, AUG_CAT_EMBEDDING, 0);
-    add(g->fwd, &g->n_fwd, ce, AUG_CAT_EMBEDDING, 0);
+        aug_gb_tp_coll(g->fwd, &g->n_fwd, "head_all_gather", AUG_COLL_ALL_GATHER, &x, AUG_CAT_TP);
+    struct aug_op head = aug_op_gemm("lm_head", x.dt, x.T, x.V / x.t, x.h, 1);
+    struct aug_mmf_linear hb;
+    int ternary_head = m->arch == AUG_ARCH_MATMULFREE;
+    if (ternary_head) /* MatMul-free LMs end in a BitLinear head (mmfreelm HGRNBitForCausalLM) */
+        aug_mmf_linear_fwd(p, &x, g, "lm_head_norm_quant", "lm_head", x.T, x.V / x.t, x.h,
+                           AUG_CAT_EMBEDDING, &hb);
+    else
+        aug_gb_add(g->fwd, &g->n_fwd, head, AUG_CAT_EMBEDDING, 0);
+    aug_gb_add(g->fwd, &g->n_fwd, ce, AUG_CAT_EMBEDDING, 0);
     if (x.tp_ranks > 1) /* vocab-parallel softmax: max, sum and target logit per token */
-        add(g->fwd, &g->n_fwd,
-            aug_op_collective("ce_all_reduce", AUG_COLL_ALL_REDUCE, 3.0 * x.T * 4.0, x.tp_ranks,
-                              x.tp_domain), AUG_CAT_TP, 0);
+        aug_gb_add(g->fwd, &g->n_fwd,
+                   aug_op_collective("ce_all_reduce", AUG_COLL_ALL_REDUCE, 3.0 * x.T * 4.0,
+                                     x.tp_ranks, x.tp_domain), AUG_CAT_TP, 0);
     struct aug_op ceb = act_op("cross_entropy_bwd", "cross_entropy", &x, logits * (4.0 + x.e), logits);
-    add(g->bwd, &g->n_bwd, ceb, AUG_CAT_EMBEDDING, 0);
-    gemm_bwd(g, &head, "lm_head_dgrad", "lm_head_wgrad", AUG_CAT_EMBEDDING, 1);
-    tp_coll(g->bwd, &g->n_bwd, x.sp ? "head_reduce_scatter_bwd" : "head_all_reduce_bwd",
-            x.sp ? AUG_COLL_REDUCE_SCATTER : AUG_COLL_ALL_REDUCE, &x, AUG_CAT_TP);
-    mem_bwd(g, &norm, "final_norm_bwd", AUG_CAT_EMBEDDING);
+    aug_gb_add(g->bwd, &g->n_bwd, ceb, AUG_CAT_EMBEDDING, 0);
+    if (ternary_head)
+        aug_mmf_linear_bwd(p, &x, g, &hb, "lm_head_dgrad", "lm_head_wgrad", "lm_head_norm_quant_bwd",
+                           AUG_CAT_EMBEDDING);
+    else
+        aug_gb_gemm_bwd(g, &head, "lm_head_dgrad", "lm_head_wgrad", AUG_CAT_EMBEDDING, 1);
+    aug_gb_tp_coll(g->bwd, &g->n_bwd, x.sp ? "head_reduce_scatter_bwd" : "head_all_reduce_bwd",
+                   x.sp ? AUG_COLL_REDUCE_SCATTER : AUG_COLL_ALL_REDUCE, &x, AUG_CAT_TP);
+    aug_gb_mem_bwd(g, &norm, "final_norm_bwd", AUG_CAT_EMBEDDING);
 }
 
 double aug_layer_fwd_flops_per_seq(const struct aug_model *m, double seq) {
     double h = (double)m->hidden, d = (double)m->head_dim;
-    double q = (double)m->heads * d, kv = (double)m->kv_heads * d, f = (double)m->ffn_hidden;
+    double f = (double)m->ffn_hidden;
+    if (m->arch == AUG_ARCH_MATMULFREE)
+        return 2.0 * seq * (4.0 * h * h + 3.0 * h * f);
+    double q = (double)m->heads * d, kv = (double)m->kv_heads * d;
     double attn = 2.0 * seq * h * (q + 2.0 * kv) + 2.0 * seq * q * h + 4.0 * seq * seq * q;
     double mlp1 = 2.0 * seq * h * f * (m->mlp == AUG_MLP_SWIGLU ? 3.0 : 2.0);
     double mlp = mlp1;

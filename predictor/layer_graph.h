@@ -1,6 +1,10 @@
 /* layer_graph.h - the operator graph of one transformer layer (and of the embedding /
  * LM-head ends) for one micro-batch on one GPU under a plan. Fixed-size arrays: building
- * a graph never allocates (sweeps build millions). */
+ * a graph never allocates (sweeps build millions).
+ *
+ * Ops that overlap carry the same group id: the compute ops of a group run while its one
+ * communication op moves data, and the timing (train.c, overlap.h) charges the group
+ * max-like time of the two resources instead of their sum. */
 #ifndef AUG_LAYER_GRAPH_H
 #define AUG_LAYER_GRAPH_H
 
@@ -12,31 +16,42 @@
 /* What a second of an op counts as in the breakdown. */
 enum aug_cat {
     AUG_CAT_COMPUTE,   /* GEMMs and memory-bound kernels */
-    AUG_CAT_ATTENTION, /* attention core */
+    AUG_CAT_ATTENTION, /* attention core (and the MatMul-free token mixer's recurrence) */
     AUG_CAT_EMBEDDING, /* embedding, LM head, loss */
     AUG_CAT_TP,        /* tensor-parallel collectives */
     AUG_CAT_CP,        /* context-parallel exchange */
-    AUG_CAT_EP,        /* expert-parallel all-to-all */
+    AUG_CAT_EP,        /* expert-parallel all-to-all (and expert-TP gathers) */
     AUG_CAT_HOST,      /* GPU idle while the framework issues kernels (host-bound) */
     AUG_CAT_COUNT
+};
+
+/* How the ops of an overlap group are scheduled (overlap.h). */
+enum aug_ovl_kind {
+    AUG_OVL_NONE,
+    AUG_OVL_RING,  /* n compute steps, n - 1 transfers hidden between them */
+    AUG_OVL_TRAIL  /* n compute chunks, each followed by a transfer */
 };
 
 struct aug_graph_op {
     struct aug_op op;
     enum aug_cat cat;
     int selective;     /* recomputed under selective recomputation (unfused attention core) */
+    int group;         /* overlap group (0: none) */
+    enum aug_ovl_kind ovl;
+    int ovl_n;         /* steps or chunks of the group */
 };
 
-#define AUG_GRAPH_MAX_OPS 48
+#define AUG_GRAPH_MAX_OPS 80
 
 struct aug_graph {
     struct aug_graph_op fwd[AUG_GRAPH_MAX_OPS];
     int n_fwd;
     struct aug_graph_op bwd[AUG_GRAPH_MAX_OPS];
     int n_bwd;
+    int n_groups;      /* group ids handed out so far (both lists) */
 };
 
-/* One transformer layer (dense or MoE) on one GPU for one micro-batch. */
+/* One layer (dense, MoE or MatMul-free) on one GPU for one micro-batch. */
 void aug_graph_layer(const struct aug_model *m, const struct aug_plan *p,
                      const struct aug_system *s, struct aug_graph *g);
 
@@ -46,7 +61,8 @@ void aug_graph_head(const struct aug_model *m, const struct aug_plan *p,
                     const struct aug_system *s, int last_stage, struct aug_graph *g);
 
 /* Forward matmul FLOPs of one sequence through the whole model, counting attention
- * without causal savings (the convention of Narayanan et al. eq. 3 and PaLM's MFU). */
+ * without causal savings (the convention of Narayanan et al. eq. 3 and PaLM's MFU).
+ * MatMul-free layers count their ternary projections as the GEMMs of the same shapes. */
 double aug_model_fwd_flops_per_seq(const struct aug_model *m, double seq);
 /* The layer part of it (what full recomputation repeats). */
 double aug_layer_fwd_flops_per_seq(const struct aug_model *m, double seq);

@@ -12,12 +12,23 @@
  * attention scores (sbh(10 + 24/t + 5as/ht)); TP+SP splits all of it; selective
  * recomputation and FlashAttention drop the 5as/h term; full recomputation keeps the
  * 2sbh layer input. The first pipeline stage holds p micro-batches in flight under 1F1B,
- * times (1 + (p-1)/(pv)) with v interleaved stages (sec. 4.2.3). */
+ * times (1 + (p-1)/(pv)) with v interleaved stages (sec. 4.2.3).
+ *
+ * Data-parallel sharding follows Megatron-Core's distributed optimizer: dense parameters
+ * are replicated over dp * cp ranks (context-parallel ranks hold the same weights) and
+ * sharded over all of them; routed experts are split over ep * etp ranks and replicated
+ * (and sharded) over the expert data-parallel degree edp = tp dp cp / (ep etp).
+ * Context parallelism divides every activation by cp (each rank keeps seq / cp tokens).
+ * MoE layers keep, per rank, the router's fp32 logits and top-k choices, the dispatched
+ * tokens of its local experts (the busiest rank's load, moe.h) and their inner
+ * activations; shared experts keep a dense MLP's. MatMul-free layers: matmulfree.c. */
 #include <math.h>
 #include <string.h>
 
+#include "augur/moe.h"
 #include "augur/train.h"
 #include "augur/units.h"
+#include "matmulfree_internal.h"
 #include "train_internal.h"
 
 /* Workspace a training process holds besides tensors: CUDA context (~0.5 GiB), cuBLAS
@@ -44,19 +55,39 @@ static double norm_params(const struct aug_model *m) {
     return m->norm == AUG_NORM_LAYERNORM ? 2.0 * (double)m->hidden : (double)m->hidden;
 }
 
+/* Routed-expert parameters of one layer (all experts). */
+static double routed_params(const struct aug_model *m) {
+    if (m->arch != AUG_ARCH_MOE)
+        return 0.0;
+    double h = (double)m->hidden, f = (double)m->ffn_hidden;
+    double expert = m->mlp == AUG_MLP_SWIGLU ? 3.0 * h * f
+                                             : 2.0 * h * f + (m->linear_bias ? f + h : 0.0);
+    return (double)m->moe_experts * expert;
+}
+
+double aug_train_layer_expert_params_per_gpu(const struct aug_model *m, const struct aug_plan *p) {
+    return routed_params(m) / (double)(p->ep * aug_plan_etp(p));
+}
+
 double aug_train_layer_params_per_gpu(const struct aug_model *m, const struct aug_plan *p) {
     double all = aug_model_layer_params(m);
     double norms = 2.0 * norm_params(m);
+    if (m->arch == AUG_ARCH_MATMULFREE) /* every norm weight sits beside a split matrix */
+        norms = 0.0;
     double sharded = all - norms;
     if (m->arch == AUG_ARCH_MOE) {
-        /* routed experts are split over EP and TP; attention, router, shared experts over TP */
-        double h = (double)m->hidden, f = (double)m->ffn_hidden;
-        double expert = m->mlp == AUG_MLP_SWIGLU ? 3.0 * h * f
-                                                 : 2.0 * h * f + (m->linear_bias ? f + h : 0.0);
-        double routed = (double)m->moe_experts * expert;
-        return (sharded - routed) / (double)p->tp + routed / (double)(p->tp * p->ep) + norms;
+        /* routed experts are split over EP and expert TP; the router is replicated;
+         * attention and shared experts are split over TP */
+        double router = (double)m->hidden * (double)m->moe_experts;
+        double routed = routed_params(m);
+        return (sharded - routed - router) / (double)p->tp + router +
+               aug_train_layer_expert_params_per_gpu(m, p) + norms;
     }
     return sharded / (double)p->tp + norms;
+}
+
+double aug_train_stage_expert_params_per_gpu(const struct aug_model *m, const struct aug_plan *p) {
+    return aug_train_layer_expert_params_per_gpu(m, p) * (double)aug_plan_stage_layers(p, m);
 }
 
 double aug_train_stage_params_per_gpu(const struct aug_model *m, const struct aug_plan *p,
@@ -79,7 +110,21 @@ double aug_train_stage_params_per_gpu(const struct aug_model *m, const struct au
     return params;
 }
 
+/* Routed-expert activations one MoE layer keeps on one rank (not split further by TP). */
+static double moe_routed_activation_bytes(const struct aug_model *m, const struct aug_plan *p,
+                                          double e, double tokens_local) {
+    struct aug_moe_routing r;
+    aug_moe_routing(m, p, e, &r);
+    double E = (double)m->moe_experts, k = (double)m->moe_topk, h = (double)m->hidden;
+    double fl = (double)m->ffn_hidden / (double)aug_plan_etp(p);
+    double rows = r.tokens_per_expert * r.local_experts;
+    double inner = (m->mlp == AUG_MLP_SWIGLU ? 3.0 : 2.0) * fl;
+    return tokens_local * (8.0 * E + 12.0 * k) + rows * e * (h + inner);
+}
+
 double aug_train_layer_activation_bytes(const struct aug_model *m, const struct aug_plan *p) {
+    if (m->arch == AUG_ARCH_MATMULFREE)
+        return aug_mmf_layer_activation_bytes(m, p);
     double s = (double)(p->seq / p->cp), b = (double)p->micro_batch, h = (double)m->hidden;
     double t = (double)p->tp, e = aug_train_act_bytes(p);
     double q = (double)(m->heads * m->head_dim), kv = (double)(m->kv_heads * m->head_dim);
@@ -94,13 +139,15 @@ double aug_train_layer_activation_bytes(const struct aug_model *m, const struct 
     double whole = e * sb * h * 4.0 + (dropout ? 2.0 * sb * h : 0.0);
     /* split by TP: Q, K, V, attention output; MLP inner activations */
     double split = e * sb * (2.0 * q + 2.0 * kv);
-    if (m->mlp == AUG_MLP_SWIGLU)
-        split += e * sb * 3.0 * f;      /* gate and up outputs, down-projection input */
-    else
-        split += e * sb * 2.0 * f;      /* GELU input, down-projection input */
-    if (m->arch == AUG_ARCH_MOE) /* each token visits top-k (+ shared) experts */
-        split += (m->mlp == AUG_MLP_SWIGLU ? 3.0 : 2.0) * e * sb * f *
-                 ((double)(m->moe_topk + m->moe_shared_experts) - 1.0);
+    /* gate and up outputs and the down-projection input (SwiGLU); GELU input and the
+     * down-projection input (GELU); MoE: of the shared experts only */
+    double mlp_f = m->arch == AUG_ARCH_MOE ? f * (double)m->moe_shared_experts : f;
+    split += e * sb * (m->mlp == AUG_MLP_SWIGLU ? 3.0 : 2.0) * mlp_f;
+    double routed = 0.0;
+    if (m->arch == AUG_ARCH_MOE) {
+        int sp_ = p->sp && p->tp > 1;
+        routed = moe_routed_activation_bytes(m, p, e, sp_ ? sb / t : sb);
+    }
     /* attention scores: softmax output (e) + dropout mask (1) + dropout output (e) per
      * score, 5as^2b at e = 2; only the unfused path without selective recompute keeps them */
     double scores = 0.0;
@@ -109,8 +156,8 @@ double aug_train_layer_activation_bytes(const struct aug_model *m, const struct 
     else if (p->flash_attention)
         scores = a * s * b * 4.0; /* the fp32 log-sum-exp FlashAttention keeps */
     if (p->sp)
-        return (whole + split + scores) / t;
-    return whole + (split + scores) / t;
+        return (whole + split + scores) / t + routed;
+    return whole + (split + scores) / t + routed;
 }
 
 /* Activation bytes of the first stage (all micro-batches in flight) and of the last
@@ -133,22 +180,41 @@ static double activation_bytes(const struct aug_model *m, const struct aug_plan 
     return layer * layers + logits;
 }
 
-static void states(const struct aug_model *m, const struct aug_plan *p, const struct aug_system *s,
-                   long stage, struct aug_train_memory *out) {
-    double params = aug_train_stage_params_per_gpu(m, p, stage);
-    int fp32 = p->dtype == AUG_DTYPE_FP32 || p->dtype == AUG_DTYPE_TF32;
-    double wb = fp32 ? 4.0 : 2.0, gb = fp32 ? 4.0 : 2.0, ob = fp32 ? 8.0 : 12.0;
-    double shard = (double)p->dp;
+long aug_train_dense_shard_ranks(const struct aug_plan *p, const struct aug_system *s) {
     if (p->fsdp == AUG_FSDP_HYBRID) {
         long per_node = s->gpus_per_node / (p->tp * p->cp);
         if (per_node < 1)
             per_node = 1;
-        shard = (double)(per_node < p->dp ? per_node : p->dp);
+        return per_node < p->dp ? per_node : p->dp;
     }
+    return p->dp * p->cp;
+}
+
+long aug_train_expert_shard_ranks(const struct aug_plan *p, const struct aug_system *s) {
+    long edp = aug_plan_edp(p);
+    if (p->fsdp == AUG_FSDP_HYBRID) {
+        long dense = aug_train_dense_shard_ranks(p, s);
+        return dense < edp ? dense : edp;
+    }
+    return edp;
+}
+
+static void states(const struct aug_model *m, const struct aug_plan *p, const struct aug_system *s,
+                   long stage, struct aug_train_memory *out) {
+    double params = aug_train_stage_params_per_gpu(m, p, stage);
+    double experts = aug_train_stage_expert_params_per_gpu(m, p);
+    double dense = params - experts;
+    int fp32 = p->dtype == AUG_DTYPE_FP32 || p->dtype == AUG_DTYPE_TF32;
+    double wb = fp32 ? 4.0 : 2.0, gb = fp32 ? 4.0 : 2.0, ob = fp32 ? 8.0 : 12.0;
+    double shard = (double)aug_train_dense_shard_ranks(p, s);
+    double eshard = (double)aug_train_expert_shard_ranks(p, s);
     int stage_z = p->fsdp != AUG_FSDP_NONE ? 3 : p->zero;
-    out->weights_gib = params * wb / (stage_z >= 3 ? shard : 1.0) / AUG_GIB;
-    out->gradients_gib = params * gb / (stage_z >= 2 ? shard : 1.0) / AUG_GIB;
-    out->optimizer_gib = params * ob / (stage_z >= 1 ? shard : 1.0) / AUG_GIB;
+    out->weights_gib = (dense / (stage_z >= 3 ? shard : 1.0) +
+                        experts / (stage_z >= 3 ? eshard : 1.0)) * wb / AUG_GIB;
+    out->gradients_gib = (dense / (stage_z >= 2 ? shard : 1.0) +
+                          experts / (stage_z >= 2 ? eshard : 1.0)) * gb / AUG_GIB;
+    out->optimizer_gib = (dense / (stage_z >= 1 ? shard : 1.0) +
+                          experts / (stage_z >= 1 ? eshard : 1.0)) * ob / AUG_GIB;
 }
 
 void aug_train_memory(const struct aug_model *m, const struct aug_system *s,

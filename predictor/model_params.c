@@ -5,7 +5,10 @@
  *   MLP        GELU 2*h*f (+ f + h biases); SwiGLU 3*h*f (gate, up, down)
  *   MoE        experts * MLP + shared experts * MLP + router h*E
  *   MatMul-free (Zhu et al. 2024, arXiv 2406.02528, sec. 3): MLGRU W_f, W_c, W_g, W_o
- *              4*h*h ternary + GLU channel mixer 3*h*f
+ *              4*h*h ternary + GLU channel mixer 3*h*f; the reference modules (mmfreelm
+ *              HGRNBitBlock) add an RMSNorm weight to every BitLinear (i, f, g, o and gate
+ *              of h, down of f), g_norm (h), the two block norms (2h) and one MLGRU lower
+ *              bound per layer (h): 9h + f; the BitLinear LM head adds its norm (h)
  *   norms      LayerNorm 2 per layer * 2h; RMSNorm 2 per layer * h
  * Embeddings: V*h input (+ max_seq*h learned positions) and V*h LM head when untied,
  * plus the final norm. */
@@ -42,8 +45,10 @@ static double ffn_params(const struct aug_model *m, int active_only) {
 
 static double layer_params(const struct aug_model *m, int active_only) {
     double h = (double)m->hidden;
-    if (m->arch == AUG_ARCH_MATMULFREE)
-        return 4.0 * h * h + 3.0 * h * (double)m->ffn_hidden + 2.0 * norm_params(m);
+    if (m->arch == AUG_ARCH_MATMULFREE) {
+        double f = (double)m->ffn_hidden;
+        return 4.0 * h * h + 3.0 * h * f + 9.0 * h + f;
+    }
     return attention_params(m) + ffn_params(m, active_only) + 2.0 * norm_params(m);
 }
 
@@ -55,7 +60,7 @@ double aug_model_embedding_params(const struct aug_model *m) {
     if (m->pos == AUG_POS_LEARNED)
         p += (double)m->max_seq * h;
     if (!m->tied_embeddings)
-        p += v * h;
+        p += v * h + (m->arch == AUG_ARCH_MATMULFREE ? h : 0.0); /* BitLinear head's norm */
     return p;
 }
 

@@ -1,5 +1,7 @@
 /* plan.c - parallelization plans: defaults, names, and the consistency rules that
- * every prediction relies on (products of degrees, divisibility). */
+ * every prediction relies on (products of degrees, divisibility), including those of
+ * expert parallelism (Megatron-Core: tp * dp * cp = etp * ep * edp), context parallelism
+ * (Ulysses needs the heads to split over cp) and the MatMul-free recurrence (no CP). */
 #include "augur/plan.h"
 
 #include <string.h>
@@ -8,12 +10,55 @@
 #include "augur/model.h"
 #include "augur/status.h"
 #include "augur/system.h"
+#include "efficiency.h"
 
 static const char *const recompute_names[] = {"none", "selective", "full"};
 _Static_assert(sizeof recompute_names / sizeof *recompute_names == AUG_RECOMPUTE_COUNT,
                "recompute names out of sync");
 static const char *const fsdp_names[] = {"none", "full", "hybrid"};
 _Static_assert(sizeof fsdp_names / sizeof *fsdp_names == AUG_FSDP_COUNT, "fsdp names out of sync");
+
+static const char *const cp_algo_names[] = {"ring", "ulysses", "allgather"};
+_Static_assert(sizeof cp_algo_names / sizeof *cp_algo_names == AUG_CP_COUNT, "cp names out of sync");
+static const char *const ternary_names[] = {"accumulate", "tensor"};
+_Static_assert(sizeof ternary_names / sizeof *ternary_names == AUG_TERNARY_COUNT,
+               "ternary names out of sync");
+
+const char *aug_cp_algo_name(enum aug_cp_algo a) {
+    return (unsigned)a < AUG_CP_COUNT ? cp_algo_names[a] : "?";
+}
+
+int aug_cp_algo_from_name(const char *s, enum aug_cp_algo *out) {
+    for (int i = 0; i < AUG_CP_COUNT; i++)
+        if (s && strcasecmp(s, cp_algo_names[i]) == 0) {
+            *out = (enum aug_cp_algo)i;
+            return AUG_OK;
+        }
+    if (s && (strcasecmp(s, "p2p") == 0 || strcasecmp(s, "ring-attention") == 0)) {
+        *out = AUG_CP_RING;
+        return AUG_OK;
+    }
+    if (s && (strcasecmp(s, "a2a") == 0 || strcasecmp(s, "all-to-all") == 0)) {
+        *out = AUG_CP_ULYSSES;
+        return AUG_OK;
+    }
+    return aug_errorf(AUG_EUSAGE, "unknown context-parallel algorithm '%s' (use ring, ulysses "
+                                  "or allgather)", s ? s : "");
+}
+
+const char *aug_ternary_kernel_name(enum aug_ternary_kernel k) {
+    return (unsigned)k < AUG_TERNARY_COUNT ? ternary_names[k] : "?";
+}
+
+int aug_ternary_kernel_from_name(const char *s, enum aug_ternary_kernel *out) {
+    for (int i = 0; i < AUG_TERNARY_COUNT; i++)
+        if (s && strcasecmp(s, ternary_names[i]) == 0) {
+            *out = (enum aug_ternary_kernel)i;
+            return AUG_OK;
+        }
+    return aug_errorf(AUG_EUSAGE, "unknown ternary kernel '%s' (use accumulate or tensor)",
+                      s ? s : "");
+}
 
 const char *aug_recompute_name(enum aug_recompute r) {
     return (unsigned)r < AUG_RECOMPUTE_COUNT ? recompute_names[r] : "?";
@@ -52,6 +97,23 @@ void aug_plan_init(struct aug_plan *p) {
     p->dtype = AUG_DTYPE_BF16;
     p->flash_attention = 1;
     p->dp_overlap = 1;
+    p->cp_algo = AUG_CP_RING;
+    p->etp = 0;
+    p->ep_outer = 0;
+    p->moe_capacity_factor = 0.0;
+    p->moe_imbalance = aug_eff_defaults()->moe_imbalance;
+    p->ternary = AUG_TERNARY_ACCUMULATE;
+    p->tp_overlap = 0;
+    p->pp_overlap = 0;
+    p->comm_slowdown = aug_eff_defaults()->comm_slowdown;
+}
+
+long aug_plan_etp(const struct aug_plan *p) { return p->etp > 0 ? p->etp : p->tp; }
+
+long aug_plan_edp(const struct aug_plan *p) {
+    long ep_etp = p->ep * aug_plan_etp(p);
+    long world = p->tp * p->dp * p->cp;
+    return ep_etp > 0 && world % ep_etp == 0 ? world / ep_etp : 1;
 }
 
 long aug_plan_stage_layers(const struct aug_plan *p, const struct aug_model *m) {
@@ -98,11 +160,18 @@ int aug_plan_resolve(struct aug_plan *p, const struct aug_model *m, const struct
         return aug_errorf(AUG_EUSAGE,
                           "--global-batch %ld is not divisible by micro-batch*dp = %ld*%ld = %ld",
                           p->global_batch, p->micro_batch, p->dp, p->micro_batch * p->dp);
-    if (m->heads % p->tp != 0)
-        return aug_errorf(AUG_EUSAGE, "heads %ld are not divisible by --tp %ld", m->heads, p->tp);
-    if (m->kv_heads % p->tp != 0 && p->tp % m->kv_heads != 0)
-        return aug_errorf(AUG_EUSAGE, "KV heads %ld and --tp %ld: neither divides the other",
-                          m->kv_heads, p->tp);
+    if (m->arch == AUG_ARCH_MATMULFREE) {
+        /* no attention heads: TP splits the MLGRU and GLU channels */
+        if (m->hidden % p->tp != 0 || m->ffn_hidden % p->tp != 0)
+            return aug_errorf(AUG_EUSAGE, "hidden %ld and FFN %ld channels are not divisible by "
+                                          "--tp %ld", m->hidden, m->ffn_hidden, p->tp);
+    } else {
+        if (m->heads % p->tp != 0)
+            return aug_errorf(AUG_EUSAGE, "heads %ld are not divisible by --tp %ld", m->heads, p->tp);
+        if (m->kv_heads % p->tp != 0 && p->tp % m->kv_heads != 0)
+            return aug_errorf(AUG_EUSAGE, "KV heads %ld and --tp %ld: neither divides the other",
+                              m->kv_heads, p->tp);
+    }
     if (m->layers < p->pp * p->interleave)
         return aug_errorf(AUG_EUSAGE, "layers %ld are fewer than pp*interleave = %ld", m->layers,
                           p->pp * p->interleave);
@@ -125,15 +194,55 @@ int aug_plan_resolve(struct aug_plan *p, const struct aug_model *m, const struct
     if (p->sp && p->tp > 1 && (p->seq / p->cp) % p->tp != 0)
         return aug_errorf(AUG_EUSAGE, "sequence parallelism needs seq/cp (%ld) divisible by --tp %ld",
                           p->seq / p->cp, p->tp);
-    if (p->ep > 1) {
-        if (m->arch != AUG_ARCH_MOE)
-            return aug_errorf(AUG_EUSAGE, "--ep %ld needs a mixture-of-experts model", p->ep);
-        if ((p->dp * p->cp) % p->ep != 0)
-            return aug_errorf(AUG_EUSAGE, "--ep %ld must divide dp*cp = %ld", p->ep, p->dp * p->cp);
+    if (p->etp < 0)
+        return aug_errorf(AUG_EUSAGE, "--etp must be positive (got %ld)", p->etp);
+    if (p->etp > 0 && m->arch != AUG_ARCH_MOE)
+        return aug_errorf(AUG_EUSAGE, "--etp %ld needs a mixture-of-experts model", p->etp);
+    if (p->ep > 1 && m->arch != AUG_ARCH_MOE)
+        return aug_errorf(AUG_EUSAGE, "--ep %ld needs a mixture-of-experts model", p->ep);
+    if (m->arch == AUG_ARCH_MOE) {
+        long etp = aug_plan_etp(p);
+        if (etp == p->tp) {
+            if ((p->dp * p->cp) % p->ep != 0)
+                return aug_errorf(AUG_EUSAGE, "--ep %ld must divide dp*cp = %ld", p->ep,
+                                  p->dp * p->cp);
+        } else if ((p->tp * p->dp * p->cp) % (p->ep * etp) != 0) {
+            return aug_errorf(AUG_EUSAGE, "ep*etp = %ld*%ld = %ld must divide tp*dp*cp = %ld",
+                              p->ep, etp, p->ep * etp, p->tp * p->dp * p->cp);
+        }
         if (m->moe_experts % p->ep != 0)
             return aug_errorf(AUG_EUSAGE, "experts %ld are not divisible by --ep %ld",
                               m->moe_experts, p->ep);
+        if (m->ffn_hidden % etp != 0)
+            return aug_errorf(AUG_EUSAGE, "expert FFN size %ld is not divisible by --etp %ld",
+                              m->ffn_hidden, etp);
+        if (!(p->moe_capacity_factor >= 0) || p->moe_capacity_factor > 64)
+            return aug_errorf(AUG_EUSAGE, "--moe-capacity-factor %g must be 0 (dropless) or in "
+                                          "(0, 64]", p->moe_capacity_factor);
+        if (!(p->moe_imbalance >= 1) || p->moe_imbalance > (double)m->moe_experts)
+            return aug_errorf(AUG_EUSAGE, "--moe-imbalance %g must be between 1 (even) and the "
+                                          "%ld experts (all tokens on one)", p->moe_imbalance,
+                              m->moe_experts);
     }
+    if ((unsigned)p->cp_algo >= AUG_CP_COUNT)
+        return aug_errorf(AUG_EUSAGE, "unknown context-parallel algorithm %d", (int)p->cp_algo);
+    if (p->cp > 1 && m->arch == AUG_ARCH_MATMULFREE)
+        return aug_errorf(AUG_EUSAGE, "--cp %ld: the MLGRU recurrence of MatMul-free models "
+                                      "carries its state from token to token; context "
+                                      "parallelism needs attention", p->cp);
+    if (p->cp > 1 && p->cp_algo == AUG_CP_ULYSSES) {
+        long a_t = m->heads / p->tp, kv_t = m->kv_heads >= p->tp ? m->kv_heads / p->tp : 1;
+        if (a_t % p->cp != 0)
+            return aug_errorf(AUG_EUSAGE, "--cp-algo ulysses scatters heads: heads/tp = %ld are "
+                                          "not divisible by --cp %ld", a_t, p->cp);
+        if (kv_t % p->cp != 0 && p->cp % kv_t != 0)
+            return aug_errorf(AUG_EUSAGE, "--cp-algo ulysses: KV heads/tp = %ld and --cp %ld: "
+                                          "neither divides the other", kv_t, p->cp);
+    }
+    if ((unsigned)p->ternary >= AUG_TERNARY_COUNT)
+        return aug_errorf(AUG_EUSAGE, "unknown ternary kernel %d", (int)p->ternary);
+    if (!(p->comm_slowdown >= 0) || p->comm_slowdown > 1)
+        return aug_errorf(AUG_EUSAGE, "--comm-slowdown %g must be in [0, 1]", p->comm_slowdown);
     if (p->zero < 0 || p->zero > 3)
         return aug_errorf(AUG_EUSAGE, "--zero must be 0, 1, 2 or 3");
     if (p->fsdp != AUG_FSDP_NONE && p->zero != 0 && p->zero != 3)

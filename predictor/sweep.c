@@ -18,8 +18,8 @@
  *
  * Work units are the (tp, cp, pp, ep, micro-batch) tuples in enumeration order; a plan's
  * index is (unit << 32) | position inside the unit. Threads take units from an atomic
- * counter; each keeps its own top-K and front, merged at the end by (time, index) and
- * (memory, time, index), so results never depend on the thread count or the split over
+ * counter; each keeps its own top-K and front, merged at the end by (time, memory, index)
+ * and (memory, time, index), so results never depend on the thread count or the split over
  * processes (aug_sweep_merge folds in other processes' shares).
  *
  * Pruning (exact). Each GEMM and attention op takes at least flops / dense peak (its
@@ -31,6 +31,7 @@
 #include "augur/sweep.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -41,6 +42,7 @@
 
 #include "augur/status.h"
 #include "layer_graph.h"
+#include "sweep_rank.h"
 
 /* Divisors kept per degree (a number below 2^40 has fewer). */
 #define AUG_SWEEP_MAX_DIVISORS 16384
@@ -89,115 +91,16 @@ void aug_sweep_space_init(struct aug_sweep_space *sp) {
     sp->fsdp = -1;
 }
 
-/* ---- ordering, top-K and front ---------------------------------------------------- */
+/* ---- ordering, top-K and front (sweep_rank.c) ------------------------------------ */
 
-static int by_time(const struct aug_sweep_entry *a, const struct aug_sweep_entry *b) {
-    double ta = a->result.step_time_s, tb = b->result.step_time_s;
-    if (ta != tb)
-        return ta < tb ? -1 : 1;
-    return a->index < b->index ? -1 : a->index > b->index;
-}
-
-static int by_time_q(const void *a, const void *b) { return by_time(a, b); }
-
-static int by_memory_q(const void *pa, const void *pb) {
-    const struct aug_sweep_entry *a = pa, *b = pb;
-    double ma = a->result.memory.total_gib, mb = b->result.memory.total_gib;
-    if (ma != mb)
-        return ma < mb ? -1 : 1;
-    return by_time(a, b);
-}
+static const struct aug_rank_keys train_keys = {
+    sizeof(struct aug_sweep_entry),
+    offsetof(struct aug_sweep_entry, result) + offsetof(struct aug_train_result, step_time_s),
+    offsetof(struct aug_sweep_entry, result) + offsetof(struct aug_train_result, memory) +
+        offsetof(struct aug_train_memory, total_gib)};
 
 int aug_sweep_dominates(const struct aug_sweep_entry *b, const struct aug_sweep_entry *a) {
-    double mb = b->result.memory.total_gib, ma = a->result.memory.total_gib;
-    double tb = b->result.step_time_s, ta = a->result.step_time_s;
-    if (b->index == a->index || mb > ma || tb > ta)
-        return 0;
-    return mb < ma || tb < ta || b->index < a->index;
-}
-
-/* Insert into a list sorted by (time, index) of capacity k. */
-static void top_insert(struct aug_sweep_entry *top, int *n, int k, const struct aug_sweep_entry *e) {
-    if (*n == k && by_time(e, &top[k - 1]) >= 0)
-        return;
-    int i = *n < k ? (*n)++ : k - 1;
-    while (i > 0 && by_time(e, &top[i - 1]) < 0) {
-        top[i] = top[i - 1];
-        i--;
-    }
-    top[i] = *e;
-}
-
-/* Entries of the front with memory <= m: their count (the front is sorted by memory). */
-static int front_upto(const struct aug_sweep_entry *f, int n, double m) {
-    int lo = 0, hi = n;
-    while (lo < hi) {
-        int mid = (lo + hi) / 2;
-        if (f[mid].result.memory.total_gib <= m)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
-}
-
-/* Is there a front plan needing no more than m GiB that is faster than t? */
-static int front_beats(const struct aug_sweep_entry *f, int n, double m, double t) {
-    int k = front_upto(f, n, m);
-    return k > 0 && f[k - 1].result.step_time_s < t;
-}
-
-static int front_insert(struct aug_sweep_entry **front, int *n, int *cap,
-                        const struct aug_sweep_entry *e) {
-    struct aug_sweep_entry *f = *front;
-    int pos = front_upto(f, *n, e->result.memory.total_gib);
-    if (pos > 0 && aug_sweep_dominates(&f[pos - 1], e))
-        return AUG_OK;
-    int start = pos;
-    if (pos > 0 && f[pos - 1].result.memory.total_gib == e->result.memory.total_gib)
-        start = pos - 1; /* same memory, not dominating e: e dominates it */
-    int end = start;
-    while (end < *n && aug_sweep_dominates(e, &f[end]))
-        end++;
-    int removed = end - start;
-    if (removed == 0 && *n == *cap) {
-        int nc = *cap ? 2 * *cap : 64;
-        struct aug_sweep_entry *g = realloc(f, (size_t)nc * sizeof *g);
-        if (!g)
-            return aug_errorf(AUG_ENOMEM, "sweep: out of memory for the Pareto front");
-        *front = f = g;
-        *cap = nc;
-    }
-    if (removed != 1)
-        memmove(&f[start + 1], &f[end], (size_t)(*n - end) * sizeof *f);
-    f[start] = *e;
-    *n += 1 - removed;
-    return AUG_OK;
-}
-
-/* The exact front of a set, in place: sort by (memory, time, index) and keep what is
- * faster than everything before it. Returns the new count. */
-static int front_of(struct aug_sweep_entry *e, int n) {
-    if (n == 0)
-        return 0;
-    qsort(e, (size_t)n, sizeof *e, by_memory_q);
-    int k = 1;
-    for (int i = 1; i < n; i++)
-        if (e[i].result.step_time_s < e[k - 1].result.step_time_s)
-            e[k++] = e[i];
-    return k;
-}
-
-/* Sort by (time, index), drop duplicates of one index, keep k. */
-static int top_of(struct aug_sweep_entry *e, int n, int k) {
-    if (n == 0)
-        return 0;
-    qsort(e, (size_t)n, sizeof *e, by_time_q);
-    int m = 1;
-    for (int i = 1; i < n && m < k; i++)
-        if (e[i].index != e[m - 1].index)
-            e[m++] = e[i];
-    return m < k ? m : k;
+    return aug_rank_dominates(&train_keys, b, a);
 }
 
 /* ---- the space ---------------------------------------------------------------------- */
@@ -468,7 +371,8 @@ static int run_unit(struct worker *w, const struct unit *u) {
                                                                               : 0.0;
                         double lb = chunks * stage_layers * (lb_fwd + lb_bwd + rec);
                         if (lb > w->top[k - 1].result.step_time_s &&
-                            front_beats(w->front, w->n_front, e->result.memory.total_gib, lb))
+                            aug_rank_front_beats(&train_keys, w->front, w->n_front,
+                                                 e->result.memory.total_gib, lb))
                             continue;
                     }
                     int st = aug_train_predict(m, s, &e->plan, &cfg->options, &e->result);
@@ -481,8 +385,9 @@ static int run_unit(struct worker *w, const struct unit *u) {
                     }
                     w->timed++;
                     e->index = (u->gidx << 32) | pos;
-                    top_insert(w->top, &w->n_top, k, e);
-                    if ((st = front_insert(&w->front, &w->n_front, &w->cap_front, e)) != AUG_OK) {
+                    aug_rank_top_insert(&train_keys, w->top, &w->n_top, k, e);
+                    if ((st = aug_rank_front_insert(&train_keys, (void **)&w->front, &w->n_front,
+                                                    &w->cap_front, e)) != AUG_OK) {
                         snprintf(w->err, sizeof w->err, "%s", aug_last_error());
                         return st;
                     }
@@ -639,18 +544,23 @@ static int run(const struct aug_sweep_config *cfg, int count_only, struct aug_sw
         } else {
             size_t n = 0;
             for (int i = 0; i < nt; i++) {
-                memcpy(all + n, w[i].top, (size_t)w[i].n_top * sizeof *all);
+                aug_rank_copy(all + n, w[i].top, (size_t)w[i].n_top * sizeof *all);
                 n += (size_t)w[i].n_top;
             }
-            out->n_top = top_of(all, (int)n, cfg->top_k);
-            memcpy(out->top, all, (size_t)out->n_top * sizeof *all);
+            out->n_top = aug_rank_top_of(&train_keys, all, (int)n, cfg->top_k);
+            if (out->n_top > 0)
+                aug_rank_copy(out->top, all, (size_t)out->n_top * sizeof *all);
             n = 0;
             for (int i = 0; i < nt; i++) {
-                memcpy(all + n, w[i].front, (size_t)w[i].n_front * sizeof *all);
+                aug_rank_copy(all + n, w[i].front, (size_t)w[i].n_front * sizeof *all);
                 n += (size_t)w[i].n_front;
             }
-            out->n_pareto = front_of(all, (int)n);
+            out->n_pareto = aug_rank_front_of(&train_keys, all, (int)n);
             out->pareto = all; /* the front is a prefix of the buffer */
+            if (out->n_top < 0 || out->n_pareto < 0) {
+                out->n_top = out->n_pareto = 0;
+                st = aug_errorf(AUG_ENOMEM, "sweep: out of memory merging results");
+            }
         }
     }
     for (int i = 0; i < nt; i++) {
@@ -694,14 +604,17 @@ int aug_sweep_merge(struct aug_sweep_result *r, int top_k, const struct aug_swee
         free(f);
         return aug_errorf(AUG_ENOMEM, "sweep merge: out of memory");
     }
-    memcpy(t, r->top, (size_t)r->n_top * sizeof *t);
-    memcpy(t + r->n_top, e, (size_t)n * sizeof *t);
-    memcpy(f, r->pareto, (size_t)r->n_pareto * sizeof *f);
-    memcpy(f + r->n_pareto, e, (size_t)n * sizeof *f);
-    int k = top_of(t, (int)nt, top_k);
-    int np = front_of(f, (int)nf);
-    /* exact duplicates (the same plan from two lists) collapse in front_of: equal memory
-     * and time keep the first, and their indices are equal */
+    aug_rank_copy(t, r->top, (size_t)r->n_top * sizeof *t);
+    aug_rank_copy(t + r->n_top, e, (size_t)n * sizeof *t);
+    aug_rank_copy(f, r->pareto, (size_t)r->n_pareto * sizeof *f);
+    aug_rank_copy(f + r->n_pareto, e, (size_t)n * sizeof *f);
+    int k = aug_rank_top_of(&train_keys, t, (int)nt, top_k);
+    int np = aug_rank_front_of(&train_keys, f, (int)nf);
+    if (k < 0 || np < 0) {
+        free(t);
+        free(f);
+        return aug_errorf(AUG_ENOMEM, "sweep merge: out of memory");
+    }
     free(r->top);
     free(r->pareto);
     r->top = t;

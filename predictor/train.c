@@ -13,7 +13,16 @@
  * updated weights after the optimizer step; ZeRO-3 and FSDP gather every layer's weights
  * in forward and backward and reduce-scatter its gradients per micro-batch, 1.5x the
  * all-reduce volume (Rajbhandari et al. 2020 sec. 7), prefetched behind the previous
- * layer's compute. */
+ * layer's compute. Dense gradients are reduced over dp * cp ranks (context-parallel
+ * ranks hold the same weights), routed experts' over their expert data-parallel group.
+ *
+ * Overlap is a resource model (overlap.h): a collective hidden behind compute still
+ * slows that compute by plan->comm_slowdown while both run (NCCL kernels take SMs), and
+ * no overlapped pair is ever faster than its slower resource. Overlap groups of the layer
+ * graph (ring attention, chunked TP collectives), gradient buckets (a trailing pipeline
+ * over the last micro-batch's backward), FSDP prefetch (each layer's gather beside the
+ * previous layer's compute) and, with plan->pp_overlap, steady-state pipeline sends
+ * (beside the next chunk's compute; the fill and drain stay exposed) all go through it. */
 #include <math.h>
 #include <string.h>
 
@@ -22,6 +31,7 @@
 #include "augur/units.h"
 #include "efficiency.h"
 #include "layer_graph.h"
+#include "overlap.h"
 #include "train_internal.h"
 
 /* Framework floor of one iteration (data-loader hand-off, loss logging, grad-norm and
@@ -57,8 +67,23 @@ static void host_floor(struct acc *a, double per_launch_s) {
     }
 }
 
+/* One overlap group while a list is timed. */
+struct grp {
+    int id, n;
+    enum aug_ovl_kind kind;
+    double C, M;             /* compute and communication seconds alone */
+    enum aug_cat comm_cat;
+    enum aug_source comm_src;
+};
+#define MAX_GROUPS 24
+
+/* Time every op of a list (only the selectively recomputed ones with selective_only).
+ * Grouped ops: compute counts in full, the communication only by what the overlap of
+ * the group adds to the compute (overlap.h), with slowdown s. */
 static int time_list(const struct aug_op_ctx *ctx, const struct aug_graph_op *ops, int n,
-                     int selective_only, struct acc *a) {
+                     int selective_only, double s, struct acc *a) {
+    struct grp g[MAX_GROUPS];
+    int ng = 0;
     for (int i = 0; i < n; i++) {
         if (selective_only && !ops[i].selective)
             continue;
@@ -67,10 +92,41 @@ static int time_list(const struct aug_op_ctx *ctx, const struct aug_graph_op *op
         if (st != AUG_OK)
             return st;
         double sec = t.time_s * ops[i].op.count;
+        a->launches += ops[i].op.count;
+        int comm = ops[i].op.kind == AUG_OP_COLLECTIVE;
+        if (ops[i].group > 0) {
+            int k = 0;
+            while (k < ng && g[k].id != ops[i].group)
+                k++;
+            if (k == ng && ng < MAX_GROUPS) {
+                memset(&g[k], 0, sizeof g[k]);
+                g[k].id = ops[i].group;
+                g[k].n = ops[i].ovl_n;
+                g[k].kind = ops[i].ovl;
+                ng++;
+            }
+            if (k < ng && comm) {
+                g[k].M += sec;
+                g[k].comm_cat = ops[i].cat;
+                g[k].comm_src = t.source;
+                continue;
+            }
+            if (k < ng)
+                g[k].C += sec;
+        }
         a->cat[ops[i].cat] += sec;
         a->src[t.source] += sec;
         a->total += sec;
-        a->launches += ops[i].op.count;
+    }
+    for (int k = 0; k < ng; k++) {
+        if (!(g[k].M > 0))
+            continue;
+        double both = g[k].kind == AUG_OVL_TRAIL ? aug_ovl_trail(g[k].C, g[k].M, g[k].n, s)
+                                                 : aug_ovl_ring(g[k].C, g[k].M, g[k].n, s);
+        double exposed = both - g[k].C;
+        a->cat[g[k].comm_cat] += exposed;
+        a->src[g[k].comm_src] += exposed;
+        a->total += exposed;
     }
     return AUG_OK;
 }
@@ -92,24 +148,13 @@ static double coll(const struct aug_op_ctx *ctx, enum aug_coll c, double size, l
     return t.time_s;
 }
 
-/* Ranks that share the sharded model states (ZeRO / FSDP). */
-static long shard_ranks(const struct aug_plan *p, const struct aug_system *s) {
-    if (p->fsdp != AUG_FSDP_HYBRID)
-        return p->dp;
-    long per_node = s->gpus_per_node / (p->tp * p->cp);
-    if (per_node < 1)
-        per_node = 1;
-    return per_node < p->dp ? per_node : p->dp;
-}
-
 int aug_train_predict(const struct aug_model *m, const struct aug_system *s,
                       const struct aug_plan *p, const struct aug_train_options *opt,
                       struct aug_train_result *out) {
     memset(out, 0, sizeof *out);
-    if (m->arch == AUG_ARCH_MATMULFREE)
-        return aug_errorf(AUG_EUNSUPPORTED, "training of MatMul-free models ('%s') is not "
-                                            "modeled yet", m->name);
     struct aug_op_ctx ctx = {s, opt ? opt->kdb : NULL, opt ? opt->pure_roofline : 0};
+    /* the roofline is an upper bound: overlapped collectives cost the compute nothing */
+    double slow = ctx.pure_roofline ? 0.0 : p->comm_slowdown;
     struct aug_graph layer, first, last;
     aug_graph_layer(m, p, s, &layer);
     aug_graph_head(m, p, s, 0, &first);
@@ -117,19 +162,19 @@ int aug_train_predict(const struct aug_model *m, const struct aug_system *s,
 
     struct acc fwd = {0}, bwd = {0}, rec = {0}, hf = {0}, hl = {0};
     int st;
-    if ((st = time_list(&ctx, layer.fwd, layer.n_fwd, 0, &fwd)) != AUG_OK ||
-        (st = time_list(&ctx, layer.bwd, layer.n_bwd, 0, &bwd)) != AUG_OK)
+    if ((st = time_list(&ctx, layer.fwd, layer.n_fwd, 0, slow, &fwd)) != AUG_OK ||
+        (st = time_list(&ctx, layer.bwd, layer.n_bwd, 0, slow, &bwd)) != AUG_OK)
         return st;
     if (p->recompute == AUG_RECOMPUTE_FULL)
         rec = fwd;
     else if (p->recompute == AUG_RECOMPUTE_SELECTIVE &&
-             (st = time_list(&ctx, layer.fwd, layer.n_fwd, 1, &rec)) != AUG_OK)
+             (st = time_list(&ctx, layer.fwd, layer.n_fwd, 1, slow, &rec)) != AUG_OK)
         return st;
     for (int i = 0; i < 2; i++) {
         struct aug_graph *g = i ? &last : &first;
         struct acc *a = i ? &hl : &hf;
-        if ((st = time_list(&ctx, g->fwd, g->n_fwd, 0, a)) != AUG_OK ||
-            (st = time_list(&ctx, g->bwd, g->n_bwd, 0, a)) != AUG_OK)
+        if ((st = time_list(&ctx, g->fwd, g->n_fwd, 0, slow, a)) != AUG_OK ||
+            (st = time_list(&ctx, g->bwd, g->n_bwd, 0, slow, a)) != AUG_OK)
             return st;
     }
     if (!ctx.pure_roofline) {
@@ -139,29 +184,6 @@ int aug_train_predict(const struct aug_model *m, const struct aug_system *s,
         host_floor(&rec, host);
         host_floor(&hf, host);
         host_floor(&hl, host);
-    }
-
-    /* context-parallel exchange hides behind the attention blocks it feeds */
-    double cp_exposed_fwd = 0, cp_exposed_bwd = 0;
-    if (p->cp > 1) {
-        double att_f = fwd.cat[AUG_CAT_ATTENTION], att_b = bwd.cat[AUG_CAT_ATTENTION];
-        cp_exposed_fwd = fmax(0.0, fwd.cat[AUG_CAT_CP] - att_f);
-        cp_exposed_bwd = fmax(0.0, bwd.cat[AUG_CAT_CP] - att_b);
-        double hidden_f = fwd.cat[AUG_CAT_CP] - cp_exposed_fwd;
-        double hidden_b = bwd.cat[AUG_CAT_CP] - cp_exposed_bwd;
-        fwd.total -= hidden_f;
-        bwd.total -= hidden_b;
-        fwd.cat[AUG_CAT_CP] = cp_exposed_fwd;
-        bwd.cat[AUG_CAT_CP] = cp_exposed_bwd;
-        /* hidden time is not predicted time: take it out of the sources proportionally */
-        double tot = fwd.src[0] + fwd.src[1] + fwd.src[2];
-        for (int i = 0; i < AUG_SOURCE_COUNT && tot > 0; i++)
-            fwd.src[i] *= fwd.total / tot;
-        tot = bwd.src[0] + bwd.src[1] + bwd.src[2];
-        for (int i = 0; i < AUG_SOURCE_COUNT && tot > 0; i++)
-            bwd.src[i] *= bwd.total / tot;
-        if (p->recompute == AUG_RECOMPUTE_FULL)
-            rec = fwd;
     }
 
     double L_stage = (double)aug_plan_stage_layers(p, m);
@@ -213,8 +235,17 @@ int aug_train_predict(const struct aug_model *m, const struct aug_system *s,
          * more than one NVLink domain, some send crosses the network */
         long stride = p->tp * p->cp * p->dp;
         int per_domain = aug_ranks_per_domain(s, p->pp, stride) >= p->pp ? 2 : 1;
-        double sends = 2.0 * v * ((double)nmb + pp - 1.0);
-        double t = sends * coll(&ctx, AUG_COLL_SEND_RECV, act, 2, per_domain, &src, &st);
+        double one = coll(&ctx, AUG_COLL_SEND_RECV, act, 2, per_domain, &src, &st);
+        double t;
+        if (p->pp_overlap) {
+            /* steady state: each send runs beside the next chunk's forward or backward;
+             * the pipeline fill and drain (2 v (p - 1) sends) wait for theirs */
+            double chunk = t_mb / (2.0 * v);
+            double hidden = 2.0 * v * (double)nmb;
+            t = 2.0 * v * (pp - 1.0) * one + hidden * (aug_ovl_pair(chunk, one, slow) - chunk);
+        } else {
+            t = 2.0 * v * ((double)nmb + pp - 1.0) * one;
+        }
         srcs[src] += t;
         /* tied embeddings: first and last stage all-reduce the embedding gradient */
         if (m->tied_embeddings) {
@@ -230,36 +261,62 @@ int aug_train_predict(const struct aug_model *m, const struct aug_system *s,
     /* ---- data parallelism, ZeRO, FSDP ---- */
     double stage_params = fmax(aug_train_stage_params_per_gpu(m, p, 0),
                                aug_train_stage_params_per_gpu(m, p, p->pp - 1));
+    double expert_params = aug_train_stage_expert_params_per_gpu(m, p);
+    double dense_params = stage_params - expert_params;
+    double layer_experts = aug_train_layer_expert_params_per_gpu(m, p);
+    double layer_dense = aug_train_layer_params_per_gpu(m, p) - layer_experts;
     double wbytes = e, gbytes = e;
-    long dp = p->dp;
-    int dp_domain = aug_ranks_per_domain(s, dp, p->tp * p->cp);
+    long dp = p->dp * p->cp; /* ranks holding the same dense weights */
+    long edp = aug_plan_edp(p);
+    int dp_domain = aug_ranks_per_domain(s, dp, p->tp);
+    long etp = aug_plan_etp(p);
+    int edp_domain = aug_ranks_per_domain(s, edp, p->ep_outer ? etp : etp * p->ep);
     double bwd_last_mb = L_stage * bwd.total;
+    double buckets = fmax(L_stage, 1.0);
     int zero = p->fsdp != AUG_FSDP_NONE ? 3 : p->zero;
-    long shard = shard_ranks(p, s);
-    if (dp > 1 && zero <= 2) {
-        double t_grad = coll(&ctx, zero == 0 ? AUG_COLL_ALL_REDUCE : AUG_COLL_REDUCE_SCATTER,
-                             stage_params * gbytes, dp, dp_domain, &src, &st);
-        /* the last bucket (one layer's worth) can never overlap */
-        double exposed = p->dp_overlap ? fmax(t_grad - bwd_last_mb, t_grad / fmax(L_stage, 1.0))
+    long shard = aug_train_dense_shard_ranks(p, s);
+    long eshard = aug_train_expert_shard_ranks(p, s);
+    int has_experts = expert_params > 0 && edp > 1;
+    if ((dp > 1 || has_experts) && zero <= 2) {
+        enum aug_coll red = zero == 0 ? AUG_COLL_ALL_REDUCE : AUG_COLL_REDUCE_SCATTER;
+        enum aug_source s2 = AUG_SOURCE_FALLBACK;
+        double t_grad = coll(&ctx, red, dense_params * gbytes, dp, dp_domain, &src, &st);
+        if (has_experts)
+            t_grad += coll(&ctx, red, expert_params * gbytes, edp, edp_domain, &s2, &st);
+        /* buckets reduce as the last micro-batch's backward produces them (the last one
+         * can never overlap) */
+        double exposed = p->dp_overlap ? aug_ovl_trail(bwd_last_mb, t_grad, buckets, slow) -
+                                             bwd_last_mb
                                        : t_grad;
         srcs[src] += exposed;
         double t_ag = 0.0;
         if (zero >= 1) {
-            t_ag = coll(&ctx, AUG_COLL_ALL_GATHER, stage_params * wbytes, dp, dp_domain, &src, &st);
+            t_ag = coll(&ctx, AUG_COLL_ALL_GATHER, dense_params * wbytes, dp, dp_domain, &src, &st);
+            if (has_experts)
+                t_ag += coll(&ctx, AUG_COLL_ALL_GATHER, expert_params * wbytes, edp, edp_domain,
+                             &s2, &st);
             srcs[src] += t_ag;
         }
         bd->dp_comm_s = exposed + t_ag;
-    } else if (dp > 1) {
+    } else if (dp > 1 || has_experts) {
         int shard_domain = p->fsdp == AUG_FSDP_HYBRID ? (int)shard : dp_domain;
-        double layer_params = aug_train_layer_params_per_gpu(m, p);
+        int eshard_domain = p->fsdp == AUG_FSDP_HYBRID ? (int)eshard : edp_domain;
         double w = (double)nmb * L_stage;
-        double ag = coll(&ctx, AUG_COLL_ALL_GATHER, layer_params * wbytes, shard, shard_domain,
+        double ag = coll(&ctx, AUG_COLL_ALL_GATHER, layer_dense * wbytes, shard, shard_domain,
                          &src, &st);
-        double rs = coll(&ctx, AUG_COLL_REDUCE_SCATTER, layer_params * gbytes, shard, shard_domain,
+        double rs = coll(&ctx, AUG_COLL_REDUCE_SCATTER, layer_dense * gbytes, shard, shard_domain,
                          &src, &st);
-        /* prefetch hides each layer's gather behind the previous layer's compute */
-        double exp_f = fmax(0.0, ag - fwd.total);
-        double exp_b = fmax(0.0, ag + rs - bwd.total);
+        if (layer_experts > 0) {
+            enum aug_source s2;
+            ag += coll(&ctx, AUG_COLL_ALL_GATHER, layer_experts * wbytes, eshard, eshard_domain,
+                       &s2, &st);
+            rs += coll(&ctx, AUG_COLL_REDUCE_SCATTER, layer_experts * gbytes, eshard,
+                       eshard_domain, &s2, &st);
+        }
+        /* prefetch: each layer's gather runs beside the previous layer's compute (and the
+         * backward's gather plus gradient reduce-scatter beside its backward) */
+        double exp_f = aug_ovl_pair(fwd.total, ag, slow) - fwd.total;
+        double exp_b = aug_ovl_pair(bwd.total, ag + rs, slow) - bwd.total;
         double exposed = w * (exp_f + exp_b) + ag; /* the first gather is never hidden */
         srcs[src] += exposed;
         bd->dp_comm_s = exposed;
@@ -267,7 +324,8 @@ int aug_train_predict(const struct aug_model *m, const struct aug_system *s,
             /* hybrid sharding: replicas across nodes all-reduce their gradient shards */
             double t = coll(&ctx, AUG_COLL_ALL_REDUCE, stage_params * gbytes / (double)shard,
                             dp / shard, 1, &src, &st);
-            double ex = p->dp_overlap ? fmax(t - bwd_last_mb, t / fmax(L_stage, 1.0)) : t;
+            double ex = p->dp_overlap ? aug_ovl_trail(bwd_last_mb, t, buckets, slow) - bwd_last_mb
+                                      : t;
             srcs[src] += ex;
             bd->dp_comm_s += ex;
         }
@@ -277,7 +335,8 @@ int aug_train_predict(const struct aug_model *m, const struct aug_system *s,
 
     /* ---- optimizer: fused Adam streams fp32 master weights, momentum, variance and
      * gradients in (16 B), the updated master and moments (12 B) and 16-bit weights out ---- */
-    double opt_params = stage_params / (zero >= 1 && dp > 1 ? (double)shard : 1.0);
+    double opt_params = zero >= 1 ? dense_params / (double)shard + expert_params / (double)eshard
+                                  : stage_params;
     struct aug_op adam = aug_op_memory("optimizer", "optimizer", p->dtype,
                                        opt_params * (16.0 + 12.0 + e), opt_params * 12.0);
     struct aug_op_time at;

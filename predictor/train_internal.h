@@ -18,6 +18,15 @@ int aug_model_has_dropout(const struct aug_model *m);
  * replicated part (norms) that TP does not split. */
 double aug_train_layer_params_per_gpu(const struct aug_model *m, const struct aug_plan *p);
 
+/* Routed-expert parameters of one layer, and of the most loaded stage, on one GPU. */
+double aug_train_layer_expert_params_per_gpu(const struct aug_model *m, const struct aug_plan *p);
+double aug_train_stage_expert_params_per_gpu(const struct aug_model *m, const struct aug_plan *p);
+
+/* Ranks that share (and, with ZeRO / FSDP, shard) dense parameters: dp * cp, or the ranks
+ * of one node with FSDP hybrid sharding; and those of routed experts: edp. */
+long aug_train_dense_shard_ranks(const struct aug_plan *p, const struct aug_system *s);
+long aug_train_expert_shard_ranks(const struct aug_plan *p, const struct aug_system *s);
+
 /* Parameters held by one GPU of pipeline stage `stage` (0 = first). */
 double aug_train_stage_params_per_gpu(const struct aug_model *m, const struct aug_plan *p,
                                       long stage);

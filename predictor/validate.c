@@ -10,6 +10,7 @@
 #include <strings.h>
 
 #include "augur/augur.h"
+#include "validate_infer.h"
 #include "validate_internal.h"
 
 #define MAX_KDBS 8
@@ -144,8 +145,9 @@ int aug_validate_file(const char *path, enum aug_validate_input kind,
         return st;
     if (kind == AUG_VALIDATE_AUTO)
         kind = aug_csv_col(t, "iteration time (ms)") >= 0 ? AUG_VALIDATE_VTRAIN
+               : aug_csv_col(t, "input_len") >= 0         ? AUG_VALIDATE_INFERENCE
                                                           : AUG_VALIDATE_ACCURACY;
-    if (kind == AUG_VALIDATE_ACCURACY) {
+    if (kind == AUG_VALIDATE_ACCURACY || kind == AUG_VALIDATE_INFERENCE) {
         /* accuracy sets may carry '#' comment lines: reload with comments stripped */
         aug_csv_free(t);
         if ((st = aug_csv_load(path, &t)) != AUG_OK)
@@ -159,9 +161,10 @@ int aug_validate_file(const char *path, enum aug_validate_input kind,
     struct kdb_cache cache = {0};
     size_t cap = 0;
     struct aug_validate_reader rd;
-    st = kind == AUG_VALIDATE_VTRAIN ? aug_validate_vtrain_open(t, opt ? opt->kdb_root : NULL, &rd)
-                                     : aug_validate_accuracy_open(t, path, opt ? opt->kdb_root : NULL,
-                                                                  &rd);
+    st = kind == AUG_VALIDATE_VTRAIN      ? aug_validate_vtrain_open(t, opt ? opt->kdb_root : NULL, &rd)
+         : kind == AUG_VALIDATE_INFERENCE ? aug_validate_infer_open(t, path, opt, &rd)
+                                          : aug_validate_accuracy_open(t, path, opt ? opt->kdb_root : NULL,
+                                                                       &rd);
     for (size_t i = 0; st == AUG_OK && i < aug_csv_rows(t); i++) {
         struct aug_validate_row row;
         struct aug_validate_case vc;
@@ -174,7 +177,7 @@ int aug_validate_file(const char *path, enum aug_validate_input kind,
         } else if (rs != AUG_OK) {
             st = rs;
             break;
-        } else {
+        } else if (kind != AUG_VALIDATE_INFERENCE) { /* the inference reader scores its rows */
             score(&row, &vc, &cache, opt);
         }
         st = push_row(r, &cap, &row);

@@ -450,18 +450,25 @@ static void test_cp_ring_crossing_nodes(void **state) {
                  4e-6 + kv / 45e9, 1.9e-6 + kv / (450e9 * 0.77));
 }
 
-static void test_matmulfree_training_unsupported(void **state) {
+/* MatMul-free LMs train like any other model now (their own graph: tests/test_matmulfree.c):
+ * the invariants hold, and accumulate-only ternary layers on the CUDA cores are slower than
+ * the same layers run as tensor-core GEMMs. */
+static void test_matmulfree_training_predicts(void **state) {
     (void)state;
     struct aug_model m = preset("matmulfree-370m");
     struct aug_plan p;
     aug_plan_init(&p);
     p.gpus = 8;
-    p.global_batch = 8;
+    p.global_batch = 64;
+    p.micro_batch = 8;
     assert_int_equal(aug_plan_resolve(&p, &m, &h100), AUG_OK);
-    struct aug_train_result r;
-    struct aug_train_options o = {NULL, 0};
-    assert_int_equal(aug_train_predict(&m, &h100, &p, &o, &r), AUG_EUNSUPPORTED);
-    assert_non_null(strstr(aug_last_error(), m.name));
+    struct aug_train_result acc = predict_opt(&m, &h100, &p, NULL, 0);
+    check_invariants("matmulfree accumulate", &acc);
+    p.ternary = AUG_TERNARY_TENSOR;
+    struct aug_train_result ten = predict_opt(&m, &h100, &p, NULL, 0);
+    check_invariants("matmulfree tensor", &ten);
+    assert_true(ten.step_time_s < acc.step_time_s);
+    assert_rel(ten.model_flops, acc.model_flops, 1e-12);
 }
 
 int main(void) {
@@ -474,7 +481,7 @@ int main(void) {
         cmocka_unit_test(test_calibrated_share),
         cmocka_unit_test(test_scaling_sanity),
         cmocka_unit_test(test_cp_ring_crossing_nodes),
-        cmocka_unit_test(test_matmulfree_training_unsupported),
+        cmocka_unit_test(test_matmulfree_training_predicts),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

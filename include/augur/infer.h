@@ -45,6 +45,11 @@ struct aug_infer_plan {
     enum aug_dtype weight_dtype; /* storage of linear-layer weights (AUG_DTYPE_COUNT = dtype) */
     enum aug_dtype kv_dtype;     /* storage of the KV cache (AUG_DTYPE_COUNT = dtype) */
     int flash_attention;         /* 1: fused FlashAttention / flash-decoding (default) */
+    int decode_per_head;         /* 1: the decode kernel runs one thread block per query head
+                                    on CUDA cores (TensorRT-LLM's masked MHA, vLLM's
+                                    PagedAttention); 0: tensor-core kernels that take a GQA
+                                    group's query heads together (flash-decoding, XQA,
+                                    FlashInfer; default) */
     double launch_us;            /* per-kernel launch gap; < 0: the GPU's launch_us */
     double step_overhead_us;     /* framework floor per forward step; < 0: the default */
     double workspace_gib;        /* runtime workspace per GPU; < 0: the default */

@@ -19,11 +19,24 @@ struct aug_system;
 enum aug_recompute { AUG_RECOMPUTE_NONE, AUG_RECOMPUTE_SELECTIVE, AUG_RECOMPUTE_FULL,
                      AUG_RECOMPUTE_COUNT };
 enum aug_fsdp { AUG_FSDP_NONE, AUG_FSDP_FULL, AUG_FSDP_HYBRID, AUG_FSDP_COUNT };
+/* Context parallelism: ring attention passes K/V blocks around the CP ring by send/recv
+ * overlapped with blockwise attention (Liu et al. 2023; Megatron-CP, causal load-balanced);
+ * Ulysses all-to-alls Q, K, V and O so each rank attends a full sequence on heads/cp heads
+ * (Jacobs et al. 2023); allgather gathers K and V once per layer (Llama 3, sec. 3.3.2). */
+enum aug_cp_algo { AUG_CP_RING, AUG_CP_ULYSSES, AUG_CP_ALLGATHER, AUG_CP_COUNT };
+/* BitLinear (ternary) layers: accumulate-only work on the CUDA cores at the GPU's
+ * non-tensor rate (the MatMul-free design), or ternary values run as 16-bit tensor-core
+ * GEMMs (what the reference PyTorch/Triton implementation does on GPUs). */
+enum aug_ternary_kernel { AUG_TERNARY_ACCUMULATE, AUG_TERNARY_TENSOR, AUG_TERNARY_COUNT };
 
 const char *aug_recompute_name(enum aug_recompute r);
 int aug_recompute_from_name(const char *s, enum aug_recompute *out);
 const char *aug_fsdp_name(enum aug_fsdp f);
 int aug_fsdp_from_name(const char *s, enum aug_fsdp *out);
+const char *aug_cp_algo_name(enum aug_cp_algo a);             /* "ring", "ulysses", "allgather" */
+int aug_cp_algo_from_name(const char *s, enum aug_cp_algo *out);
+const char *aug_ternary_kernel_name(enum aug_ternary_kernel k); /* "accumulate", "tensor" */
+int aug_ternary_kernel_from_name(const char *s, enum aug_ternary_kernel *out);
 
 struct aug_plan {
     long gpus;
@@ -40,9 +53,25 @@ struct aug_plan {
     int flash_attention;     /* 1: fused FlashAttention (default), 0: unfused path */
     int dp_overlap;          /* 1: gradient reduction overlapped with backward (default) */
     int uneven_pp;           /* 1: allow layers not divisible by pp (slowest stage rounds up) */
+    /* ---- context parallelism, mixture of experts, ternary layers, overlap ---- */
+    enum aug_cp_algo cp_algo;    /* how attention crosses the CP group (default ring) */
+    long etp;                    /* expert tensor parallelism (0 = tp, Megatron's default) */
+    int ep_outer;                /* 1: EP peers placed outside data parallelism (across
+                                    nodes) instead of next to TP (inside a node) */
+    double moe_capacity_factor;  /* 0: dropless routing (default); > 0: every expert's
+                                    buffer holds this times the even share, padded, and
+                                    tokens beyond it are dropped (GShard / Switch) */
+    double moe_imbalance;        /* tokens on the busiest expert over the mean (>= 1) */
+    enum aug_ternary_kernel ternary; /* how BitLinear (MatMul-free) layers run */
+    int tp_overlap;              /* 1: TP collectives split into chunks and overlapped with
+                                    the GEMMs next to them (T3 / userbuffers style) */
+    int pp_overlap;              /* 1: stage-to-stage sends overlap the next chunk's compute */
+    double comm_slowdown;        /* compute slowdown while a collective shares the SMs */
 };
 
-/* Defaults: all degrees 1 (dp 0 = derive), bf16, FlashAttention, overlap, no recompute. */
+/* Defaults: all degrees 1 (dp 0 = derive), bf16, FlashAttention, overlap, no recompute;
+ * ring CP, dropless routing with the documented load imbalance, accumulate-only ternary
+ * layers, no TP/PP overlap, the documented compute slowdown under overlapped collectives. */
 void aug_plan_init(struct aug_plan *p);
 
 /* Derive dp (gpus / (tp*pp*cp)) and seq, then check divisibility and consistency
@@ -56,6 +85,11 @@ long aug_plan_stage_layers(const struct aug_plan *p, const struct aug_model *m);
 
 /* Micro-batches per iteration per pipeline: global / (micro_batch * dp). */
 long aug_plan_microbatches(const struct aug_plan *p);
+
+/* Expert tensor parallelism in effect (etp, or tp when 0), and the expert data-parallel
+ * degree that replicates each expert shard: tp * dp * cp / (ep * etp). */
+long aug_plan_etp(const struct aug_plan *p);
+long aug_plan_edp(const struct aug_plan *p);
 
 #ifdef __cplusplus
 }

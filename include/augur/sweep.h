@@ -5,10 +5,11 @@
  * Training plans are enumerated over TP, CP, PP, DP (derived), EP, micro-batch,
  * interleaving, sequence parallelism, recomputation and ZeRO / FSDP sharding. A knob is
  * either pinned (one value) or open (every value the rules allow). Plans are enumerated
- * in one fixed order; each gets an index in that order, and ties in time or on the front
- * break by index, so results do not depend on how the space is split over threads or
- * processes. Evaluation is parallel over threads, each with its own result buffer; the
- * per-plan path does not allocate. */
+ * in one fixed order; each gets an index in that order. Equal times rank the plan with less
+ * memory first, then the lower index (the front breaks exact ties by index too), so results
+ * do not depend on how the space is split over threads or processes. Evaluation is
+ * parallel over threads, each with its own result buffer; the per-plan path does not
+ * allocate. */
 #ifndef AUG_SWEEP_H
 #define AUG_SWEEP_H
 
@@ -82,7 +83,7 @@ struct aug_sweep_result {
     uint64_t plans_timed;      /* fully predicted (the rest were bounded out, see no_prune) */
     double elapsed_s;
     int threads;
-    int n_top;                 /* fastest first (ties: lower index) */
+    int n_top;                 /* fastest first (ties: less memory, then lower index) */
     struct aug_sweep_entry *top;
     int n_pareto;              /* memory ascending, time descending */
     struct aug_sweep_entry *pareto;

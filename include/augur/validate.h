@@ -50,7 +50,8 @@ struct aug_validate_options {
     int fallback_only;    /* 1: ignore calibrated curves (to measure what calibration buys) */
 };
 
-enum aug_validate_input { AUG_VALIDATE_AUTO, AUG_VALIDATE_ACCURACY, AUG_VALIDATE_VTRAIN };
+enum aug_validate_input { AUG_VALIDATE_AUTO, AUG_VALIDATE_ACCURACY, AUG_VALIDATE_VTRAIN,
+                           AUG_VALIDATE_INFERENCE };
 
 /* Predict and score every row of `path`. Bad rows (non-numbers, missing required cells)
  * fail with file and line; unpredictable rows are skipped. */

@@ -35,6 +35,12 @@ static int list(int argc, char **argv, int models) {
         }
         return aug_cli_usage(argv[0], "unexpected argument '%s'", argv[i]);
     }
+    if (models)
+        printf("# model presets from %s/presets/models.json (each cites its paper or config);\n"
+               "# parameter counts computed by augur from the shapes\n", aug_data_dir());
+    else
+        printf("# system presets from %s/presets/systems.json, GPU specs from %s/gpus.csv "
+               "(each row cites its datasheet)\n", aug_data_dir(), aug_kdb_dir());
     int st = models ? aug_model_foreach(NULL, model_line, NULL)
                     : aug_system_foreach(NULL, system_line, NULL);
     return st == AUG_OK ? 0 : aug_cli_fail(st, NULL);

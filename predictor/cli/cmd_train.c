@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "augur/augur.h"
+#include "augur/matmulfree.h"
 #include "cli.h"
 #include "commands.h"
 #include "train_cli.h"
@@ -16,6 +17,10 @@ static void help(void) {
            "                   [--seq L] [--recompute none|selective|full] [--zero 0|1|2|3]\n"
            "                   [--fsdp full|hybrid] [--dtype bf16|fp16|fp8|fp32] [--kdb DIR]\n"
            "                   [--attention fused|unfused] [--no-dp-overlap] [--uneven-pp] [--roofline]\n"
+           "                   [--cp-algo ring|ulysses|allgather] [--etp E] [--ep-placement inner|outer]\n"
+           "                   [--moe-capacity-factor C|dropless] [--moe-imbalance F]\n"
+           "                   [--ternary-kernel accumulate|tensor] [--tp-overlap] [--pp-overlap]\n"
+           "                   [--comm-slowdown F] [--compare-transformer]\n"
            "                   [--format table|json|csv] [--output FILE]\n\n"
            "Predicts the time of one training iteration, tokens/s, MFU and HFU, the time\n"
            "breakdown, memory per GPU and whether it fits. --model takes a preset name (augur\n"
@@ -24,13 +29,39 @@ static void help(void) {
            "GPU's calibrated curves in kernels-db (--kdb DIR names another kernels-db root: it\n"
            "holds gpus.csv and <gpu>/curves.csv), documented default\n"
            "efficiencies where no curve exists, or pure roofline with --roofline; 'provenance'\n"
-           "gives each source's share of the predicted time.\n");
+           "gives each source's share of the predicted time.\n\n"
+           "Beyond dense transformers:\n"
+           "  --cp-algo A           how attention crosses the CP group: ring (K/V blocks passed by\n"
+           "                        send/recv, overlapped with blockwise attention; default), ulysses\n"
+           "                        (all-to-all of Q, K, V and O across heads), allgather (K, V\n"
+           "                        gathered once per layer, as Llama 3)\n"
+           "  --etp E               expert tensor parallelism (default: --tp); ep*etp must divide\n"
+           "                        tp*dp*cp\n"
+           "  --ep-placement P      inner (default): EP peers next to the TP ranks, inside a node;\n"
+           "                        outer: EP outside data parallelism, across nodes\n"
+           "  --moe-capacity-factor C  pad every expert to C times its even share and drop the\n"
+           "                        overflow (GShard/Switch); 0 or 'dropless' (default) processes\n"
+           "                        every token\n"
+           "  --moe-imbalance F     tokens on the busiest expert over the mean, >= 1 (default 1.08,\n"
+           "                        calibrated on Mixtral 8x22B natural vs forced-balanced routing)\n"
+           "  --ternary-kernel K    MatMul-free BitLinear layers: accumulate (default: additions on\n"
+           "                        the CUDA cores at the non-tensor rate, 2-bit weights) or tensor\n"
+           "                        (ternary values as 16-bit tensor-core GEMMs, the reference code)\n"
+           "  --tp-overlap          split TP collectives into tp chunks overlapped with the GEMM\n"
+           "                        beside them (T3 / Transformer Engine userbuffers)\n"
+           "  --pp-overlap          overlap steady-state pipeline sends with the next chunk\n"
+           "  --comm-slowdown F     compute slowdown while an overlapped collective shares the SMs,\n"
+           "                        0..1 (default 0.19, arXiv 2507.03114)\n"
+           "  --compare-transformer MatMul-free models: also predict the Transformer++ of the same\n"
+           "                        size under the same plan and print the two side by side\n");
 }
 
 enum {
     OPT_MODEL = 256, OPT_SYSTEM, OPT_GPUS, OPT_TP, OPT_PP, OPT_DP, OPT_CP, OPT_EP, OPT_SP,
     OPT_INTERLEAVE, OPT_MB, OPT_GB, OPT_SEQ, OPT_RECOMPUTE, OPT_ZERO, OPT_FSDP, OPT_DTYPE,
-    OPT_KDB, OPT_ATTENTION, OPT_NO_OVERLAP, OPT_UNEVEN, OPT_ROOFLINE, OPT_FORMAT, OPT_OUTPUT, OPT_HELP
+    OPT_KDB, OPT_ATTENTION, OPT_NO_OVERLAP, OPT_UNEVEN, OPT_ROOFLINE, OPT_FORMAT, OPT_OUTPUT, OPT_HELP,
+    OPT_CP_ALGO, OPT_ETP, OPT_EP_PLACEMENT, OPT_MOE_CF, OPT_MOE_IMB, OPT_TERNARY, OPT_TP_OVERLAP,
+    OPT_PP_OVERLAP, OPT_COMM_SLOWDOWN, OPT_COMPARE
 };
 
 static const struct option options[] = {
@@ -59,13 +90,23 @@ static const struct option options[] = {
     {"format", required_argument, 0, OPT_FORMAT},
     {"output", required_argument, 0, OPT_OUTPUT},
     {"help", no_argument, 0, OPT_HELP},
+    {"cp-algo", required_argument, 0, OPT_CP_ALGO},
+    {"etp", required_argument, 0, OPT_ETP},
+    {"ep-placement", required_argument, 0, OPT_EP_PLACEMENT},
+    {"moe-capacity-factor", required_argument, 0, OPT_MOE_CF},
+    {"moe-imbalance", required_argument, 0, OPT_MOE_IMB},
+    {"ternary-kernel", required_argument, 0, OPT_TERNARY},
+    {"tp-overlap", no_argument, 0, OPT_TP_OVERLAP},
+    {"pp-overlap", no_argument, 0, OPT_PP_OVERLAP},
+    {"comm-slowdown", required_argument, 0, OPT_COMM_SLOWDOWN},
+    {"compare-transformer", no_argument, 0, OPT_COMPARE},
     {0, 0, 0, 0},
 };
 
 int aug_cmd_train(int argc, char **argv) {
     const char *model_arg = NULL, *system_arg = NULL, *kdb_arg = NULL, *output = NULL;
     enum aug_format fmt = AUG_FORMAT_TABLE;
-    int roofline = 0, have_mb = 0, have_gb = 0, rc;
+    int roofline = 0, have_mb = 0, have_gb = 0, compare = 0, rc;
     struct aug_plan plan;
     aug_plan_init(&plan);
     const char *cmd = "train";
@@ -126,6 +167,39 @@ int aug_cmd_train(int argc, char **argv) {
         case OPT_NO_OVERLAP: plan.dp_overlap = 0; break;
         case OPT_UNEVEN: plan.uneven_pp = 1; break;
         case OPT_ROOFLINE: roofline = 1; break;
+        case OPT_CP_ALGO:
+            if (aug_cp_algo_from_name(optarg, &plan.cp_algo) != AUG_OK)
+                return aug_cli_usage(cmd, "--cp-algo: %s", aug_last_error());
+            break;
+        case OPT_ETP: if ((rc = aug_cli_long(cmd, "--etp", optarg, 1, 1 << 20, &plan.etp))) return rc; break;
+        case OPT_EP_PLACEMENT:
+            if (strcmp(optarg, "inner") == 0 || strcmp(optarg, "intra-node") == 0)
+                plan.ep_outer = 0;
+            else if (strcmp(optarg, "outer") == 0 || strcmp(optarg, "inter-node") == 0)
+                plan.ep_outer = 1;
+            else
+                return aug_cli_usage(cmd, "--ep-placement: use inner or outer, not '%s'", optarg);
+            break;
+        case OPT_MOE_CF:
+            if (strcmp(optarg, "dropless") == 0)
+                plan.moe_capacity_factor = 0.0;
+            else if ((rc = aug_cli_double(cmd, "--moe-capacity-factor", optarg,
+                                          &plan.moe_capacity_factor)))
+                return rc;
+            break;
+        case OPT_MOE_IMB:
+            if ((rc = aug_cli_double(cmd, "--moe-imbalance", optarg, &plan.moe_imbalance))) return rc;
+            break;
+        case OPT_TERNARY:
+            if (aug_ternary_kernel_from_name(optarg, &plan.ternary) != AUG_OK)
+                return aug_cli_usage(cmd, "--ternary-kernel: %s", aug_last_error());
+            break;
+        case OPT_TP_OVERLAP: plan.tp_overlap = 1; break;
+        case OPT_PP_OVERLAP: plan.pp_overlap = 1; break;
+        case OPT_COMM_SLOWDOWN:
+            if ((rc = aug_cli_double(cmd, "--comm-slowdown", optarg, &plan.comm_slowdown))) return rc;
+            break;
+        case OPT_COMPARE: compare = 1; break;
         case OPT_FORMAT: if ((rc = aug_cli_format(cmd, optarg, &fmt))) return rc; break;
         case OPT_OUTPUT: output = optarg; break;
         case 'h':
@@ -153,9 +227,23 @@ int aug_cmd_train(int argc, char **argv) {
     st = aug_system_load(kdb_arg, system_arg, &sys);
     if (st != AUG_OK)
         return aug_cli_fail(st, NULL);
+    if (compare && model.arch != AUG_ARCH_MATMULFREE)
+        return aug_cli_usage(cmd, "--compare-transformer needs a MatMul-free model ('%s' is %s)",
+                             model.name, aug_arch_name(model.arch));
+    struct aug_plan plan0 = plan;
     st = aug_plan_resolve(&plan, &model, &sys);
     if (st != AUG_OK)
         return st == AUG_EUSAGE ? aug_cli_usage(cmd, "%s", aug_last_error()) : aug_cli_fail(st, NULL);
+    struct aug_model twin;
+    struct aug_plan twin_plan = plan0;
+    if (compare) {
+        if ((st = aug_mmf_transformer_twin(&model, &twin)) != AUG_OK)
+            return aug_cli_fail(st, NULL);
+        st = aug_plan_resolve(&twin_plan, &twin, &sys);
+        if (st != AUG_OK)
+            return aug_cli_usage(cmd, "--compare-transformer: the plan does not fit %s: %s",
+                                 twin.name, aug_last_error());
+    }
     struct aug_kdb *kdb = NULL;
     if (!roofline && (st = aug_kdb_open(kdb_arg, sys.gpu.id, &kdb)) != AUG_OK)
         return aug_cli_fail(st, NULL);
@@ -166,16 +254,27 @@ int aug_cmd_train(int argc, char **argv) {
         aug_kdb_close(kdb);
         return aug_cli_fail(st, NULL);
     }
+    struct aug_train_result twin_res;
+    if (compare && (st = aug_train_predict(&twin, &sys, &twin_plan, &opt, &twin_res)) != AUG_OK) {
+        aug_kdb_close(kdb);
+        return aug_cli_fail(st, NULL);
+    }
     FILE *f = aug_cli_open_output(output);
     if (!f) {
         aug_kdb_close(kdb);
         return 1;
     }
     json_t *obj = aug_cli_train_json(&model, &sys, &plan, &res, kdb);
-    if (fmt == AUG_FORMAT_TABLE)
+    if (compare)
+        json_object_set_new(obj, "compare",
+                            aug_cli_train_json(&twin, &sys, &twin_plan, &twin_res, kdb));
+    if (fmt == AUG_FORMAT_TABLE) {
         aug_cli_train_table(f, &model, &sys, &plan, &res, kdb);
-    else if (aug_cli_write(f, fmt, obj) != 0)
+        if (compare)
+            aug_cli_train_compare(f, &model, &res, &twin, &twin_res, &plan);
+    } else if (aug_cli_write(f, fmt, obj) != 0) {
         st = AUG_EIO;
+    }
     json_decref(obj);
     aug_kdb_close(kdb);
     if (aug_cli_close_output(f, output) != 0 || st != AUG_OK)

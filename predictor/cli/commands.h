@@ -5,6 +5,8 @@
 #define AUG_CLI_COMMANDS_H
 
 int aug_cmd_train(int argc, char **argv);
+int aug_cmd_infer(int argc, char **argv);
+int aug_cmd_sweep(int argc, char **argv);
 int aug_cmd_validate(int argc, char **argv);
 int aug_cmd_models(int argc, char **argv);
 int aug_cmd_systems(int argc, char **argv);

@@ -16,6 +16,8 @@ struct command {
 
 static const struct command commands[] = {
     {"train", aug_cmd_train, "predict one training iteration (time, MFU, memory)"},
+    {"infer", aug_cmd_infer, "predict serving latency and throughput (TTFT, TPOT)"},
+    {"sweep", aug_cmd_sweep, "search every parallelization plan; Pareto front; what-if hardware"},
     {"validate", aug_cmd_validate, "score predictions against measured runs (accuracy CSV)"},
     {"kernel", aug_cmd_kernel, "predict one kernel's time and say where it came from"},
     {"calibrate", aug_cmd_calibrate, "fit efficiency curves from measurements into kernels-db"},

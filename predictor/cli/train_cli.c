@@ -3,8 +3,11 @@
 
 #include <string.h>
 
+#include "augur/matmulfree.h"
+#include "augur/moe.h"
+
 static json_t *plan_json(const struct aug_plan *p) {
-    return json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:b,s:I,s:I,s:I,s:I,s:s,s:i,s:s,s:s,s:s,s:b}",
+    json_t *o = json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:b,s:I,s:I,s:I,s:I,s:s,s:i,s:s,s:s,s:s,s:b}",
                      "gpus", (json_int_t)p->gpus, "tp", (json_int_t)p->tp, "pp", (json_int_t)p->pp,
                      "dp", (json_int_t)p->dp, "cp", (json_int_t)p->cp, "ep", (json_int_t)p->ep,
                      "sp", p->sp, "interleave", (json_int_t)p->interleave, "micro_batch",
@@ -13,6 +16,41 @@ static json_t *plan_json(const struct aug_plan *p) {
                      p->zero, "fsdp", aug_fsdp_name(p->fsdp), "dtype", aug_dtype_name(p->dtype),
                      "attention", p->flash_attention ? "fused" : "unfused", "dp_overlap",
                      p->dp_overlap);
+    if (!o)
+        return NULL;
+    json_object_set_new(o, "cp_algo", json_string(aug_cp_algo_name(p->cp_algo)));
+    json_object_set_new(o, "etp", json_integer((json_int_t)aug_plan_etp(p)));
+    json_object_set_new(o, "ep_placement", json_string(p->ep_outer ? "outer" : "inner"));
+    json_object_set_new(o, "moe_capacity_factor", json_real(p->moe_capacity_factor));
+    json_object_set_new(o, "moe_imbalance", json_real(p->moe_imbalance));
+    json_object_set_new(o, "ternary_kernel", json_string(aug_ternary_kernel_name(p->ternary)));
+    json_object_set_new(o, "tp_overlap", json_boolean(p->tp_overlap));
+    json_object_set_new(o, "pp_overlap", json_boolean(p->pp_overlap));
+    json_object_set_new(o, "comm_slowdown", json_real(p->comm_slowdown));
+    return o;
+}
+
+static json_t *moe_json(const struct aug_model *m, const struct aug_plan *p) {
+    struct aug_moe_routing r;
+    aug_moe_routing(m, p, p->dtype == AUG_DTYPE_FP32 || p->dtype == AUG_DTYPE_TF32 ? 4.0 : 2.0, &r);
+    json_t *o = json_object();
+    json_object_set_new(o, "routing", json_string(r.dropless ? "dropless" : "capacity"));
+    json_object_set_new(o, "tokens_per_rank", json_real(r.tokens_per_rank));
+    json_object_set_new(o, "local_experts", json_real(r.local_experts));
+    json_object_set_new(o, "mean_tokens_per_expert", json_real(r.mean_tokens_per_expert));
+    json_object_set_new(o, "tokens_per_expert_busiest", json_real(r.tokens_per_expert));
+    json_object_set_new(o, "busiest_rank_factor", json_real(r.busiest_rank_factor));
+    json_object_set_new(o, "dropped_fraction", json_real(r.dropped_fraction));
+    json_object_set_new(o, "dispatch_bytes_per_rank", json_real(r.dispatch_bytes));
+    return o;
+}
+
+static json_t *mmf_json(const struct aug_model *m) {
+    struct aug_mmf_counts c;
+    aug_mmf_counts(m, 2.0, &c);
+    return json_pack("{s:f,s:f,s:f,s:f}", "ternary_params", c.ternary_params, "other_params",
+                     c.other_params, "inference_weight_gib", c.weight_bytes / (1024.0 * 1024.0 * 1024.0),
+                     "state_bytes_per_sequence", c.state_bytes_per_seq);
 }
 
 json_t *aug_cli_train_json(const struct aug_model *m, const struct aug_system *s,
@@ -56,6 +94,10 @@ json_t *aug_cli_train_json(const struct aug_model *m, const struct aug_system *s
                                   "fallback", r->provenance.fallback, "roofline",
                                   r->provenance.roofline));
     json_object_set_new(o, "kdb_curves", json_integer(kdb ? aug_kdb_curve_count(kdb) : 0));
+    if (m->arch == AUG_ARCH_MOE)
+        json_object_set_new(o, "moe", moe_json(m, p));
+    if (m->arch == AUG_ARCH_MATMULFREE)
+        json_object_set_new(o, "matmulfree", mmf_json(m));
     return o;
 }
 
@@ -112,6 +154,14 @@ void aug_cli_train_table(FILE *f, const struct aug_model *m, const struct aug_sy
     row(f, "pipeline bubble", b->pipeline_bubble_s, t);
     row(f, "optimizer", b->optimizer_s, t);
     row(f, "overhead", b->overhead_s, t);
+    if (m->arch == AUG_ARCH_MOE) {
+        struct aug_moe_routing mr;
+        aug_moe_routing(m, p, 2.0, &mr);
+        fprintf(f, "MoE routing:             %s, imbalance %.2f (busiest rank %.3f x mean), "
+                   "%.1f tokens per local expert, %.2f%% dropped\n",
+                mr.dropless ? "dropless" : "capacity-padded", mr.imbalance, mr.busiest_rank_factor,
+                mr.tokens_per_expert, 100.0 * mr.dropped_fraction);
+    }
     fprintf(f, "memory per GPU:          %12.2f GiB of %.2f GiB: %s\n", mem->total_gib,
             r->memory_capacity_gib, r->fits_in_memory ? "fits" : "DOES NOT FIT");
     fprintf(f, "  %-22s %12.2f GiB\n", "weights", mem->weights_gib);
@@ -119,4 +169,35 @@ void aug_cli_train_table(FILE *f, const struct aug_model *m, const struct aug_sy
     fprintf(f, "  %-22s %12.2f GiB\n", "optimizer states", mem->optimizer_gib);
     fprintf(f, "  %-22s %12.2f GiB\n", "activations", mem->activations_gib);
     fprintf(f, "  %-22s %12.2f GiB\n", "workspace", mem->workspace_gib);
+}
+
+static void cmp_row(FILE *f, const char *name, double a, double b, const char *fmt) {
+    char x[32], y[32];
+    snprintf(x, sizeof x, fmt, a);
+    snprintf(y, sizeof y, fmt, b);
+    fprintf(f, "  %-24s %16s %16s   %6.2fx\n", name, x, y, b > 0 ? a / b : 0.0);
+}
+
+void aug_cli_train_compare(FILE *f, const struct aug_model *mmf, const struct aug_train_result *r,
+                           const struct aug_model *tpp, const struct aug_train_result *t,
+                           const struct aug_plan *p) {
+    struct aug_mmf_counts c;
+    aug_mmf_counts(mmf, 2.0, &c);
+    fprintf(f, "\n# MatMul-free (%s BitLinear) against the same-size Transformer++ (%s), same plan\n",
+            aug_ternary_kernel_name(p->ternary), tpp->name);
+    fprintf(f, "  %-24s %16s %16s   %7s\n", "", mmf->name, "transformer++", "ratio");
+    cmp_row(f, "parameters (B)", r->params / 1e9, t->params / 1e9, "%.4f");
+    cmp_row(f, "step time (s)", r->step_time_s, t->step_time_s, "%.6f");
+    cmp_row(f, "tokens/s per GPU", r->tokens_per_s / (double)p->gpus,
+            t->tokens_per_s / (double)p->gpus, "%.1f");
+    cmp_row(f, "MFU (%)", 100.0 * r->mfu, 100.0 * t->mfu, "%.1f");
+    cmp_row(f, "compute (s)", r->breakdown.compute_s, t->breakdown.compute_s, "%.6f");
+    cmp_row(f, "token mixer/attention (s)", r->breakdown.attention_s, t->breakdown.attention_s,
+            "%.6f");
+    cmp_row(f, "memory per GPU (GiB)", r->memory.total_gib, t->memory.total_gib, "%.2f");
+    cmp_row(f, "activations (GiB)", r->memory.activations_gib, t->memory.activations_gib, "%.2f");
+    double tw = (double)aug_model_params(tpp) * 2.0 / (1024.0 * 1024.0 * 1024.0);
+    cmp_row(f, "inference weights (GiB)", c.weight_bytes / (1024.0 * 1024.0 * 1024.0), tw, "%.3f");
+    fprintf(f, "  (inference: MatMul-free keeps %.0f bytes of recurrent state per sequence, no KV "
+               "cache; ternary weights packed at 2 bits)\n", c.state_bytes_per_seq);
 }

@@ -14,6 +14,10 @@ json_t *aug_cli_train_json(const struct aug_model *m, const struct aug_system *s
 void aug_cli_train_table(FILE *f, const struct aug_model *m, const struct aug_system *s,
                          const struct aug_plan *p, const struct aug_train_result *r,
                          const struct aug_kdb *kdb);
+/* A MatMul-free prediction next to the same-size Transformer++ under the same plan. */
+void aug_cli_train_compare(FILE *f, const struct aug_model *mmf, const struct aug_train_result *r,
+                           const struct aug_model *tpp, const struct aug_train_result *t,
+                           const struct aug_plan *p);
 /* One-line summary of where predicted time came from, e.g.
  * "calibrated 62.0%, fallback 38.0%, roofline 0.0%". */
 void aug_cli_provenance_text(const struct aug_provenance *pv, char *buf, size_t n);

@@ -1,0 +1,269 @@
+/* cmd_infer.c - `augur infer`: serving latency (time to first token, time per output
+ * token), throughput, memory per GPU and the largest batch of a model on a system, for
+ * static batching, steady-state continuous batching or prefill/decode disaggregation;
+ * --ops adds the per-op bound analysis. Table, JSON (DESIGN section 3 keys) or CSV. */
+#include "cmd_infer.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "augur/augur.h"
+#include "augur/infer.h"
+#include "cli.h"
+#include "infer_cli.h"
+
+#define MAX_OPS 96
+
+static void help(void) {
+    printf(
+        "usage: augur infer --model M --system S [--gpus N] [--tp T] [--pp P] [--ep E] --batch B\n"
+        "                   --input-len I --output-len O [--dtype D] [--weight-dtype D]\n"
+        "                   [--kv-dtype D] [--attention fused|unfused]\n"
+        "                   [--decode-attention grouped|per-head] [--ops]\n"
+        "                   [--mode static|continuous|disaggregated] [--request-rate R]\n"
+        "                   [--concurrency C] [--chunk-tokens K] [--prefill-gpus N]\n"
+        "                   [--prefill-tp T] [--decode-gpus N] [--decode-tp T]\n"
+        "                   [--kv-link nvlink|network] [--launch-us US] [--step-overhead-us US]\n"
+        "                   [--workspace-gib G] [--kdb DIR] [--roofline]\n"
+        "                   [--format table|json|csv] [--output FILE]\n\n"
+        "Predicts serving of a batch of B sequences of I prompt tokens that each generate O\n"
+        "tokens: time to first token (prefill of the batch), time per output token (mean and\n"
+        "last decode step; each step reads every weight and the KV cache), end-to-end latency,\n"
+        "output and total tokens/s, memory per GPU, whether it fits and the largest batch.\n"
+        "--decode-attention per-head: the decode kernel reads each KV head once per query\n"
+        "head (TensorRT-LLM masked MHA before XQA, vLLM PagedAttention) instead of once per\n"
+        "GQA group (flash-decoding, XQA, FlashInfer: the default).\n"
+        "One replica spans tp*pp GPUs; more --gpus are replicas that share the batch; --ep\n"
+        "spreads MoE experts over the TP group (it must divide --tp).\n"
+        "Dtypes (fp32, bf16, fp16, fp8, int8, int4): --dtype is the GEMM compute dtype;\n"
+        "--weight-dtype and --kv-dtype (default: --dtype) set the bytes stored and moved.\n"
+        "Modes: static (one batch); continuous (steady state at --concurrency requests in\n"
+        "flight, default B, or at --request-rate requests/s; --chunk-tokens splits prompts);\n"
+        "disaggregated (prefill and decode on separate pools, Splitwise; the KV cache crosses\n"
+        "--kv-link, default nvlink when both pools fit one NVLink domain).\n"
+        "Floors: --launch-us per kernel (default: the GPU's launch_us in kernels-db/gpus.csv),\n"
+        "--step-overhead-us per forward step (default %.0f). --ops prints every op of the\n"
+        "prefill and of the mean decode step with its arithmetic intensity against the GPU's\n"
+        "ridge point, its bound and its share of the step. --kdb names a kernels-db root;\n"
+        "--roofline ignores curves, defaults and floors (peak rates).\n",
+        AUG_INFER_DEFAULT_STEP_OVERHEAD_US);
+}
+
+enum {
+    OPT_MODEL = 256, OPT_SYSTEM, OPT_GPUS, OPT_TP, OPT_PP, OPT_EP, OPT_BATCH, OPT_IN, OPT_OUT,
+    OPT_DTYPE, OPT_WDTYPE, OPT_KVDTYPE, OPT_ATTENTION, OPT_DECODE_ATT, OPT_OPS, OPT_MODE, OPT_RATE, OPT_CONC,
+    OPT_CHUNK, OPT_PGPUS, OPT_PTP, OPT_DGPUS, OPT_DTP, OPT_LINK, OPT_LAUNCH, OPT_STEP, OPT_WS,
+    OPT_KDB, OPT_ROOFLINE, OPT_FORMAT, OPT_OUTPUT, OPT_HELP
+};
+
+static const struct option options[] = {
+    {"model", required_argument, 0, OPT_MODEL},
+    {"system", required_argument, 0, OPT_SYSTEM},
+    {"gpus", required_argument, 0, OPT_GPUS},
+    {"tp", required_argument, 0, OPT_TP},
+    {"pp", required_argument, 0, OPT_PP},
+    {"ep", required_argument, 0, OPT_EP},
+    {"batch", required_argument, 0, OPT_BATCH},
+    {"input-len", required_argument, 0, OPT_IN},
+    {"output-len", required_argument, 0, OPT_OUT},
+    {"dtype", required_argument, 0, OPT_DTYPE},
+    {"weight-dtype", required_argument, 0, OPT_WDTYPE},
+    {"kv-dtype", required_argument, 0, OPT_KVDTYPE},
+    {"attention", required_argument, 0, OPT_ATTENTION},
+    {"decode-attention", required_argument, 0, OPT_DECODE_ATT},
+    {"ops", no_argument, 0, OPT_OPS},
+    {"mode", required_argument, 0, OPT_MODE},
+    {"request-rate", required_argument, 0, OPT_RATE},
+    {"concurrency", required_argument, 0, OPT_CONC},
+    {"chunk-tokens", required_argument, 0, OPT_CHUNK},
+    {"prefill-gpus", required_argument, 0, OPT_PGPUS},
+    {"prefill-tp", required_argument, 0, OPT_PTP},
+    {"decode-gpus", required_argument, 0, OPT_DGPUS},
+    {"decode-tp", required_argument, 0, OPT_DTP},
+    {"kv-link", required_argument, 0, OPT_LINK},
+    {"launch-us", required_argument, 0, OPT_LAUNCH},
+    {"step-overhead-us", required_argument, 0, OPT_STEP},
+    {"workspace-gib", required_argument, 0, OPT_WS},
+    {"kdb", required_argument, 0, OPT_KDB},
+    {"roofline", no_argument, 0, OPT_ROOFLINE},
+    {"format", required_argument, 0, OPT_FORMAT},
+    {"output", required_argument, 0, OPT_OUTPUT},
+    {"help", no_argument, 0, OPT_HELP},
+    {0, 0, 0, 0},
+};
+
+static int dtype_opt(const char *cmd, const char *opt, const char *val, enum aug_dtype *out) {
+    if (aug_dtype_from_name(val, out) != AUG_OK)
+        return aug_cli_usage(cmd, "%s: unknown dtype '%s' (use fp32, bf16, fp16, fp8, int8 or int4)",
+                             opt, val);
+    return 0;
+}
+
+static int nonneg(const char *cmd, const char *opt, const char *val, double *out) {
+    int rc = aug_cli_double(cmd, opt, val, out);
+    if (rc)
+        return rc;
+    if (*out < 0)
+        return aug_cli_usage(cmd, "%s: %s must not be negative", opt, val);
+    return 0;
+}
+
+/* Write the result (and the bound analysis) in the chosen format. */
+static int emit(FILE *f, enum aug_format fmt, const struct aug_model *m, const struct aug_system *s,
+                const struct aug_infer_plan *p, const struct aug_infer_result *r,
+                const struct aug_kdb *kdb, int roofline, const struct aug_infer_op_report *ops,
+                int n_ops, int want_ops) {
+    if (fmt == AUG_FORMAT_TABLE) {
+        aug_cli_infer_table(f, m, s, p, r, kdb, roofline);
+        if (want_ops)
+            aug_cli_infer_ops_table(f, s, ops, n_ops);
+        return 0;
+    }
+    if (fmt == AUG_FORMAT_CSV && want_ops)
+        return aug_cli_infer_ops_csv(f, ops, n_ops); /* one row per op */
+    json_t *obj = aug_cli_infer_json(m, s, p, r, kdb, roofline);
+    if (want_ops)
+        json_object_set_new(obj, "ops", aug_cli_infer_ops_json(ops, n_ops));
+    int rc = aug_cli_write(f, fmt, obj);
+    json_decref(obj);
+    return rc;
+}
+
+int aug_cmd_infer(int argc, char **argv) {
+    const char *model_arg = NULL, *system_arg = NULL, *kdb_arg = NULL, *output = NULL;
+    enum aug_format fmt = AUG_FORMAT_TABLE;
+    int roofline = 0, want_ops = 0, have_batch = 0, have_in = 0, have_out = 0, rc;
+    struct aug_infer_plan plan;
+    aug_infer_plan_init(&plan);
+    const char *cmd = "infer";
+    optind = 1;
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, ":h", options, NULL)) != -1) {
+        switch (c) {
+        case OPT_MODEL: model_arg = optarg; break;
+        case OPT_SYSTEM: system_arg = optarg; break;
+        case OPT_GPUS: if ((rc = aug_cli_long(cmd, "--gpus", optarg, 1, 100000000, &plan.gpus))) return rc; break;
+        case OPT_TP: if ((rc = aug_cli_long(cmd, "--tp", optarg, 1, 1 << 20, &plan.tp))) return rc; break;
+        case OPT_PP: if ((rc = aug_cli_long(cmd, "--pp", optarg, 1, 1 << 20, &plan.pp))) return rc; break;
+        case OPT_EP: if ((rc = aug_cli_long(cmd, "--ep", optarg, 1, 1 << 20, &plan.ep))) return rc; break;
+        case OPT_BATCH:
+            if ((rc = aug_cli_long(cmd, "--batch", optarg, 1, 1L << 40, &plan.batch))) return rc;
+            have_batch = 1;
+            break;
+        case OPT_IN:
+            if ((rc = aug_cli_long(cmd, "--input-len", optarg, 1, 1L << 40, &plan.input_len))) return rc;
+            have_in = 1;
+            break;
+        case OPT_OUT:
+            if ((rc = aug_cli_long(cmd, "--output-len", optarg, 1, 1L << 40, &plan.output_len))) return rc;
+            have_out = 1;
+            break;
+        case OPT_DTYPE: if ((rc = dtype_opt(cmd, "--dtype", optarg, &plan.dtype))) return rc; break;
+        case OPT_WDTYPE: if ((rc = dtype_opt(cmd, "--weight-dtype", optarg, &plan.weight_dtype))) return rc; break;
+        case OPT_KVDTYPE: if ((rc = dtype_opt(cmd, "--kv-dtype", optarg, &plan.kv_dtype))) return rc; break;
+        case OPT_ATTENTION:
+            if (strcmp(optarg, "fused") == 0 || strcmp(optarg, "flash") == 0)
+                plan.flash_attention = 1;
+            else if (strcmp(optarg, "unfused") == 0)
+                plan.flash_attention = 0;
+            else
+                return aug_cli_usage(cmd, "--attention: use fused or unfused, not '%s'", optarg);
+            break;
+        case OPT_DECODE_ATT:
+            if (strcmp(optarg, "grouped") == 0)
+                plan.decode_per_head = 0;
+            else if (strcmp(optarg, "per-head") == 0 || strcmp(optarg, "per_head") == 0)
+                plan.decode_per_head = 1;
+            else
+                return aug_cli_usage(cmd, "--decode-attention: use grouped or per-head, not '%s'",
+                                     optarg);
+            break;
+        case OPT_OPS: want_ops = 1; break;
+        case OPT_MODE:
+            if (aug_serve_mode_from_name(optarg, &plan.mode) != AUG_OK)
+                return aug_cli_usage(cmd, "--mode: %s", aug_last_error());
+            break;
+        case OPT_RATE:
+            if ((rc = nonneg(cmd, "--request-rate", optarg, &plan.request_rate))) return rc;
+            break;
+        case OPT_CONC:
+            if ((rc = aug_cli_long(cmd, "--concurrency", optarg, 1, 1L << 40, &plan.concurrency))) return rc;
+            break;
+        case OPT_CHUNK:
+            if ((rc = aug_cli_long(cmd, "--chunk-tokens", optarg, 1, 1L << 40, &plan.chunk_tokens))) return rc;
+            break;
+        case OPT_PGPUS: if ((rc = aug_cli_long(cmd, "--prefill-gpus", optarg, 1, 100000000, &plan.prefill_gpus))) return rc; break;
+        case OPT_PTP: if ((rc = aug_cli_long(cmd, "--prefill-tp", optarg, 1, 1 << 20, &plan.prefill_tp))) return rc; break;
+        case OPT_DGPUS: if ((rc = aug_cli_long(cmd, "--decode-gpus", optarg, 1, 100000000, &plan.decode_gpus))) return rc; break;
+        case OPT_DTP: if ((rc = aug_cli_long(cmd, "--decode-tp", optarg, 1, 1 << 20, &plan.decode_tp))) return rc; break;
+        case OPT_LINK:
+            if (strcmp(optarg, "nvlink") == 0)
+                plan.kv_link = AUG_LINK_NVLINK;
+            else if (strcmp(optarg, "network") == 0)
+                plan.kv_link = AUG_LINK_NETWORK;
+            else
+                return aug_cli_usage(cmd, "--kv-link: use nvlink or network, not '%s'", optarg);
+            break;
+        case OPT_LAUNCH: if ((rc = nonneg(cmd, "--launch-us", optarg, &plan.launch_us))) return rc; break;
+        case OPT_STEP: if ((rc = nonneg(cmd, "--step-overhead-us", optarg, &plan.step_overhead_us))) return rc; break;
+        case OPT_WS: if ((rc = nonneg(cmd, "--workspace-gib", optarg, &plan.workspace_gib))) return rc; break;
+        case OPT_KDB: kdb_arg = optarg; break;
+        case OPT_ROOFLINE: roofline = 1; break;
+        case OPT_FORMAT: if ((rc = aug_cli_format(cmd, optarg, &fmt))) return rc; break;
+        case OPT_OUTPUT: output = optarg; break;
+        case 'h':
+        case OPT_HELP: help(); return 0;
+        case ':': return aug_cli_usage(cmd, "option '%s' needs a value", argv[optind - 1]);
+        default: return aug_cli_usage(cmd, "unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    if (optind < argc)
+        return aug_cli_usage(cmd, "unexpected argument '%s'", argv[optind]);
+    if (!model_arg)
+        return aug_cli_usage(cmd, "--model is required");
+    if (!system_arg)
+        return aug_cli_usage(cmd, "--system is required");
+    if (!have_batch)
+        return aug_cli_usage(cmd, "--batch is required");
+    if (!have_in)
+        return aug_cli_usage(cmd, "--input-len is required");
+    if (!have_out)
+        return aug_cli_usage(cmd, "--output-len is required");
+
+    struct aug_model model;
+    struct aug_system sys;
+    int st = aug_model_load(NULL, model_arg, &model);
+    if (st != AUG_OK)
+        return aug_cli_fail(st, NULL);
+    if ((st = aug_system_load(kdb_arg, system_arg, &sys)) != AUG_OK)
+        return aug_cli_fail(st, NULL);
+    if ((st = aug_infer_plan_resolve(&plan, &model, &sys)) != AUG_OK)
+        return st == AUG_EUSAGE ? aug_cli_usage(cmd, "%s", aug_last_error()) : aug_cli_fail(st, NULL);
+    struct aug_kdb *kdb = NULL;
+    if (!roofline && (st = aug_kdb_open(kdb_arg, sys.gpu.id, &kdb)) != AUG_OK)
+        return aug_cli_fail(st, NULL);
+    struct aug_infer_options opt = {kdb, roofline};
+    struct aug_infer_result res;
+    static struct aug_infer_op_report ops[MAX_OPS];
+    int n_ops = 0;
+    st = aug_infer_predict(&model, &sys, &plan, &opt, &res);
+    if (st == AUG_OK && want_ops)
+        st = aug_infer_ops(&model, &sys, &plan, &opt, ops, MAX_OPS, &n_ops);
+    if (st != AUG_OK) {
+        aug_kdb_close(kdb);
+        return aug_cli_fail(st, NULL);
+    }
+    FILE *f = aug_cli_open_output(output);
+    if (!f) {
+        aug_kdb_close(kdb);
+        return 1;
+    }
+    rc = emit(f, fmt, &model, &sys, &plan, &res, kdb, roofline, ops, n_ops, want_ops);
+    aug_kdb_close(kdb);
+    if (aug_cli_close_output(f, output) != 0 || rc != 0)
+        return 1;
+    return 0;
+}

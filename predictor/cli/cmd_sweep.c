@@ -1,0 +1,476 @@
+/* cmd_sweep.c - `augur sweep train|infer|scaling|generations`: options, what-if systems,
+ * the run (threads, MPI ranks), and the choice of output. */
+#include "cmd_sweep.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "augur/augur.h"
+#include "augur/infer.h"
+#include "augur/scaling.h"
+#include "augur/sweep.h"
+#include "cli.h"
+#include "sweep_cli.h"
+#include "sweep_mpi.h"
+#include "sweep_opts.h"
+
+static void help(void) {
+    printf(
+        "usage: augur sweep train --model M --system S --gpus N --global-batch G [--seq L]\n"
+        "                   [--top K] [--threads N] [--format table|json|csv] [--output FILE]\n"
+        "                   [--plot FILE.svg|FILE.png] [--scale LIST | --generation LIST]\n"
+        "                   [pins: --tp T --pp P --dp D --cp C --ep E --sp|--no-sp --interleave V\n"
+        "                    --micro-batch B --recompute R --zero Z --fsdp none|full|hybrid]\n"
+        "                   [bounds: --max-tp T --max-pp P --max-cp C --max-ep E\n"
+        "                    --max-interleave V --max-micro-batch B --uneven-pp]\n"
+        "                   [--dtype D] [--attention fused|unfused] [--no-dp-overlap] [--kdb DIR]\n"
+        "                   [--roofline] [--no-prune] [--progress|--no-progress]\n"
+        "       augur sweep infer --model M --system S --gpus N [--batch B] --input-len I\n"
+        "                   --output-len O [--min-throughput TOK_S] [--max-batch B] [--tp T]\n"
+        "                   [--pp P] [--ep E] [--max-tp T] [--max-pp P] [--weight-dtype D]\n"
+        "                   [--kv-dtype D] (and the common options above)\n"
+        "       augur sweep scaling --model M --system S --gpus N --global-batch G\n"
+        "                   [--along RES[,RES] --factors F1,F2,.. | --systems S1,S2,.. |\n"
+        "                    --generations G1,G2,..] [--improve K] (and the train options)\n"
+        "       augur sweep generations\n\n"
+        "train: every valid training plan (TP, PP, DP, CP, EP, SP, interleaving, micro-batch,\n"
+        "recomputation, ZeRO/FSDP), dropped when it does not fit in memory, ranked by\n"
+        "throughput; the top K, the Pareto front of step time against memory per GPU, and why\n"
+        "the best plan beats the runner-up (their breakdowns side by side). Knobs are open\n"
+        "unless pinned; TP stays inside the NVLink domain unless --max-tp allows more. Plans\n"
+        "are evaluated on --threads threads (default: every core), and over MPI ranks under\n"
+        "mpirun -n K (same results as one process).\n"
+        "infer: serving plans (TP, PP, EP inside TP, replicas) at --batch or, open, at powers of\n"
+        "two up to what fits; ranked by end-to-end latency among plans reaching\n"
+        "--min-throughput (output tokens/s over all GPUs); front of latency against memory.\n"
+        "What-if hardware: --scale compute=2,hbm_bw=1.5,hbm_cap=2,nvlink_bw=2,net_bw=2,\n"
+        "net_lat=0.5,... (all=K: every bandwidth and compute x K, latencies / K) or\n"
+        "--generation hbm4,nvlink5,xdr,n3 (to a generation from the system's own) or\n"
+        "from:to pairs such as hbm3e:hbm4; calibrated efficiencies carry over.\n"
+        "scaling: a path of what-if systems (factors along resources, named generations or\n"
+        "presets); at each point the best plan, and how much it gains when one resource alone\n"
+        "improves --improve-fold (default 2): the largest gain names the bound resource.\n"
+        "generations: the technology table the --generation names come from.\n");
+}
+
+enum {
+    OPT_MODEL = 256, OPT_SYSTEM, OPT_GPUS, OPT_GB, OPT_SEQ, OPT_TP, OPT_PP, OPT_DP, OPT_CP, OPT_EP,
+    OPT_SP, OPT_NO_SP, OPT_INTERLEAVE, OPT_MB, OPT_RECOMPUTE, OPT_ZERO, OPT_FSDP, OPT_MAX_TP,
+    OPT_MAX_PP, OPT_MAX_CP, OPT_MAX_EP, OPT_MAX_V, OPT_MAX_MB, OPT_UNEVEN, OPT_DTYPE, OPT_ATTENTION,
+    OPT_NO_OVERLAP, OPT_KDB, OPT_ROOFLINE, OPT_SCALE, OPT_GENERATION, OPT_TOP, OPT_THREADS,
+    OPT_NO_PRUNE, OPT_FORMAT, OPT_OUTPUT, OPT_PLOT, OPT_PROGRESS, OPT_NO_PROGRESS, OPT_BATCH,
+    OPT_INPUT, OPT_OUTPUT_LEN, OPT_MIN_TPUT, OPT_MAX_BATCH, OPT_WDTYPE, OPT_KVDTYPE, OPT_ALONG,
+    OPT_FACTORS, OPT_SYSTEMS, OPT_GENERATIONS, OPT_IMPROVE, OPT_HELP
+};
+
+static const struct option options[] = {
+    {"model", required_argument, 0, OPT_MODEL},
+    {"system", required_argument, 0, OPT_SYSTEM},
+    {"gpus", required_argument, 0, OPT_GPUS},
+    {"global-batch", required_argument, 0, OPT_GB},
+    {"seq", required_argument, 0, OPT_SEQ},
+    {"tp", required_argument, 0, OPT_TP},
+    {"pp", required_argument, 0, OPT_PP},
+    {"dp", required_argument, 0, OPT_DP},
+    {"cp", required_argument, 0, OPT_CP},
+    {"ep", required_argument, 0, OPT_EP},
+    {"sp", no_argument, 0, OPT_SP},
+    {"no-sp", no_argument, 0, OPT_NO_SP},
+    {"interleave", required_argument, 0, OPT_INTERLEAVE},
+    {"micro-batch", required_argument, 0, OPT_MB},
+    {"recompute", required_argument, 0, OPT_RECOMPUTE},
+    {"zero", required_argument, 0, OPT_ZERO},
+    {"fsdp", required_argument, 0, OPT_FSDP},
+    {"max-tp", required_argument, 0, OPT_MAX_TP},
+    {"max-pp", required_argument, 0, OPT_MAX_PP},
+    {"max-cp", required_argument, 0, OPT_MAX_CP},
+    {"max-ep", required_argument, 0, OPT_MAX_EP},
+    {"max-interleave", required_argument, 0, OPT_MAX_V},
+    {"max-micro-batch", required_argument, 0, OPT_MAX_MB},
+    {"uneven-pp", no_argument, 0, OPT_UNEVEN},
+    {"dtype", required_argument, 0, OPT_DTYPE},
+    {"attention", required_argument, 0, OPT_ATTENTION},
+    {"no-dp-overlap", no_argument, 0, OPT_NO_OVERLAP},
+    {"kdb", required_argument, 0, OPT_KDB},
+    {"roofline", no_argument, 0, OPT_ROOFLINE},
+    {"scale", required_argument, 0, OPT_SCALE},
+    {"generation", required_argument, 0, OPT_GENERATION},
+    {"top", required_argument, 0, OPT_TOP},
+    {"threads", required_argument, 0, OPT_THREADS},
+    {"no-prune", no_argument, 0, OPT_NO_PRUNE},
+    {"format", required_argument, 0, OPT_FORMAT},
+    {"output", required_argument, 0, OPT_OUTPUT},
+    {"plot", required_argument, 0, OPT_PLOT},
+    {"progress", no_argument, 0, OPT_PROGRESS},
+    {"no-progress", no_argument, 0, OPT_NO_PROGRESS},
+    {"batch", required_argument, 0, OPT_BATCH},
+    {"input-len", required_argument, 0, OPT_INPUT},
+    {"output-len", required_argument, 0, OPT_OUTPUT_LEN},
+    {"min-throughput", required_argument, 0, OPT_MIN_TPUT},
+    {"max-batch", required_argument, 0, OPT_MAX_BATCH},
+    {"weight-dtype", required_argument, 0, OPT_WDTYPE},
+    {"kv-dtype", required_argument, 0, OPT_KVDTYPE},
+    {"along", required_argument, 0, OPT_ALONG},
+    {"factors", required_argument, 0, OPT_FACTORS},
+    {"systems", required_argument, 0, OPT_SYSTEMS},
+    {"generations", required_argument, 0, OPT_GENERATIONS},
+    {"improve", required_argument, 0, OPT_IMPROVE},
+    {"help", no_argument, 0, OPT_HELP},
+    {0, 0, 0, 0},
+};
+
+static int parse(int argc, char **argv, struct aug_sweep_opts *o) {
+    const char *cmd = "sweep";
+    int rc;
+    long v;
+    memset(o, 0, sizeof *o);
+    o->mode = argv[0];
+    o->top = 10;
+    o->fmt = AUG_FORMAT_TABLE;
+    aug_plan_init(&o->base);
+    aug_sweep_space_init(&o->space);
+    aug_infer_plan_init(&o->ibase);
+    o->ibase.gpus = 0;
+    o->ibase.batch = 0;
+    optind = 1;
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, ":h", options, NULL)) != -1) {
+        switch (c) {
+        case OPT_MODEL: o->model = optarg; break;
+        case OPT_SYSTEM: o->system = optarg; break;
+        case OPT_GPUS:
+            if ((rc = aug_cli_long(cmd, "--gpus", optarg, 1, 100000000, &o->base.gpus))) return rc;
+            o->ibase.gpus = o->base.gpus;
+            o->have_gpus = 1;
+            break;
+        case OPT_GB:
+            if ((rc = aug_cli_long(cmd, "--global-batch", optarg, 1, 1L << 40, &o->base.global_batch))) return rc;
+            o->have_gb = 1;
+            o->train_only = 1;
+            break;
+        case OPT_SEQ: if ((rc = aug_cli_long(cmd, "--seq", optarg, 1, 1L << 30, &o->base.seq))) return rc; break;
+        case OPT_TP: if ((rc = aug_cli_long(cmd, "--tp", optarg, 1, 1 << 20, &o->space.tp))) return rc; break;
+        case OPT_PP: if ((rc = aug_cli_long(cmd, "--pp", optarg, 1, 1 << 20, &o->space.pp))) return rc; break;
+        case OPT_DP: if ((rc = aug_cli_long(cmd, "--dp", optarg, 1, 1 << 26, &o->space.dp))) return rc; break;
+        case OPT_CP: if ((rc = aug_cli_long(cmd, "--cp", optarg, 1, 1 << 20, &o->space.cp))) return rc; break;
+        case OPT_EP: if ((rc = aug_cli_long(cmd, "--ep", optarg, 1, 1 << 20, &o->space.ep))) return rc; break;
+        case OPT_SP: o->space.sp = 1; break;
+        case OPT_NO_SP: o->space.sp = 0; break;
+        case OPT_INTERLEAVE:
+            if ((rc = aug_cli_long(cmd, "--interleave", optarg, 1, 1024, &o->space.interleave))) return rc;
+            break;
+        case OPT_MB:
+            if ((rc = aug_cli_long(cmd, "--micro-batch", optarg, 1, 1L << 30, &o->space.micro_batch))) return rc;
+            break;
+        case OPT_RECOMPUTE: {
+            enum aug_recompute r;
+            if (aug_recompute_from_name(optarg, &r) != AUG_OK)
+                return aug_cli_usage(cmd, "--recompute: %s", aug_last_error());
+            o->space.recompute = (int)r;
+            break;
+        }
+        case OPT_ZERO:
+            if ((rc = aug_cli_long(cmd, "--zero", optarg, 0, 3, &v))) return rc;
+            o->space.zero = (int)v;
+            break;
+        case OPT_FSDP: {
+            enum aug_fsdp f;
+            if (aug_fsdp_from_name(optarg, &f) != AUG_OK)
+                return aug_cli_usage(cmd, "--fsdp: unknown mode '%s' (use none, full or hybrid)", optarg);
+            o->space.fsdp = (int)f;
+            break;
+        }
+        case OPT_MAX_TP: if ((rc = aug_cli_long(cmd, "--max-tp", optarg, 1, 1 << 20, &o->space.max_tp))) return rc; break;
+        case OPT_MAX_PP: if ((rc = aug_cli_long(cmd, "--max-pp", optarg, 1, 1 << 20, &o->space.max_pp))) return rc; break;
+        case OPT_MAX_CP: if ((rc = aug_cli_long(cmd, "--max-cp", optarg, 1, 1 << 20, &o->space.max_cp))) return rc; break;
+        case OPT_MAX_EP: if ((rc = aug_cli_long(cmd, "--max-ep", optarg, 1, 1 << 20, &o->space.max_ep))) return rc; break;
+        case OPT_MAX_V:
+            if ((rc = aug_cli_long(cmd, "--max-interleave", optarg, 1, 1024, &o->space.max_interleave))) return rc;
+            break;
+        case OPT_MAX_MB:
+            if ((rc = aug_cli_long(cmd, "--max-micro-batch", optarg, 1, 1L << 30, &o->space.max_micro_batch))) return rc;
+            break;
+        case OPT_UNEVEN: o->space.uneven_pp = 1; break;
+        case OPT_DTYPE:
+            if (aug_dtype_from_name(optarg, &o->base.dtype) != AUG_OK)
+                return aug_cli_usage(cmd, "--dtype: unknown dtype '%s'", optarg);
+            o->ibase.dtype = o->base.dtype;
+            break;
+        case OPT_ATTENTION:
+            if (strcmp(optarg, "fused") == 0 || strcmp(optarg, "flash") == 0)
+                o->base.flash_attention = 1;
+            else if (strcmp(optarg, "unfused") == 0)
+                o->base.flash_attention = 0;
+            else
+                return aug_cli_usage(cmd, "--attention: use fused or unfused, not '%s'", optarg);
+            o->ibase.flash_attention = o->base.flash_attention;
+            break;
+        case OPT_NO_OVERLAP: o->base.dp_overlap = 0; break;
+        case OPT_KDB: o->kdb = optarg; break;
+        case OPT_ROOFLINE: o->roofline = 1; break;
+        case OPT_SCALE: o->scale = optarg; break;
+        case OPT_GENERATION: o->generation = optarg; break;
+        case OPT_TOP:
+            if ((rc = aug_cli_long(cmd, "--top", optarg, 1, AUG_SWEEP_MAX_TOP, &v))) return rc;
+            o->top = (int)v;
+            break;
+        case OPT_THREADS:
+            if ((rc = aug_cli_long(cmd, "--threads", optarg, 0, 4096, &v))) return rc;
+            o->threads = (int)v;
+            break;
+        case OPT_NO_PRUNE: o->no_prune = 1; break;
+        case OPT_FORMAT: if ((rc = aug_cli_format(cmd, optarg, &o->fmt))) return rc; break;
+        case OPT_OUTPUT: o->output = optarg; break;
+        case OPT_PLOT: o->plot = optarg; break;
+        case OPT_PROGRESS: o->progress = 1; break;
+        case OPT_NO_PROGRESS: o->progress = -1; break;
+        case OPT_BATCH:
+            if ((rc = aug_cli_long(cmd, "--batch", optarg, 1, 1L << 30, &o->ibase.batch))) return rc;
+            o->infer_only = 1;
+            break;
+        case OPT_INPUT:
+            if ((rc = aug_cli_long(cmd, "--input-len", optarg, 1, 1L << 30, &o->ibase.input_len))) return rc;
+            o->infer_only = 1;
+            break;
+        case OPT_OUTPUT_LEN:
+            if ((rc = aug_cli_long(cmd, "--output-len", optarg, 1, 1L << 30, &o->ibase.output_len))) return rc;
+            o->infer_only = 1;
+            break;
+        case OPT_MIN_TPUT:
+            if ((rc = aug_cli_double(cmd, "--min-throughput", optarg, &o->min_throughput))) return rc;
+            if (o->min_throughput < 0)
+                return aug_cli_usage(cmd, "--min-throughput must not be negative");
+            o->infer_only = 1;
+            break;
+        case OPT_MAX_BATCH:
+            if ((rc = aug_cli_long(cmd, "--max-batch", optarg, 1, 1L << 30, &o->max_batch))) return rc;
+            o->infer_only = 1;
+            break;
+        case OPT_WDTYPE:
+            if (aug_dtype_from_name(optarg, &o->ibase.weight_dtype) != AUG_OK)
+                return aug_cli_usage(cmd, "--weight-dtype: unknown dtype '%s'", optarg);
+            o->infer_only = 1;
+            break;
+        case OPT_KVDTYPE:
+            if (aug_dtype_from_name(optarg, &o->ibase.kv_dtype) != AUG_OK)
+                return aug_cli_usage(cmd, "--kv-dtype: unknown dtype '%s'", optarg);
+            o->infer_only = 1;
+            break;
+        case OPT_ALONG: o->along = optarg; break;
+        case OPT_FACTORS: o->factors = optarg; break;
+        case OPT_SYSTEMS: o->systems = optarg; break;
+        case OPT_GENERATIONS: o->generations = optarg; break;
+        case OPT_IMPROVE:
+            if ((rc = aug_cli_double(cmd, "--improve", optarg, &o->improve))) return rc;
+            if (!(o->improve > 1.0) || o->improve > 1e6)
+                return aug_cli_usage(cmd, "--improve must be above 1");
+            break;
+        case 'h':
+        case OPT_HELP: help(); return -1;
+        case ':': return aug_cli_usage(cmd, "option '%s' needs a value", argv[optind - 1]);
+        default: return aug_cli_usage(cmd, "unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    if (optind < argc)
+        return aug_cli_usage(cmd, "unexpected argument '%s'", argv[optind]);
+    int scaling = strcmp(o->mode, "scaling") == 0;
+    if (!scaling && (o->along || o->factors || o->systems || o->generations || o->improve > 0))
+        return aug_cli_usage(cmd, "--along, --factors, --systems, --generations and --improve "
+                                  "belong to 'augur sweep scaling'");
+    if (!o->model)
+        return aug_cli_usage(cmd, "--model is required");
+    if (!o->system && !(scaling && o->systems))
+        return aug_cli_usage(cmd, "--system is required");
+    if (!o->have_gpus)
+        return aug_cli_usage(cmd, "--gpus is required");
+    return 0;
+}
+
+int aug_sweep_cli_threads(const struct aug_sweep_opts *o, int size) {
+    if (o->threads > 0)
+        return o->threads;
+    const char *local = getenv("OMPI_COMM_WORLD_LOCAL_SIZE");
+    if (size <= 1 || !local)
+        return 0;
+    long n = sysconf(_SC_NPROCESSORS_ONLN), l = atol(local);
+    if (n <= 0 || l <= 0)
+        return 0;
+    return n / l > 0 ? (int)(n / l) : 1;
+}
+
+/* The what-if system of the options (the preset itself without --scale/--generation). */
+int aug_sweep_cli_whatif(const char *kdb_root, const char *system, const char *scale_spec,
+                         const char *gen_spec, struct aug_system *preset, struct aug_scale *sc,
+                         struct aug_system *sys) {
+    int st = aug_system_load(kdb_root, system, preset);
+    if (st != AUG_OK)
+        return aug_cli_fail(st, NULL);
+    aug_scale_init(sc);
+    if (scale_spec && (st = aug_scale_parse(scale_spec, sc)) != AUG_OK)
+        return aug_cli_usage("sweep", "%s", aug_last_error());
+    if (gen_spec && (st = aug_scale_generation(preset, gen_spec, sc)) != AUG_OK)
+        return aug_cli_usage("sweep", "%s", aug_last_error());
+    if ((st = aug_scale_system(preset, sc, sys)) != AUG_OK)
+        return aug_cli_usage("sweep", "%s", aug_last_error());
+    return 0;
+}
+
+static int write_plot_train(const char *path, const struct aug_sweep_view *v,
+                            const struct aug_sweep_result *r) {
+    double *buf = malloc((size_t)(2 * (r->n_pareto + r->n_top) + 4) * sizeof *buf);
+    if (!buf)
+        return 1;
+    double *fx = buf, *fy = fx + r->n_pareto, *tx = fy + r->n_pareto, *ty = tx + r->n_top;
+    for (int i = 0; i < r->n_pareto; i++) {
+        fx[i] = r->pareto[i].result.memory.total_gib;
+        fy[i] = r->pareto[i].result.step_time_s;
+    }
+    for (int i = 0; i < r->n_top; i++) {
+        tx[i] = r->top[i].result.memory.total_gib;
+        ty[i] = r->top[i].result.step_time_s;
+    }
+    char title[256];
+    snprintf(title, sizeof title, "%s on %ld x %s (%s): step time vs memory per GPU",
+             v->model->name, v->train->base.gpus, v->system->gpu.name, v->system->name);
+    int rc = aug_sweep_cli_plot(path, title, "step time (s)", fx, fy, r->n_pareto, tx, ty, r->n_top);
+    free(buf);
+    return rc;
+}
+
+static int emit_train(const struct aug_sweep_opts *o, const struct aug_sweep_view *v,
+                      const struct aug_sweep_result *r) {
+    FILE *f = aug_cli_open_output(o->output);
+    if (!f)
+        return 1;
+    int bad = 0;
+    if (o->fmt == AUG_FORMAT_TABLE) {
+        aug_sweep_cli_train_table(f, v, r);
+    } else if (o->fmt == AUG_FORMAT_JSON) {
+        json_t *j = aug_sweep_cli_train_json(v, r);
+        bad = aug_cli_write(f, AUG_FORMAT_JSON, j) != 0;
+        json_decref(j);
+    } else {
+        bad = aug_sweep_cli_train_csv(f, v, r) != 0;
+    }
+    if (aug_cli_close_output(f, o->output) != 0 || bad)
+        return 1;
+    if (o->plot && write_plot_train(o->plot, v, r) != 0)
+        return 1;
+    return 0;
+}
+
+static int run_train(struct aug_sweep_opts *o, int rank, int size) {
+    if (!o->have_gb)
+        return aug_cli_usage("sweep", "--global-batch is required");
+    if (o->infer_only)
+        return aug_cli_usage("sweep", "--batch, --input-len, --output-len, --min-throughput, "
+                                      "--max-batch and the storage dtypes belong to 'augur sweep infer'");
+    struct aug_model model;
+    struct aug_system preset, sys;
+    struct aug_scale sc;
+    int st = aug_model_load(NULL, o->model, &model);
+    if (st != AUG_OK)
+        return aug_cli_fail(st, NULL);
+    int rc = aug_sweep_cli_whatif(o->kdb, o->system, o->scale, o->generation, &preset, &sc, &sys);
+    if (rc)
+        return rc;
+    struct aug_kdb *kdb = NULL;
+    if (!o->roofline && (st = aug_scale_kdb(o->kdb, sys.gpu.id, &sc, &kdb)) != AUG_OK)
+        return aug_cli_fail(st, NULL);
+
+    struct aug_sweep_config cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.model = &model;
+    cfg.system = &sys;
+    cfg.base = o->base;
+    cfg.space = o->space;
+    cfg.options.kdb = kdb;
+    cfg.options.pure_roofline = o->roofline;
+    cfg.top_k = o->top;
+    cfg.threads = aug_sweep_cli_threads(o, size);
+    cfg.no_prune = o->no_prune;
+    cfg.part = rank;
+    cfg.n_parts = size;
+    struct aug_sweep_progress prog;
+    aug_sweep_progress_start(&prog, rank == 0 ? o->progress : -1);
+    if (rank == 0 && o->progress >= 0) {
+        cfg.progress = aug_sweep_progress_cb;
+        cfg.progress_user = &prog;
+    }
+    if ((st = aug_sweep_check(&cfg)) != AUG_OK) {
+        aug_kdb_close(kdb);
+        return st == AUG_EUSAGE ? aug_cli_usage("sweep", "%s", aug_last_error())
+                                : aug_cli_fail(st, NULL);
+    }
+    struct aug_sweep_result r;
+    memset(&r, 0, sizeof r);
+    st = aug_sweep_train(&cfg, &r);
+    aug_sweep_progress_end(&prog);
+    if (st != AUG_OK)
+        fprintf(stderr, "augur: %s\n", aug_last_error());
+    int all = aug_sweep_mpi_status(st);
+    if (all == AUG_OK)
+        all = aug_sweep_mpi_status(aug_sweep_mpi_gather(&r, cfg.top_k));
+    rc = all == AUG_OK ? 0 : aug_exit_code(all);
+    if (all == AUG_OK && rank == 0) {
+        struct aug_sweep_view v = {&model, &sys, &preset, &sc, kdb, o->roofline, size, o->top, &cfg, NULL};
+        rc = emit_train(o, &v, &r);
+    }
+    aug_sweep_result_free(&r);
+    aug_kdb_close(kdb);
+    return rc;
+}
+
+static int list_generations(void) {
+    static const char *const kinds[] = {"logic", "hbm", "nvlink", "network"};
+    printf("# technology generations for --generation (from:to pairs of one kind, or a name alone\n"
+           "# to step from the system's own): logic = compute at the same die area and power\n"
+           "# (relative to 12 nm); hbm = GB/s and GB per stack; nvlink, network = GB/s per GPU\n"
+           "# and direction\n");
+    printf("%-8s %-8s %10s %8s  %s  [%s]\n", "name", "kind", "value", "GB", "what", "source");
+    for (int i = 0; i < aug_tech_count(); i++) {
+        const struct aug_tech *t = aug_tech_at(i);
+        printf("%-8s %-8s %10.4g %8.4g  %s  [%s]\n", t->name, kinds[t->kind], t->value,
+               t->capacity_gb, t->what, t->source);
+    }
+    return 0;
+}
+
+int aug_cmd_sweep(int argc, char **argv) {
+    if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+        if (argc < 2) {
+            fprintf(stderr, "augur sweep: say what to sweep: train, infer, scaling or generations\n"
+                            "Try 'augur sweep --help'\n");
+            return 2;
+        }
+        help();
+        return 0;
+    }
+    const char *mode = argv[1];
+    if (strcmp(mode, "generations") == 0)
+        return list_generations();
+    if (strcmp(mode, "train") != 0 && strcmp(mode, "infer") != 0 && strcmp(mode, "scaling") != 0)
+        return aug_cli_usage("sweep", "unknown mode '%s' (use train, infer, scaling or "
+                                      "generations)", mode);
+    struct aug_sweep_opts o;
+    int rc = parse(argc - 1, argv + 1, &o);
+    if (rc)
+        return rc < 0 ? 0 : rc;
+    int rank = 0, size = 1;
+    rc = aug_sweep_mpi_init(&argc, &argv, &rank, &size);
+    if (rc)
+        return rc < 0 ? 0 : rc;
+    if (strcmp(mode, "train") == 0) {
+        rc = run_train(&o, rank, size);
+    } else if (strcmp(mode, "infer") == 0) {
+        rc = aug_sweep_run_infer(&o, rank, size);
+    } else if (rank == 0) {
+        rc = aug_sweep_run_scaling(&o);
+    }
+    aug_sweep_mpi_finalize();
+    return rc;
+}

@@ -1,0 +1,48 @@
+/* graph_build.h - what the layer-graph builders share (layer_graph.c for transformers and
+ * MoE, matmulfree.c for MatMul-free LMs): the per-GPU shapes of a micro-batch and the
+ * helpers that append ops, their backward mirrors and TP collectives. */
+#ifndef AUG_GRAPH_BUILD_H
+#define AUG_GRAPH_BUILD_H
+
+#include "layer_graph.h"
+
+/* Shapes of one micro-batch on one GPU. */
+struct aug_dims {
+    double b;        /* sequences */
+    double s;        /* tokens per sequence on this rank (seq / cp) */
+    double skv;      /* keys per sequence (seq) */
+    double T;        /* tokens on this rank: b s */
+    double Tsp;      /* tokens a TP rank holds outside the TP regions (T / t with SP) */
+    double t;        /* tensor parallelism */
+    double h, d, a_t, kv_t, f, V;
+    double e;        /* activation bytes */
+    enum aug_dtype dt;
+    int tp_ranks, tp_domain, sp, dropout;
+};
+
+void aug_dims_init(const struct aug_model *m, const struct aug_plan *p, const struct aug_system *s,
+                   struct aug_dims *x);
+
+/* Append op to a list (ignored beyond AUG_GRAPH_MAX_OPS; the builders stay well under). */
+void aug_gb_add(struct aug_graph_op *arr, int *n, struct aug_op op, enum aug_cat cat, int sel);
+/* The same, as a member of overlap group `group` of kind `ovl` with `n` steps. */
+void aug_gb_add_ovl(struct aug_graph_op *arr, int *n, struct aug_op op, enum aug_cat cat,
+                    int group, enum aug_ovl_kind ovl, int steps);
+
+/* A TP collective of the T x h activations (skipped when tp = 1); returns its index or -1. */
+int aug_gb_tp_coll(struct aug_graph_op *arr, int *n, const char *name, enum aug_coll c,
+                   const struct aug_dims *x, enum aug_cat cat);
+
+/* Backward of a GEMM: data gradient and weight gradient (or the gradient of the second
+ * activation operand when `weights` is 0); returns the index of the data gradient. */
+int aug_gb_gemm_bwd(struct aug_graph *g, const struct aug_op *f, const char *dname,
+                    const char *wname, enum aug_cat cat, int weights);
+/* Backward of a memory-bound op: twice its bytes and FLOPs. */
+void aug_gb_mem_bwd(struct aug_graph *g, const struct aug_op *f, const char *name,
+                    enum aug_cat cat);
+
+/* Put op `i` of list `arr` and op `j` (a collective) into a new overlap group. */
+void aug_gb_pair(struct aug_graph *g, struct aug_graph_op *arr, int i, int j,
+                 enum aug_ovl_kind ovl, int steps);
+
+#endif
