@@ -24,6 +24,14 @@
 #include <math.h>
 #include <string.h>
 
+/* ceil() of a positive quotient without a libm call (values far below 2^62). */
+static double ceil_pos(double q) {
+    if (!(q < 4.0e18))
+        return ceil(q);
+    double f = (double)(long long)q;
+    return f < q ? f + 1.0 : f;
+}
+
 double aug_attention_causal_pairs(double seq_q, double seq_kv) {
     if (seq_q > seq_kv)
         seq_q = seq_kv;
@@ -39,15 +47,15 @@ void aug_attention_io(const struct aug_attn_shape *a, double sram_bytes, double 
         return;
     double P = concurrent >= 1 ? floor(concurrent) : 1.0;
     double M = sram_bytes > 0 ? sram_bytes / e : 4.0 * d;
-    double bc = ceil(M / (4.0 * d));
+    double bc = ceil_pos(M / (4.0 * d));
     if (bc < 1)
         bc = 1;
     double br = bc < d ? bc : d;
     out->sram_elems = M;
     out->block_r = br;
     out->block_c = bc;
-    out->t_r = ceil(nq / br);
-    out->t_c = ceil(nk / bc);
+    out->t_r = ceil_pos(nq / br);
+    out->t_c = ceil_pos(nk / bc);
     double full = nq * nk;
     double pairs = a->pairs > 0 ? a->pairs : (a->causal ? aug_attention_causal_pairs(nq, nk) : full);
     if (pairs > full)
@@ -59,7 +67,7 @@ void aug_attention_io(const struct aug_attn_shape *a, double sram_bytes, double 
     out->bwd_flops = 2.5 * out->fwd_flops;
 
     /* forward */
-    double rf = fmax(1.0, ceil(h * out->t_r / (g * P)));
+    double rf = fmax(1.0, ceil_pos(h * out->t_r / (g * P)));
     out->kv_fetches = 1.0 + (rf - 1.0) * f;
     double q_o = 2.0 * B * h * nq * d * e;      /* Q read, O written */
     double lse = 4.0 * B * h * nq;              /* fp32 log-sum-exp written */
@@ -67,9 +75,9 @@ void aug_attention_io(const struct aug_attn_shape *a, double sram_bytes, double 
     out->fwd_bytes = q_o + lse + kv * out->kv_fetches;
 
     /* backward */
-    double rb = fmax(1.0, ceil(out->t_c / P));
+    double rb = fmax(1.0, ceil_pos(out->t_c / P));
     out->q_fetches = 1.0 + (rb - 1.0) * f;
-    double kv_reads = kv * fmax(1.0, ceil(h / (g * P)));
+    double kv_reads = kv * fmax(1.0, ceil_pos(h / (g * P)));
     double dkv = h > g ? 2.0 * (2.0 * B * h * nk * d * e) + kv : kv; /* expanded + reduced */
     double pre = 2.0 * B * h * nq * d * e + 4.0 * B * h * nq;        /* O, dO in; D out */
     double stream = B * h * nq * (2.0 * d * e + 2.0 * 4.0 + 2.0 * 4.0 * d); /* Q, dO, L, D, dQ rmw */

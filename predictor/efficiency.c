@@ -1,7 +1,7 @@
 /* efficiency.c - default efficiencies, used (and tagged "fallback") wherever a GPU has no
  * calibrated curve for a kernel family. One table, each number with its basis:
  *
- * gemm_e_max 0.72, f_half 2e9, alpha 1.2: cuBLAS fp16 GEMMs of Llama-2-7B on A100 80GB
+ * gemm_e_max 0.72, f_half 2e9, alpha 1.0: cuBLAS fp16 GEMMs of Llama-2-7B on A100 80GB
  *   in Vidur's profiling sweep (microsoft/vidur data/profiling/compute/a100, mlp.csv) run at
  *   0.69-0.74 of the 312 TFLOP/s dense peak for 512+ tokens, ~0.55 at 128 tokens (13 GFLOP)
  *   and ~0.3 at 64; below that the weight read bounds the time (memory term).
@@ -44,7 +44,7 @@ static const struct aug_eff_defaults defaults = {
     .gemm_e_max = 0.72,
     .gemm_e_max_fp8 = 0.60,
     .gemm_f_half = 2e9,
-    .gemm_alpha = 1.2,
+    .gemm_alpha = 1.0, /* <= 1 keeps time non-decreasing in FLOPs: t = (F + f_half) / (peak e_max) */
     .gemm_tile_m = 128,
     .gemm_tile_n = 128,
     .mem_eff = 0.70,
@@ -59,11 +59,19 @@ static const struct aug_eff_defaults defaults = {
 
 const struct aug_eff_defaults *aug_eff_defaults(void) { return &defaults; }
 
+/* ceil() of a positive quotient without a libm call (values far below 2^62). */
+static double ceil_pos(double q) {
+    if (!(q < 4.0e18))
+        return ceil(q);
+    double f = (double)(long long)q;
+    return f < q ? f + 1.0 : f;
+}
+
 double aug_eff_wave(double m, double n, double tile_m, double tile_n, int sm_count) {
     if (sm_count <= 0 || m <= 0 || n <= 0)
         return 1.0;
-    double tiles = ceil(m / tile_m) * ceil(n / tile_n);
-    double waves = ceil(tiles / (double)sm_count);
+    double tiles = ceil_pos(m / tile_m) * ceil_pos(n / tile_n);
+    double waves = ceil_pos(tiles / (double)sm_count);
     return tiles / (waves * (double)sm_count);
 }
 
@@ -72,11 +80,12 @@ double aug_eff_gemm(const struct aug_gpu *gpu, enum aug_dtype dt, double m, doub
     const struct aug_eff_defaults *d = &defaults;
     double e_max = dt == AUG_DTYPE_FP8 ? d->gemm_e_max_fp8 : d->gemm_e_max;
     double flops = 2.0 * m * n * k * (batch > 0 ? batch : 1.0);
-    double fa = pow(flops, d->gemm_alpha), ha = pow(d->gemm_f_half, d->gemm_alpha);
+    /* F^a / (F^a + F_half^a) = 1 / (1 + (F_half / F)^a): one pow per GEMM */
+    double sat = flops > 0 ? 1.0 / (1.0 + pow(d->gemm_f_half / flops, d->gemm_alpha)) : 0.0;
     /* batched GEMMs fill the GPU with more tiles: quantize over all of them */
     double w = aug_eff_wave(m * (batch > 0 ? batch : 1.0), n, d->gemm_tile_m, d->gemm_tile_n,
                             gpu->sm_count);
-    return e_max * w * fa / (fa + ha);
+    return e_max * w * sat;
 }
 
 double aug_eff_attention(double seq_q, double seq_kv, double head_dim, int backward) {

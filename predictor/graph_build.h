@@ -23,11 +23,42 @@ struct aug_dims {
 void aug_dims_init(const struct aug_model *m, const struct aug_plan *p, const struct aug_system *s,
                    struct aug_dims *x);
 
-/* Append op to a list (ignored beyond AUG_GRAPH_MAX_OPS; the builders stay well under). */
-void aug_gb_add(struct aug_graph_op *arr, int *n, struct aug_op op, enum aug_cat cat, int sel);
-/* The same, as a member of overlap group `group` of kind `ovl` with `n` steps. */
-void aug_gb_add_ovl(struct aug_graph_op *arr, int *n, struct aug_op op, enum aug_cat cat,
-                    int group, enum aug_ovl_kind ovl, int steps);
+/* Append op to a list as a member of overlap group `group` (0: none) of kind `ovl` with
+ * `steps` steps (ignored beyond AUG_GRAPH_MAX_OPS; the builders stay well under). Inline:
+ * sweeps build millions of graphs. */
+static inline void aug_gb_add_ovl(struct aug_graph_op *arr, int *n, const struct aug_op *op,
+                                  enum aug_cat cat, int group, enum aug_ovl_kind ovl, int steps) {
+    if (*n >= AUG_GRAPH_MAX_OPS)
+        return;
+    struct aug_graph_op *o = &arr[(*n)++];
+    o->op = *op;
+    o->cat = cat;
+    o->selective = 0;
+    o->group = group;
+    o->ovl = ovl;
+    o->ovl_n = steps;
+    o->same_as = -1;
+}
+
+/* Append op to a list; `sel` marks it as recomputed under selective recomputation. */
+static inline void aug_gb_add_p(struct aug_graph_op *arr, int *n, const struct aug_op *op,
+                                enum aug_cat cat, int sel) {
+    aug_gb_add_ovl(arr, n, op, cat, 0, AUG_OVL_NONE, 0);
+    if (*n > 0 && *n <= AUG_GRAPH_MAX_OPS)
+        arr[*n - 1].selective = sel;
+}
+static inline void aug_gb_add(struct aug_graph_op *arr, int *n, struct aug_op op,
+                              enum aug_cat cat, int sel) {
+    aug_gb_add_p(arr, n, &op, cat, sel);
+}
+
+/* Append op, which is identical to op `first` of the same list (its time is reused). */
+static inline void aug_gb_add_same(struct aug_graph_op *arr, int *n, int first, enum aug_cat cat) {
+    if (first < 0 || first >= *n || *n >= AUG_GRAPH_MAX_OPS)
+        return;
+    aug_gb_add_p(arr, n, &arr[first].op, cat, arr[first].selective);
+    arr[*n - 1].same_as = first;
+}
 
 /* A TP collective of the T x h activations (skipped when tp = 1); returns its index or -1. */
 int aug_gb_tp_coll(struct aug_graph_op *arr, int *n, const char *name, enum aug_coll c,

@@ -14,6 +14,11 @@
  * micro-batch's next token can enter the first stage only when its previous token has left
  * the last, so every micro-batch advances once per max(m, pp) slots.
  *
+ * Op times: aug_op_time() (calibrated curve, else default efficiency) for memory-bound ops
+ * and collectives; GEMMs and flash-decoding through gemm_time() and stream_time() below,
+ * which use the same curves and defaults but charge large weight and KV-cache streams at
+ * AUG_INFER_STREAM_EFF of HBM bandwidth.
+ *
  * Floors (documented, overridable):
  * - kernel launch: every kernel pays the GPU's launch_us (kernels-db/gpus.csv) unless a
  *   calibrated curve already includes it (--launch-us overrides; CUDA graphs shrink it);
@@ -33,7 +38,14 @@
 #include "augur/units.h"
 #include "efficiency.h"
 #include "infer_internal.h"
+#include "infer_matmulfree.h"
 #include "train_internal.h"
+
+/* Decode steps summed one by one; beyond this, sampled (see aug_infer_static). */
+#define AUG_INFER_EXACT_STEPS 16384.0
+
+/* Contexts beyond this are not a serving question (2^31 tokens). */
+#define AUG_INFER_MAX_CONTEXT 2147483648.0
 
 static const char *const mode_names[] = {"static", "continuous", "disaggregated"};
 _Static_assert(sizeof mode_names / sizeof *mode_names == AUG_SERVE_COUNT, "mode names");
@@ -75,6 +87,8 @@ void aug_infer_plan_init(struct aug_infer_plan *p) {
 }
 
 static int check_tp(const struct aug_model *m, long tp, const char *what) {
+    if (m->arch == AUG_ARCH_MATMULFREE) /* hook: no heads, TP splits channels */
+        return aug_infer_mmf_check_tp(m, tp, what);
     if (m->heads % tp != 0)
         return aug_errorf(AUG_EUSAGE, "heads %ld are not divisible by %s %ld", m->heads, what, tp);
     if (m->kv_heads % tp != 0 && tp % m->kv_heads != 0)
@@ -131,12 +145,14 @@ int aug_infer_plan_resolve(struct aug_infer_plan *p, const struct aug_model *m,
     if (p->output_len < 1)
         return aug_errorf(AUG_EUSAGE, "output length %ld: must be at least 1 token (the first "
                                       "comes out of the prefill)", p->output_len);
+    if ((double)p->input_len + (double)p->output_len > AUG_INFER_MAX_CONTEXT ||
+        (double)p->batch > AUG_INFER_MAX_CONTEXT)
+        return aug_errorf(AUG_EUSAGE, "batch %ld, input length %ld and output length %ld: at most "
+                                      "2^31 each (sequences or tokens)", p->batch, p->input_len,
+                          p->output_len);
     if (p->tp < 1 || p->pp < 1 || p->ep < 1 || p->gpus < 0)
         return aug_errorf(AUG_EUSAGE, "parallel degrees must be positive (gpus %ld, tp %ld, pp %ld, "
                                       "ep %ld)", p->gpus, p->tp, p->pp, p->ep);
-    if (m->arch == AUG_ARCH_MATMULFREE)
-        return aug_errorf(AUG_EUNSUPPORTED, "serving of MatMul-free models ('%s', a recurrent state "
-                                            "instead of a KV cache) is not modeled", m->name);
     if (m->max_seq > 0 && p->input_len + p->output_len > m->max_seq)
         return aug_errorf(AUG_EUSAGE, "input length %ld + output length %ld = %ld tokens exceed the "
                                       "maximum context of model '%s' (%ld tokens)",
@@ -303,11 +319,26 @@ static int gemm_time(const struct aug_infer_ctx *c, const struct aug_infer_gop *
         t->source = AUG_SOURCE_CURVE;
     else
         e = aug_eff_gemm(gpu, op->dtype, op->m, op->n, op->k, groups);
+    /* a GEMV-like decode GEMM (at most one 16-row MMA fragment of tokens) whose output
+     * fills fewer tiles than the GPU has SMs is split along k (split-K, as cuBLAS(Lt) does
+     * for such shapes) so every SM streams weights: its compute is the MMA work with rows
+     * padded to 16, at the efficiency of large GEMMs. The defaults' saturation in total
+     * FLOPs would make such a weight stream look compute-bound; from 17 rows on it stands
+     * (it matches TensorRT-LLM's 128-token prefills on H100 and H200 within 10%). */
+    const struct aug_eff_defaults *d = aug_eff_defaults();
+    double tiles = ceil(op->m * groups / d->gemm_tile_m) * ceil(op->n / d->gemm_tile_n);
+    if (t->source == AUG_SOURCE_FALLBACK && tiles < (double)gpu->sm_count && op->m > 0 &&
+        op->m <= 16.0) {
+        double e_max = op->dtype == AUG_DTYPE_FP8 ? d->gemm_e_max_fp8 : d->gemm_e_max;
+        e = fmax(e, e_max * op->m / (16.0 * ceil(op->m / 16.0)));
+    }
     double tc = op->flops / (peak * e);
     double tm = op->bytes / (gpu->hbm_gbps * 1e9 * AUG_INFER_STREAM_EFF);
     t->compute_bound = tc >= tm;
     t->eff = t->compute_bound ? e : AUG_INFER_STREAM_EFF;
-    t->time_s = fmax(tc, tm) + gpu->launch_us * 1e-6;
+    /* a gemm curve's constant term already holds the launch and prologue it measured */
+    double launch = t->source == AUG_SOURCE_CURVE ? 0.0 : gpu->launch_us * 1e-6;
+    t->time_s = fmax(tc, tm) + launch;
     t->intensity = op->bytes > 0 ? op->flops / op->bytes : 0.0;
     return AUG_OK;
 }
@@ -419,6 +450,8 @@ static void add_busy(struct aug_infer_breakdown *b, const struct aug_infer_acc *
 int aug_infer_static(const struct aug_model *m, const struct aug_system *s,
                      const struct aug_infer_plan *p, const struct aug_infer_options *opt,
                      struct aug_infer_result *out) {
+    if (m->arch == AUG_ARCH_MATMULFREE) /* hook: constant-size state, infer_matmulfree.c */
+        return aug_infer_mmf_static(m, s, p, opt, out);
     struct aug_infer_ctx c;
     aug_infer_ctx_init(&c, s, p, opt);
     struct aug_infer_dims x;
@@ -467,13 +500,22 @@ int aug_infer_static(const struct aug_model *m, const struct aug_system *s,
     if ((st = aug_infer_time_op(&c, &att, &at)) != AUG_OK)
         return st;
     out->decode_step_bytes = fixed.bytes + Ls * att.op.bytes;
+    /* step by step up to AUG_INFER_EXACT_STEPS; longer outputs sum the same attention time
+     * at that many evenly spaced contexts, each standing for its share of the steps */
     double sum_att = 0.0, att_src[AUG_SOURCE_COUNT] = {0}, att_last = at.time_s;
-    for (double j = 1.0; j <= steps; j += 1.0) {
-        att.op = aug_infer_decode_attention(&x, &c.sys, mbd, I + j);
+    double samples = fmin(steps, AUG_INFER_EXACT_STEPS), stride = samples > 0 ? steps / samples : 1.0;
+    for (double i = 0.0; i < samples; i += 1.0) {
+        double j = samples == steps ? i + 1.0 : 1.0 + floor(i * stride + 0.5 * stride);
+        att.op = aug_infer_decode_attention(&x, &c.sys, mbd, I + fmin(j, steps));
         if ((st = aug_infer_time_op(&c, &att, &at)) != AUG_OK)
             return st;
-        sum_att += at.time_s;
-        att_src[at.source] += at.time_s;
+        sum_att += stride * at.time_s;
+        att_src[at.source] += stride * at.time_s;
+    }
+    if (steps > 0) {
+        att.op = aug_infer_decode_attention(&x, &c.sys, mbd, I + steps);
+        if ((st = aug_infer_time_op(&c, &att, &at)) != AUG_OK)
+            return st;
         att_last = at.time_s;
     }
     out->decode_steps = (long)steps;

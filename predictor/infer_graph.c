@@ -35,6 +35,7 @@
 #include <string.h>
 
 #include "infer_internal.h"
+#include "infer_matmulfree.h"
 #include "train_internal.h"
 
 double aug_infer_weight_bytes(enum aug_dtype wdt) {
@@ -221,6 +222,10 @@ static void moe_mlp(const struct aug_model *m, const struct aug_infer_dims *x, d
 void aug_infer_graph_build(const struct aug_model *m, const struct aug_system *s,
                            const struct aug_infer_plan *p, const struct aug_infer_step *st,
                            struct aug_infer_graph *g) {
+    if (m->arch == AUG_ARCH_MATMULFREE) { /* hook: MLGRU + GLU, infer_matmulfree.c */
+        aug_infer_mmf_graph(m, s, p, st, g);
+        return;
+    }
     struct aug_infer_dims x;
     aug_infer_dims(m, s, p, &x);
     g->n_layer = g->n_head = 0;

@@ -20,6 +20,7 @@
 
 #include "augur/units.h"
 #include "infer_internal.h"
+#include "infer_matmulfree.h"
 
 long aug_infer_stage_layers(const struct aug_model *m, const struct aug_infer_plan *p) {
     long pp = p->pp > 0 ? p->pp : 1;
@@ -27,6 +28,8 @@ long aug_infer_stage_layers(const struct aug_model *m, const struct aug_infer_pl
 }
 
 double aug_infer_kv_bytes_per_token(const struct aug_model *m, enum aug_dtype kv_dtype) {
+    if (m->arch == AUG_ARCH_MATMULFREE) /* hook: no KV cache (a per-sequence state instead) */
+        return 0.0;
     return 2.0 * (double)m->layers * (double)m->kv_heads * (double)m->head_dim *
            aug_dtype_bytes(kv_dtype);
 }
@@ -53,6 +56,11 @@ static void layer_params(const struct aug_model *m, const struct aug_infer_dims 
 void aug_infer_memory_at(const struct aug_model *m, const struct aug_system *s,
                          const struct aug_infer_plan *p, double seqs, double kv_tokens,
                          double prefill_tokens, struct aug_infer_memory *out) {
+    if (m->arch == AUG_ARCH_MATMULFREE) { /* hook: 2-bit weights, state, infer_matmulfree.c */
+        (void)kv_tokens;
+        aug_infer_mmf_memory_at(m, s, p, seqs, prefill_tokens, out);
+        return;
+    }
     struct aug_infer_dims x;
     aug_infer_dims(m, s, p, &x);
     memset(out, 0, sizeof *out);

@@ -59,26 +59,6 @@ void aug_dims_init(const struct aug_model *m, const struct aug_plan *p, const st
     x->dropout = aug_model_has_dropout(m);
 }
 
-void aug_gb_add_ovl(struct aug_graph_op *arr, int *n, struct aug_op op, enum aug_cat cat,
-                    int group, enum aug_ovl_kind ovl, int steps) {
-    if (*n >= AUG_GRAPH_MAX_OPS)
-        return; /* the builders stay well under the bound */
-    struct aug_graph_op *o = &arr[*n];
-    o->op = op;
-    o->cat = cat;
-    o->selective = 0;
-    o->group = group;
-    o->ovl = ovl;
-    o->ovl_n = steps;
-    (*n)++;
-}
-
-void aug_gb_add(struct aug_graph_op *arr, int *n, struct aug_op op, enum aug_cat cat, int sel) {
-    aug_gb_add_ovl(arr, n, op, cat, 0, AUG_OVL_NONE, 0);
-    if (*n > 0 && *n <= AUG_GRAPH_MAX_OPS)
-        arr[*n - 1].selective = sel;
-}
-
 void aug_gb_pair(struct aug_graph *g, struct aug_graph_op *arr, int i, int j,
                  enum aug_ovl_kind ovl, int steps) {
     if (i < 0 || j < 0)
@@ -166,81 +146,122 @@ static void attn_shape(const struct aug_model *m, const struct aug_plan *p,
     }
 }
 
-/* Attention core forward and backward; returns the index range of the forward ops in
- * g->fwd through *first / *last so ring CP can overlap them with its exchange. */
-static void attention(const struct aug_model *m, const struct aug_plan *p,
-                      const struct aug_system *s, const struct aug_dims *x, struct aug_graph *g,
-                      struct aug_graph *bwd_out, int *first, int *last) {
+/* The attention core of a layer: its shape under the plan's CP algorithm and, when fused,
+ * its IO counts (computed once for both passes). */
+struct attn_plan {
     struct aug_attn_shape a;
     double steps;
-    attn_shape(m, p, x, &a, &steps);
+    struct aug_attn_io io;
+    enum aug_dtype adt;
+};
+
+static void attn_plan_init(const struct aug_model *m, const struct aug_plan *p,
+                           const struct aug_system *s, const struct aug_dims *x,
+                           struct attn_plan *ap) {
+    attn_shape(m, p, x, &ap->a, &ap->steps);
     /* fp8 recipes (Transformer Engine) keep attention in bf16 */
-    enum aug_dtype adt = x->dt == AUG_DTYPE_FP8 ? AUG_DTYPE_BF16 : x->dt;
+    ap->adt = x->dt == AUG_DTYPE_FP8 ? AUG_DTYPE_BF16 : x->dt;
+    if (p->flash_attention)
+        aug_attention_io(&ap->a, s->gpu.smem_kib_per_sm * 1024.0, (double)s->gpu.sm_count, &ap->io);
+}
+
+static struct aug_op flash_op(const struct attn_plan *ap, int backward) {
+    struct aug_op fa;
+    memset(&fa, 0, sizeof fa);
+    fa.name = backward ? "attn_bwd" : "attn_fwd";
+    fa.kind = AUG_OP_ATTENTION;
+    fa.dtype = ap->adt;
+    fa.count = ap->steps;
+    fa.batch_heads = ap->a.batch * ap->a.heads;
+    fa.seq_q = ap->a.seq_q;
+    fa.seq_kv = ap->a.seq_kv;
+    fa.head_dim = ap->a.head_dim;
+    fa.causal = 1;
+    fa.backward = backward;
+    fa.flops = backward ? ap->io.bwd_flops : ap->io.fwd_flops;
+    fa.bytes = backward ? ap->io.bwd_bytes : ap->io.fwd_bytes;
+    return fa;
+}
+
+/* Unfused attention: QK^T, softmax, dropout, AV (Dao et al. 2022, Algorithm 0). */
+static void unfused_ops(const struct attn_plan *ap, const struct aug_dims *x, struct aug_op *qk,
+                        struct aug_op *sm, struct aug_op *dr, struct aug_op *av, double *scores) {
+    double bh = ap->a.batch * ap->a.heads;
+    *qk = aug_op_gemm("attn_qk", ap->adt, ap->a.seq_q, ap->a.seq_kv, x->d, bh);
+    *scores = bh * ap->a.seq_q * ap->a.seq_kv;
+    *sm = act_op("attn_softmax", "softmax", x, 2.0 * *scores * x->e, 5.0 * *scores);
+    *av = aug_op_gemm("attn_av", ap->adt, ap->a.seq_q, x->d, ap->a.seq_kv, bh);
+    *dr = act_op("attn_dropout", "elementwise", x, *scores * (2.0 * x->e + 1.0), *scores);
+    qk->count = sm->count = av->count = dr->count = ap->steps;
+}
+
+/* Forward attention ops; their index range in g->fwd through *first / *last (ring CP
+ * overlaps them with its exchange). */
+static void attention_fwd(const struct attn_plan *ap, const struct aug_plan *p,
+                          const struct aug_dims *x, struct aug_graph *g, int *first, int *last) {
     *first = g->n_fwd;
     if (p->flash_attention) {
-        struct aug_attn_io io;
-        aug_attention_io(&a, s->gpu.smem_kib_per_sm * 1024.0, (double)s->gpu.sm_count, &io);
-        struct aug_op fa;
-        memset(&fa, 0, sizeof fa);
-        fa.name = "attn_fwd";
-        fa.kind = AUG_OP_ATTENTION;
-        fa.dtype = adt;
-        fa.count = steps;
-        fa.batch_heads = a.batch * a.heads;
-        fa.seq_q = a.seq_q;
-        fa.seq_kv = a.seq_kv;
-        fa.head_dim = a.head_dim;
-        fa.causal = 1;
-        fa.flops = io.fwd_flops;
-        fa.bytes = io.fwd_bytes;
-        aug_gb_add(g->fwd, &g->n_fwd, fa, AUG_CAT_ATTENTION, 0);
-        struct aug_op fb = fa;
-        fb.name = "attn_bwd";
-        fb.backward = 1;
-        fb.flops = io.bwd_flops;
-        fb.bytes = io.bwd_bytes;
-        aug_gb_add(bwd_out->bwd, &bwd_out->n_bwd, fb, AUG_CAT_ATTENTION, 0);
+        aug_gb_add(g->fwd, &g->n_fwd, flash_op(ap, 0), AUG_CAT_ATTENTION, 0);
         *last = g->n_fwd - 1;
         return;
     }
-    double bh = a.batch * a.heads;
-    struct aug_op qk = aug_op_gemm("attn_qk", adt, a.seq_q, a.seq_kv, x->d, bh);
-    double scores = bh * a.seq_q * a.seq_kv;
-    struct aug_op sm = act_op("attn_softmax", "softmax", x, 2.0 * scores * x->e, 5.0 * scores);
-    struct aug_op av = aug_op_gemm("attn_av", adt, a.seq_q, x->d, a.seq_kv, bh);
-    struct aug_op dr = act_op("attn_dropout", "elementwise", x, scores * (2.0 * x->e + 1.0), scores);
-    qk.count = sm.count = av.count = dr.count = steps;
+    struct aug_op qk, sm, dr, av;
+    double scores;
+    unfused_ops(ap, x, &qk, &sm, &dr, &av, &scores);
     aug_gb_add(g->fwd, &g->n_fwd, qk, AUG_CAT_ATTENTION, 1);
     aug_gb_add(g->fwd, &g->n_fwd, sm, AUG_CAT_ATTENTION, 1);
     if (x->dropout)
         aug_gb_add(g->fwd, &g->n_fwd, dr, AUG_CAT_ATTENTION, 1);
     aug_gb_add(g->fwd, &g->n_fwd, av, AUG_CAT_ATTENTION, 1);
     *last = g->n_fwd - 1;
-    struct aug_graph *b = bwd_out;
-    int i0 = b->n_bwd;
-    aug_gb_gemm_bwd(b, &av, "attn_av_dgrad_p", "attn_av_dgrad_v", AUG_CAT_ATTENTION, 0);
-    if (x->dropout)
-        aug_gb_mem_bwd(b, &dr, "attn_dropout_bwd", AUG_CAT_ATTENTION);
-    /* read P and dP, write dS */
-    aug_gb_add(b->bwd, &b->n_bwd,
-               aug_op_memory("attn_softmax_bwd", "softmax", x->dt, 3.0 * scores * x->e,
-                             2.0 * sm.flops), AUG_CAT_ATTENTION, 0);
-    aug_gb_gemm_bwd(b, &qk, "attn_qk_dgrad_q", "attn_qk_dgrad_k", AUG_CAT_ATTENTION, 0);
-    for (int i = i0; i < b->n_bwd; i++)
-        b->bwd[i].op.count = steps;
 }
 
-/* Context-parallel exchange of one layer, forward ops appended to g->fwd (pairing the
- * ring with the attention ops [a0, a1]) and backward ops to `cpb` (spliced in by the
- * caller right after the attention backward). */
+/* Backward attention ops, appended to g->bwd; their index range through *first / *last. */
+static void attention_bwd(const struct attn_plan *ap, const struct aug_plan *p,
+                          const struct aug_dims *x, struct aug_graph *g, int *first, int *last) {
+    *first = g->n_bwd;
+    if (p->flash_attention) {
+        aug_gb_add(g->bwd, &g->n_bwd, flash_op(ap, 1), AUG_CAT_ATTENTION, 0);
+        *last = g->n_bwd - 1;
+        return;
+    }
+    struct aug_op qk, sm, dr, av;
+    double scores;
+    unfused_ops(ap, x, &qk, &sm, &dr, &av, &scores);
+    aug_gb_gemm_bwd(g, &av, "attn_av_dgrad_p", "attn_av_dgrad_v", AUG_CAT_ATTENTION, 0);
+    if (x->dropout)
+        aug_gb_mem_bwd(g, &dr, "attn_dropout_bwd", AUG_CAT_ATTENTION);
+    /* read P and dP, write dS (Dao et al. 2022, Algorithm 3) */
+    aug_gb_add(g->bwd, &g->n_bwd,
+               aug_op_memory("attn_softmax_bwd", "softmax", x->dt, 3.0 * scores * x->e,
+                             2.0 * sm.flops), AUG_CAT_ATTENTION, 0);
+    aug_gb_gemm_bwd(g, &qk, "attn_qk_dgrad_q", "attn_qk_dgrad_k", AUG_CAT_ATTENTION, 0);
+    *last = g->n_bwd - 1;
+    for (int i = *first; i <= *last; i++)
+        g->bwd[i].op.count = ap->steps;
+}
+
+/* Put ops [a0, a1] of `arr` into overlap group `id` (a ring of `steps`). */
+static void join(struct aug_graph_op *arr, int a0, int a1, int id, int steps) {
+    for (int i = a0; i <= a1 && i >= 0; i++) {
+        arr[i].group = id;
+        arr[i].ovl = AUG_OVL_RING;
+        arr[i].ovl_n = steps;
+    }
+}
+
+/* Context-parallel exchange of one layer. Forward: appended to g->fwd, the ring paired
+ * with the attention ops [a0, a1]; backward (bwd = 1): appended to g->bwd right after the
+ * attention backward [a0, a1]. */
 static void context_parallel(const struct aug_plan *p, const struct aug_system *s,
-                             const struct aug_dims *x, struct aug_graph *g, int a0, int a1,
-                             struct aug_graph *cpb) {
+                             const struct aug_dims *x, struct aug_graph *g, int bwd, int a0,
+                             int a1) {
     if (p->cp <= 1)
         return;
     int cp = (int)p->cp;
     int cp_domain = aug_ranks_per_domain(s, p->cp, p->tp);
-    double kv_heads_sent = x->kv_t;
+    struct aug_graph_op *arr = bwd ? g->bwd : g->fwd;
+    int *n = bwd ? &g->n_bwd : &g->n_fwd;
     if (p->cp_algo == AUG_CP_RING) {
         double kv_block = 2.0 * x->b * x->s * x->kv_t * x->d * x->e;
         /* a ring that leaves the NVLink domain has a network hop on every step */
@@ -248,46 +269,44 @@ static void context_parallel(const struct aug_plan *p, const struct aug_system *
         struct aug_op f = aug_op_collective("cp_kv_ring", AUG_COLL_SEND_RECV, kv_block, 2, per);
         f.count = (double)(cp - 1);
         int id = ++g->n_groups;
-        aug_gb_add_ovl(g->fwd, &g->n_fwd, f, AUG_CAT_CP, id, AUG_OVL_RING, cp);
-        for (int i = a0; i <= a1 && i >= 0; i++) {
-            g->fwd[i].group = id;
-            g->fwd[i].ovl = AUG_OVL_RING;
-            g->fwd[i].ovl_n = cp;
+        if (!bwd) {
+            aug_gb_add_ovl(arr, n, &f, AUG_CAT_CP, id, AUG_OVL_RING, cp);
+            join(arr, a0, a1, id, cp);
+            return;
         }
-        /* backward: K, V and the dK, dV accumulators travel together (cp - 1 hops hidden
-         * behind the blockwise backward), then dK, dV return to their owner */
+        /* K, V and the dK, dV accumulators travel together (cp - 1 hops hidden behind the
+         * blockwise backward), then dK, dV return to their owner */
         struct aug_op b = f;
         b.name = "cp_kv_ring_bwd";
         b.size_bytes = b.bytes = 2.0 * kv_block;
-        aug_gb_add_ovl(cpb->bwd, &cpb->n_bwd, b, AUG_CAT_CP, -1, AUG_OVL_RING, cp);
+        aug_gb_add_ovl(arr, n, &b, AUG_CAT_CP, id, AUG_OVL_RING, cp);
+        join(arr, a0, a1, id, cp);
         struct aug_op home = f;
         home.name = "cp_dkv_home";
         home.count = 1;
-        aug_gb_add(cpb->bwd, &cpb->n_bwd, home, AUG_CAT_CP, 0);
+        aug_gb_add(arr, n, home, AUG_CAT_CP, 0);
         return;
     }
     if (p->cp_algo == AUG_CP_ULYSSES) {
-        if (x->kv_t < (double)cp)
-            kv_heads_sent = (double)cp; /* each rank receives one KV head at least */
+        /* each rank receives one KV head at least */
+        double kv_heads_sent = x->kv_t < (double)cp ? (double)cp : x->kv_t;
         double qkv = x->b * x->s * x->d * x->e * (x->a_t + 2.0 * kv_heads_sent);
         double o = x->b * x->s * x->d * x->e * x->a_t;
-        aug_gb_add(g->fwd, &g->n_fwd, a2a_op("cp_a2a_qkv", qkv, cp, cp_domain), AUG_CAT_CP, 0);
-        aug_gb_add(g->fwd, &g->n_fwd, a2a_op("cp_a2a_o", o, cp, cp_domain), AUG_CAT_CP, 0);
-        aug_gb_add(cpb->bwd, &cpb->n_bwd, a2a_op("cp_a2a_do", o, cp, cp_domain), AUG_CAT_CP, 0);
-        aug_gb_add(cpb->bwd, &cpb->n_bwd, a2a_op("cp_a2a_dqkv", qkv, cp, cp_domain), AUG_CAT_CP, 0);
+        aug_gb_add(arr, n, a2a_op(bwd ? "cp_a2a_do" : "cp_a2a_qkv", bwd ? o : qkv, cp, cp_domain),
+                   AUG_CAT_CP, 0);
+        aug_gb_add(arr, n, a2a_op(bwd ? "cp_a2a_dqkv" : "cp_a2a_o", bwd ? qkv : o, cp, cp_domain),
+                   AUG_CAT_CP, 0);
         return;
     }
     /* all-gather: K and V of the whole sequence, gathered again for the backward */
     double kv_all = 2.0 * x->b * x->skv * x->kv_t * x->d * x->e;
-    aug_gb_add(g->fwd, &g->n_fwd,
-               aug_op_collective("cp_kv_all_gather", AUG_COLL_ALL_GATHER, kv_all, cp, cp_domain),
-               AUG_CAT_CP, 0);
-    aug_gb_add(cpb->bwd, &cpb->n_bwd,
-               aug_op_collective("cp_kv_all_gather_bwd", AUG_COLL_ALL_GATHER, kv_all, cp, cp_domain),
-               AUG_CAT_CP, 0);
-    aug_gb_add(cpb->bwd, &cpb->n_bwd,
-               aug_op_collective("cp_dkv_reduce_scatter", AUG_COLL_REDUCE_SCATTER, kv_all, cp,
-                                 cp_domain), AUG_CAT_CP, 0);
+    aug_gb_add(arr, n,
+               aug_op_collective(bwd ? "cp_kv_all_gather_bwd" : "cp_kv_all_gather",
+                                 AUG_COLL_ALL_GATHER, kv_all, cp, cp_domain), AUG_CAT_CP, 0);
+    if (bwd)
+        aug_gb_add(arr, n,
+                   aug_op_collective("cp_dkv_reduce_scatter", AUG_COLL_REDUCE_SCATTER, kv_all, cp,
+                                     cp_domain), AUG_CAT_CP, 0);
 }
 
 /* ---- MLP and mixture of experts --------------------------------------------------------- */
@@ -419,15 +438,42 @@ static void moe_bwd(const struct aug_model *m, const struct aug_plan *p, const s
 
 /* ---- one layer ------------------------------------------------------------------------- */
 
+static void graph_layer(const struct aug_model *m, const struct aug_plan *p,
+                        const struct aug_system *s, const struct aug_dims *xp, struct aug_graph *g);
+static void graph_head(const struct aug_model *m, const struct aug_plan *p,
+                       const struct aug_dims *xp, int last_stage, struct aug_graph *g);
+
 void aug_graph_layer(const struct aug_model *m, const struct aug_plan *p,
                      const struct aug_system *s, struct aug_graph *g) {
+    struct aug_dims x;
+    aug_dims_init(m, p, s, &x);
+    graph_layer(m, p, s, &x, g);
+}
+
+void aug_graph_head(const struct aug_model *m, const struct aug_plan *p,
+                    const struct aug_system *s, int last_stage, struct aug_graph *g) {
+    struct aug_dims x;
+    aug_dims_init(m, p, s, &x);
+    graph_head(m, p, &x, last_stage, g);
+}
+
+void aug_graph_all(const struct aug_model *m, const struct aug_plan *p, const struct aug_system *s,
+                   struct aug_graph *layer, struct aug_graph *first, struct aug_graph *last) {
+    struct aug_dims x;
+    aug_dims_init(m, p, s, &x);
+    graph_layer(m, p, s, &x, layer);
+    graph_head(m, p, &x, 0, first);
+    graph_head(m, p, &x, 1, last);
+}
+
+static void graph_layer(const struct aug_model *m, const struct aug_plan *p,
+                        const struct aug_system *s, const struct aug_dims *xp, struct aug_graph *g) {
     g->n_fwd = g->n_bwd = g->n_groups = 0;
     if (m->arch == AUG_ARCH_MATMULFREE) {
         aug_mmf_graph_layer(m, p, s, g);
         return;
     }
-    struct aug_dims x;
-    aug_dims_init(m, p, s, &x);
+    struct aug_dims x = *xp;
     double norm_flops = 8.0 * x.Tsp * x.h;
     const char *norm_kind = m->norm == AUG_NORM_RMSNORM ? "rmsnorm" : "layernorm";
     struct aug_op norm = act_op("norm", norm_kind, &x, 2.0 * x.Tsp * x.h * x.e, norm_flops);
@@ -446,13 +492,12 @@ void aug_graph_layer(const struct aug_model *m, const struct aug_plan *p,
     const char *n_out = x.sp ? "sp_reduce_scatter" : "tp_all_reduce";
     const char *n_out_b = x.sp ? "sp_reduce_scatter_bwd" : "tp_all_reduce_bwd";
     int tpn = (int)p->tp;
-    struct aug_graph cpb; /* context-parallel backward ops, spliced in after attention */
-    cpb.n_fwd = cpb.n_bwd = 0;
-    struct aug_graph att; /* attention backward, spliced in after attn_out's backward */
-    att.n_fwd = att.n_bwd = 0;
+    struct attn_plan ap;
+    attn_plan_init(m, p, s, &x, &ap);
 
     /* ---- forward ---- */
     aug_gb_add(g->fwd, &g->n_fwd, norm, AUG_CAT_COMPUTE, 0);
+    int i_norm = g->n_fwd - 1;
     int ag1 = -1, rs1 = -1, ag2 = -1, rs2 = -1;
     if (x.sp)
         ag1 = aug_gb_tp_coll(g->fwd, &g->n_fwd, "sp_all_gather", AUG_COLL_ALL_GATHER, &x, AUG_CAT_TP);
@@ -461,23 +506,28 @@ void aug_graph_layer(const struct aug_model *m, const struct aug_plan *p,
     if (m->pos == AUG_POS_ROPE)
         aug_gb_add(g->fwd, &g->n_fwd, rope, AUG_CAT_COMPUTE, 0);
     int a0, a1;
-    attention(m, p, s, &x, g, &att, &a0, &a1);
-    context_parallel(p, s, &x, g, a0, a1, &cpb);
+    attention_fwd(&ap, p, &x, g, &a0, &a1);
+    context_parallel(p, s, &x, g, 0, a0, a1);
     aug_gb_add(g->fwd, &g->n_fwd, proj, AUG_CAT_COMPUTE, 0);
     int i_proj = g->n_fwd - 1;
     rs1 = aug_gb_tp_coll(g->fwd, &g->n_fwd, n_out, c_out, &x, AUG_CAT_TP);
     aug_gb_add(g->fwd, &g->n_fwd, resid, AUG_CAT_COMPUTE, 0);
-    aug_gb_add(g->fwd, &g->n_fwd, norm, AUG_CAT_COMPUTE, 0);
-    if (x.sp && mlp_sp_colls)
-        ag2 = aug_gb_tp_coll(g->fwd, &g->n_fwd, "sp_all_gather", AUG_COLL_ALL_GATHER, &x, AUG_CAT_TP);
+    int i_res = g->n_fwd - 1;
+    aug_gb_add_same(g->fwd, &g->n_fwd, i_norm, AUG_CAT_COMPUTE);
+    if (x.sp && mlp_sp_colls) {
+        aug_gb_add_same(g->fwd, &g->n_fwd, ag1, AUG_CAT_TP);
+        ag2 = g->n_fwd - 1;
+    }
     struct mlp_idx mi = {-1, -1, -1, -1};
     if (moe_layer)
         moe(m, p, s, &x, g);
     else
         mlp_dense(m, &x, g, x.T, x.f / x.t, 1, 0, &mi);
-    if (mlp_sp_colls)
-        rs2 = aug_gb_tp_coll(g->fwd, &g->n_fwd, n_out, c_out, &x, AUG_CAT_TP);
-    aug_gb_add(g->fwd, &g->n_fwd, resid, AUG_CAT_COMPUTE, 0);
+    if (mlp_sp_colls && rs1 >= 0) {
+        aug_gb_add_same(g->fwd, &g->n_fwd, rs1, AUG_CAT_TP);
+        rs2 = g->n_fwd - 1;
+    }
+    aug_gb_add_same(g->fwd, &g->n_fwd, i_res, AUG_CAT_COMPUTE);
     if (ovl) {
         aug_gb_pair(g, g->fwd, i_qkv, ag1, AUG_OVL_RING, tpn);
         aug_gb_pair(g, g->fwd, i_proj, rs1, AUG_OVL_RING, tpn);
@@ -489,6 +539,7 @@ void aug_graph_layer(const struct aug_model *m, const struct aug_plan *p,
 
     /* ---- backward (reverse order) ---- */
     aug_gb_mem_bwd(g, &resid, "residual_bwd", AUG_CAT_COMPUTE);
+    int b_res = g->n_bwd - 1;
     int bag1 = -1, brs1 = -1, bag2 = -1, brs2 = -1;
     if (x.sp && mlp_sp_colls)
         bag1 = aug_gb_tp_coll(g->bwd, &g->n_bwd, "sp_all_gather_bwd", AUG_COLL_ALL_GATHER, &x,
@@ -500,34 +551,31 @@ void aug_graph_layer(const struct aug_model *m, const struct aug_plan *p,
     if (mlp_sp_colls)
         brs1 = aug_gb_tp_coll(g->bwd, &g->n_bwd, n_out_b, c_out, &x, AUG_CAT_TP);
     aug_gb_mem_bwd(g, &norm, "norm_bwd", AUG_CAT_COMPUTE);
-    aug_gb_mem_bwd(g, &resid, "residual_bwd", AUG_CAT_COMPUTE);
-    if (x.sp)
-        bag2 = aug_gb_tp_coll(g->bwd, &g->n_bwd, "sp_all_gather_bwd", AUG_COLL_ALL_GATHER, &x,
-                              AUG_CAT_TP);
-    int i_proj_d = aug_gb_gemm_bwd(g, &proj, "attn_out_dgrad", "attn_out_wgrad", AUG_CAT_COMPUTE, 1);
-    int b_att0 = g->n_bwd;
-    for (int i = 0; i < att.n_bwd; i++)
-        aug_gb_add(g->bwd, &g->n_bwd, att.bwd[i].op, att.bwd[i].cat, 0);
-    int b_att1 = g->n_bwd - 1;
-    for (int i = 0; i < cpb.n_bwd; i++) {
-        struct aug_graph_op *o = &cpb.bwd[i];
-        if (o->group < 0) { /* the ring overlaps the attention backward just added */
-            int id = ++g->n_groups;
-            aug_gb_add_ovl(g->bwd, &g->n_bwd, o->op, o->cat, id, o->ovl, o->ovl_n);
-            for (int j = b_att0; j <= b_att1; j++) {
-                g->bwd[j].group = id;
-                g->bwd[j].ovl = o->ovl;
-                g->bwd[j].ovl_n = o->ovl_n;
-            }
+    int b_norm = g->n_bwd - 1;
+    aug_gb_add_same(g->bwd, &g->n_bwd, b_res, AUG_CAT_COMPUTE);
+    if (x.sp) {
+        if (bag1 >= 0) {
+            aug_gb_add_same(g->bwd, &g->n_bwd, bag1, AUG_CAT_TP);
+            bag2 = g->n_bwd - 1;
         } else {
-            aug_gb_add(g->bwd, &g->n_bwd, o->op, o->cat, 0);
+            bag2 = aug_gb_tp_coll(g->bwd, &g->n_bwd, "sp_all_gather_bwd", AUG_COLL_ALL_GATHER, &x,
+                                  AUG_CAT_TP);
         }
     }
+    int i_proj_d = aug_gb_gemm_bwd(g, &proj, "attn_out_dgrad", "attn_out_wgrad", AUG_CAT_COMPUTE, 1);
+    int b0, b1;
+    attention_bwd(&ap, p, &x, g, &b0, &b1);
+    context_parallel(p, s, &x, g, 1, b0, b1);
     if (m->pos == AUG_POS_ROPE)
         aug_gb_mem_bwd(g, &rope, "rope_bwd", AUG_CAT_COMPUTE);
     int i_qkv_d = aug_gb_gemm_bwd(g, &qkv, "qkv_dgrad", "qkv_wgrad", AUG_CAT_COMPUTE, 1);
-    brs2 = aug_gb_tp_coll(g->bwd, &g->n_bwd, n_out_b, c_out, &x, AUG_CAT_TP);
-    aug_gb_mem_bwd(g, &norm, "norm_bwd", AUG_CAT_COMPUTE);
+    if (brs1 >= 0) {
+        aug_gb_add_same(g->bwd, &g->n_bwd, brs1, AUG_CAT_TP);
+        brs2 = g->n_bwd - 1;
+    } else {
+        brs2 = aug_gb_tp_coll(g->bwd, &g->n_bwd, n_out_b, c_out, &x, AUG_CAT_TP);
+    }
+    aug_gb_add_same(g->bwd, &g->n_bwd, b_norm, AUG_CAT_COMPUTE);
     if (ovl) {
         if (!moe_layer) {
             aug_gb_pair(g, g->bwd, mi.down_dgrad, bag1, AUG_OVL_RING, tpn);
@@ -538,10 +586,9 @@ void aug_graph_layer(const struct aug_model *m, const struct aug_plan *p,
     }
 }
 
-void aug_graph_head(const struct aug_model *m, const struct aug_plan *p,
-                    const struct aug_system *s, int last_stage, struct aug_graph *g) {
-    struct aug_dims x;
-    aug_dims_init(m, p, s, &x);
+static void graph_head(const struct aug_model *m, const struct aug_plan *p,
+                       const struct aug_dims *xp, int last_stage, struct aug_graph *g) {
+    struct aug_dims x = *xp;
     g->n_fwd = g->n_bwd = g->n_groups = 0;
     if (!last_stage) {
         /* embedding lookup (+ learned positions): read rows, write activations */

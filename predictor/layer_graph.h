@@ -39,6 +39,7 @@ struct aug_graph_op {
     int group;         /* overlap group (0: none) */
     enum aug_ovl_kind ovl;
     int ovl_n;         /* steps or chunks of the group */
+    int same_as;       /* index of an identical earlier op of the list (its time is reused), -1 */
 };
 
 #define AUG_GRAPH_MAX_OPS 80
@@ -59,6 +60,10 @@ void aug_graph_layer(const struct aug_model *m, const struct aug_plan *p,
  * cross-entropy). */
 void aug_graph_head(const struct aug_model *m, const struct aug_plan *p,
                     const struct aug_system *s, int last_stage, struct aug_graph *g);
+
+/* All three at once (one shape derivation): what a training prediction times. */
+void aug_graph_all(const struct aug_model *m, const struct aug_plan *p, const struct aug_system *s,
+                   struct aug_graph *layer, struct aug_graph *first, struct aug_graph *last);
 
 /* Forward matmul FLOPs of one sequence through the whole model, counting attention
  * without causal savings (the convention of Narayanan et al. eq. 3 and PaLM's MFU).

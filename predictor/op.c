@@ -88,24 +88,28 @@ int aug_op_time(const struct aug_op_ctx *ctx, const struct aug_op *op, struct au
         double eff_c = 1.0, eff_m = 1.0, e;
         out->source = AUG_SOURCE_ROOFLINE;
         if (!ctx->pure_roofline) {
+            /* a calibrated curve was fitted to whole measured kernel times (launch and the
+             * memory-bound regime of skinny shapes included): it gives the time alone */
+            int hit = op->kind == AUG_OP_GEMM
+                          ? aug_kdb_gemm_eff(kdb, op->dtype, op->m * op->batch, op->n, op->k, &e)
+                          : aug_kdb_attention_eff(kdb, op->dtype, op->causal, op->backward,
+                                                  op->batch_heads, op->seq_q, op->seq_kv,
+                                                  op->head_dim, &e);
+            if (hit && e > 0) {
+                out->source = AUG_SOURCE_CURVE;
+                double tc = op->flops / (peak * e);
+                out->time_s = tc;
+                out->eff = e;
+                out->intensity = op->bytes > 0 ? op->flops / op->bytes : INFINITY;
+                /* bound: compare the roofline terms at full rates */
+                out->compute_bound = op->flops / peak >= op->bytes / bw;
+                return AUG_OK;
+            }
             eff_m = d->mem_eff;
             out->source = AUG_SOURCE_FALLBACK;
-            if (op->kind == AUG_OP_GEMM) {
-                if (aug_kdb_gemm_eff(kdb, op->dtype, op->m * op->batch, op->n, op->k, &e) && e > 0) {
-                    eff_c = e;
-                    out->source = AUG_SOURCE_CURVE;
-                } else {
-                    eff_c = aug_eff_gemm(gpu, op->dtype, op->m, op->n, op->k, op->batch);
-                }
-            } else {
-                if (aug_kdb_attention_eff(kdb, op->dtype, op->causal, op->backward, op->batch_heads,
-                                          op->seq_q, op->seq_kv, op->head_dim, &e) && e > 0) {
-                    eff_c = e;
-                    out->source = AUG_SOURCE_CURVE;
-                } else {
-                    eff_c = aug_eff_attention(op->seq_q, op->seq_kv, op->head_dim, op->backward);
-                }
-            }
+            eff_c = op->kind == AUG_OP_GEMM
+                        ? aug_eff_gemm(gpu, op->dtype, op->m, op->n, op->k, op->batch)
+                        : aug_eff_attention(op->seq_q, op->seq_kv, op->head_dim, op->backward);
         }
         finish(out, op->flops / (peak * eff_c), op->bytes / (bw * eff_m), launch, eff_c, eff_m, op);
         return AUG_OK;

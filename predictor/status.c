@@ -3,6 +3,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 static _Thread_local char last_error[1024];
 
@@ -22,10 +23,14 @@ const char *aug_status_str(int status) {
 }
 
 int aug_errorf(int status, const char *fmt, ...) {
+    /* format into a scratch buffer first: callers may pass aug_last_error() itself as an
+     * argument to wrap the previous message */
+    char msg[sizeof last_error];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(last_error, sizeof last_error, fmt, ap);
+    vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
+    memcpy(last_error, msg, sizeof last_error);
     return status;
 }
 

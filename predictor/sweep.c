@@ -85,6 +85,7 @@ static double now_s(void) {
 
 void aug_sweep_space_init(struct aug_sweep_space *sp) {
     memset(sp, 0, sizeof *sp);
+    sp->cp_algo = -1;
     sp->sp = -1;
     sp->recompute = -1;
     sp->zero = -1;
@@ -115,10 +116,14 @@ static int tp_allowed(const struct aug_sweep_config *c, long tp) {
     long max_tp = c->space.max_tp > 0 ? c->space.max_tp : domain;
     if (c->space.tp > 0)
         return tp == c->space.tp;
-    if (tp > max_tp || m->heads % tp != 0)
+    if (tp > max_tp)
         return 0;
-    if (m->kv_heads % tp != 0 && tp % m->kv_heads != 0)
+    if (m->arch == AUG_ARCH_MATMULFREE) { /* TP splits the MLGRU and GLU channels */
+        if (m->hidden % tp != 0 || m->ffn_hidden % tp != 0)
+            return 0;
+    } else if (m->heads % tp != 0 || (m->kv_heads % tp != 0 && tp % m->kv_heads != 0)) {
         return 0;
+    }
     return tp <= domain ? domain % tp == 0 : tp % domain == 0;
 }
 
@@ -168,6 +173,8 @@ static long units_foreach(const struct aug_sweep_config *c, long seq,
             long cp = d_cp[i_cp];
             if (seq % cp != 0 || !pin_ok(sp->cp, cp, sp->max_cp))
                 continue;
+            if (cp > 1 && m->arch == AUG_ARCH_MATMULFREE) /* a recurrence, no attention */
+                continue;
             long r2 = r1 / cp;
             int n_pp = divisors(r2, d_pp, AUG_SWEEP_MAX_DIVISORS, scratch);
             for (int i_pp = 0; i_pp < n_pp && d_pp[i_pp] <= m->layers; i_pp++) {
@@ -182,8 +189,11 @@ static long units_foreach(const struct aug_sweep_config *c, long seq,
                 long per_replica = gb / dp;
                 int n_ep = 1;
                 d_ep[0] = 1;
-                if (m->arch == AUG_ARCH_MOE && m->moe_experts > 1)
-                    n_ep = divisors(dp * cp, d_ep, AUG_SWEEP_MAX_DIVISORS, scratch);
+                /* EP is carved out of dp*cp, or with expert TP out of tp*dp*cp / etp */
+                long etp = c->base.etp > 0 ? c->base.etp : tp;
+                long ep_room = etp == tp ? dp * cp : (tp * dp * cp) % etp == 0 ? tp * dp * cp / etp : 0;
+                if (m->arch == AUG_ARCH_MOE && m->moe_experts > 1 && ep_room > 0)
+                    n_ep = divisors(ep_room, d_ep, AUG_SWEEP_MAX_DIVISORS, scratch);
                 int n_mb = divisors(per_replica, d_mb, AUG_SWEEP_MAX_DIVISORS, scratch);
                 for (int i_ep = 0; i_ep < n_ep; i_ep++) {
                     long ep = d_ep[i_ep];
@@ -274,15 +284,6 @@ static int run_unit(struct worker *w, const struct unit *u) {
     p.uneven_pp = sp->uneven_pp;
     long nmb = cfg->base.global_batch / (u->mb * u->dp);
 
-    /* lower bounds per layer and micro-batch (seconds at peak) */
-    double lb_fwd = 0, lb_bwd = 0, lb_sel = 0;
-    if (!cfg->no_prune && !c->count_only) {
-        aug_graph_layer(m, &p, s, &w->graph);
-        lb_fwd = peak_seconds(s, w->graph.fwd, w->graph.n_fwd, 0);
-        lb_bwd = peak_seconds(s, w->graph.bwd, w->graph.n_bwd, 0);
-        lb_sel = peak_seconds(s, w->graph.fwd, w->graph.n_fwd, 1);
-    }
-
     /* sharding choices: (zero, fsdp) */
     int shard_z[6], shard_f[6], n_shard = 0;
     long per_node = s->gpus_per_node / (u->tp * u->cp);
@@ -321,6 +322,32 @@ static int run_unit(struct worker *w, const struct unit *u) {
             continue;
         rec_list[n_rec++] = r;
     }
+    int algo_list[AUG_CP_COUNT], n_algo = 0;
+    if (u->cp == 1) {
+        algo_list[n_algo++] = sp->cp_algo >= 0 ? sp->cp_algo : AUG_CP_RING;
+    } else {
+        for (int a = 0; a < AUG_CP_COUNT; a++) {
+            if (sp->cp_algo >= 0 ? a != sp->cp_algo : 0)
+                continue;
+            if (a == AUG_CP_ULYSSES && sp->cp_algo < 0) { /* heads scattered over CP */
+                long a_t = m->heads / u->tp, kv_t = m->kv_heads >= u->tp ? m->kv_heads / u->tp : 1;
+                if (a_t % u->cp != 0 || (kv_t % u->cp != 0 && u->cp % kv_t != 0))
+                    continue;
+            }
+            algo_list[n_algo++] = a;
+        }
+    }
+    /* lower bounds per layer and micro-batch (seconds at peak), per CP algorithm */
+    double lb_fwd[AUG_CP_COUNT] = {0}, lb_bwd[AUG_CP_COUNT] = {0}, lb_sel[AUG_CP_COUNT] = {0};
+    if (!cfg->no_prune && !c->count_only) {
+        for (int g = 0; g < n_algo; g++) {
+            p.cp_algo = (enum aug_cp_algo)algo_list[g];
+            aug_graph_layer(m, &p, s, &w->graph);
+            lb_fwd[g] = peak_seconds(s, w->graph.fwd, w->graph.n_fwd, 0);
+            lb_bwd[g] = peak_seconds(s, w->graph.bwd, w->graph.n_bwd, 0);
+            lb_sel[g] = peak_seconds(s, w->graph.fwd, w->graph.n_fwd, 1);
+        }
+    }
     int sp_list[2], n_sp = 0;
     if (u->tp == 1) {
         sp_list[n_sp++] = sp->sp == 1;
@@ -345,6 +372,7 @@ static int run_unit(struct worker *w, const struct unit *u) {
         double chunks = (double)nmb + (double)(u->pp - 1) / (double)v;
         p.interleave = v;
         double stage_layers = (double)aug_plan_stage_layers(&p, m);
+        for (int g = 0; g < n_algo; g++) {
         for (int a = 0; a < n_sp; a++) {
             for (int b = 0; b < n_rec; b++) {
                 for (int d = 0; d < n_shard; d++, pos++) {
@@ -356,6 +384,7 @@ static int run_unit(struct worker *w, const struct unit *u) {
                     e->plan.recompute = (enum aug_recompute)rec_list[b];
                     e->plan.zero = shard_z[d];
                     e->plan.fsdp = (enum aug_fsdp)shard_f[d];
+                    e->plan.cp_algo = (enum aug_cp_algo)algo_list[g];
                     if (aug_plan_resolve(&e->plan, m, s) != AUG_OK)
                         continue;
                     w->evaluated++;
@@ -366,10 +395,10 @@ static int run_unit(struct worker *w, const struct unit *u) {
                     if (c->count_only)
                         continue;
                     if (!cfg->no_prune && w->n_top == k) {
-                        double rec = rec_list[b] == AUG_RECOMPUTE_FULL        ? lb_fwd
-                                     : rec_list[b] == AUG_RECOMPUTE_SELECTIVE ? lb_sel
+                        double rec = rec_list[b] == AUG_RECOMPUTE_FULL        ? lb_fwd[g]
+                                     : rec_list[b] == AUG_RECOMPUTE_SELECTIVE ? lb_sel[g]
                                                                               : 0.0;
-                        double lb = chunks * stage_layers * (lb_fwd + lb_bwd + rec);
+                        double lb = chunks * stage_layers * (lb_fwd[g] + lb_bwd[g] + rec);
                         if (lb > w->top[k - 1].result.step_time_s &&
                             aug_rank_front_beats(&train_keys, w->front, w->n_front,
                                                  e->result.memory.total_gib, lb))
@@ -393,6 +422,7 @@ static int run_unit(struct worker *w, const struct unit *u) {
                     }
                 }
             }
+        }
         }
     }
     return AUG_OK;
@@ -441,9 +471,6 @@ int aug_sweep_check(const struct aug_sweep_config *cfg) {
                           cfg->threads);
     if (cfg->n_parts > 1 && (cfg->part < 0 || cfg->part >= cfg->n_parts))
         return aug_errorf(AUG_EUSAGE, "sweep part %d is not in [0, %d)", cfg->part, cfg->n_parts);
-    if (cfg->model->arch == AUG_ARCH_MATMULFREE)
-        return aug_errorf(AUG_EUNSUPPORTED, "training of MatMul-free models ('%s') is not "
-                                            "modeled yet", cfg->model->name);
     if (cfg->system->gpu.peak_tflops[cfg->base.dtype] <= 0)
         return aug_errorf(AUG_EUSAGE, "%s cannot compute in %s (no peak for that dtype)",
                           cfg->system->gpu.name, aug_dtype_name(cfg->base.dtype));

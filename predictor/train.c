@@ -84,13 +84,23 @@ static int time_list(const struct aug_op_ctx *ctx, const struct aug_graph_op *op
                      int selective_only, double s, struct acc *a) {
     struct grp g[MAX_GROUPS];
     int ng = 0;
+    double once[AUG_GRAPH_MAX_OPS];        /* one execution of each op timed so far */
+    enum aug_source from[AUG_GRAPH_MAX_OPS];
     for (int i = 0; i < n; i++) {
         if (selective_only && !ops[i].selective)
             continue;
         struct aug_op_time t;
-        int st = aug_op_time(ctx, &ops[i].op, &t);
-        if (st != AUG_OK)
-            return st;
+        int same = ops[i].same_as;
+        if (same >= 0 && same < i && (!selective_only || ops[same].selective)) {
+            t.time_s = once[same]; /* an identical op timed before */
+            t.source = from[same];
+        } else {
+            int st = aug_op_time(ctx, &ops[i].op, &t);
+            if (st != AUG_OK)
+                return st;
+        }
+        once[i] = t.time_s;
+        from[i] = t.source;
         double sec = t.time_s * ops[i].op.count;
         a->launches += ops[i].op.count;
         int comm = ops[i].op.kind == AUG_OP_COLLECTIVE;
@@ -156,9 +166,7 @@ int aug_train_predict(const struct aug_model *m, const struct aug_system *s,
     /* the roofline is an upper bound: overlapped collectives cost the compute nothing */
     double slow = ctx.pure_roofline ? 0.0 : p->comm_slowdown;
     struct aug_graph layer, first, last;
-    aug_graph_layer(m, p, s, &layer);
-    aug_graph_head(m, p, s, 0, &first);
-    aug_graph_head(m, p, s, 1, &last);
+    aug_graph_all(m, p, s, &layer, &first, &last);
 
     struct acc fwd = {0}, bwd = {0}, rec = {0}, hf = {0}, hl = {0};
     int st;

@@ -219,7 +219,8 @@ static int read_row(struct aug_validate_reader *rd, size_t i, struct aug_validat
         (st = read_system(rd, i, &sys)) != AUG_OK)
         return st;
     /* a model described by its dimensions served the row's whole context */
-    if (!cell(t, i, "model")[0] && plan.input_len + plan.output_len > model.max_seq)
+    if (!cell(t, i, "model")[0] && plan.input_len < (1L << 40) && plan.output_len < (1L << 40) &&
+        plan.input_len + plan.output_len > model.max_seq)
         model.max_seq = plan.input_len + plan.output_len;
     /* a plan or prediction the model refuses skips the row; its message is the reason */
     if ((st = aug_infer_plan_resolve(&plan, &model, &sys)) != AUG_OK)

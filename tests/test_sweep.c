@@ -68,7 +68,8 @@ static uint64_t count(const struct aug_sweep_config *c, uint64_t *fit) {
  *         = 11; cp 4: dp 2,1 -> 3 + (4+3) = 10; cp 8: dp 1 -> 4.           tp 1: 32
  *   tp 2: cp 1: dp 4,2,1 -> 2 + 5 + 4 = 11; cp 2: dp 2,1 -> 3 + 7 = 10; cp 4: 4.  tp 2: 25
  *   tp 4: cp 1: dp 2,1 -> 3 + 7 = 10; cp 2: dp 1 -> 4.                          tp 4: 14
- * = 71 plans with SP off, no recomputation, ZeRO 0. Of those, dp > 1: 17 + 10 + 3 = 30. */
+ * = 71 plans with SP off, no recomputation, ZeRO 0 and ring attention across CP. Of those,
+ * dp > 1: 17 + 10 + 3 = 30; cp = 1: 7 + 11 + 10 = 28, so 43 have cp > 1. */
 static void test_counts_by_hand(void **state) {
     (void)state;
     struct aug_model m;
@@ -81,9 +82,17 @@ static void test_counts_by_hand(void **state) {
     c.space.recompute = AUG_RECOMPUTE_NONE;
     c.space.zero = 0;
     c.space.fsdp = AUG_FSDP_NONE;
+    c.space.cp_algo = AUG_CP_RING;
     uint64_t fit;
     assert_int_equal(count(&c, &fit), 71);
     assert_int_equal(fit, 71); /* a 4-layer toy fits anywhere */
+
+    /* every CP algorithm where cp > 1: ring and all-gather always (43 each), Ulysses where
+     * heads/tp divide by cp: tp 1 cp 2 (11), tp 1 cp 4 (10), tp 2 cp 2 (10) = 31; with the
+     * 28 cp = 1 plans: 28 + 43 + 43 + 31 = 145 */
+    c.space.cp_algo = -1;
+    assert_int_equal(count(&c, NULL), 145);
+    c.space.cp_algo = AUG_CP_RING;
 
     /* SP doubles the tp > 1 plans ((128/cp) % tp == 0 always here): 32 + 2 * (25 + 14) */
     c.space.sp = -1;
@@ -133,7 +142,7 @@ static void test_counts_uneven_pipeline(void **state) {
     c.space.recompute = AUG_RECOMPUTE_NONE;
     c.space.zero = 0;
     c.space.fsdp = AUG_FSDP_NONE;
-    assert_int_equal(count(&c, NULL), 3);
+    assert_int_equal(count(&c, NULL), 3); /* cp = 1: the CP algorithm plays no part */
     c.space.uneven_pp = 1;
     assert_int_equal(count(&c, NULL), 5);
 }
@@ -665,6 +674,48 @@ static void test_cli_csv_table_plot_usage(void **state) {
     assert_int_equal(augur(mixed), 2);
 }
 
+/* `augur sweep scaling` along compute x1, x2 and `augur sweep infer`: the keys scripts read,
+ * and the study's own arithmetic (the x2 point's speed-up is the reference's compute gain). */
+static void test_cli_scaling_and_infer(void **state) {
+    (void)state;
+    char *sc[] = {"sweep", "scaling", "--model", "llama2-7b", "--system", "dgx-a100-80g", "--gpus",
+                  "8", "--global-batch", "16", "--factors", "1,2", "--format", "json", NULL};
+    int rc = augur(sc);
+    if (rc != 0)
+        fail_msg("exit %d: %s", rc, err_buf);
+    json_t *j = parse_json(out_buf);
+    json_t *pts = json_object_get(j, "points");
+    assert_int_equal(json_array_size(pts), 2);
+    json_t *p0 = json_array_get(pts, 0), *p1 = json_array_get(pts, 1);
+    double gain = json_real_value(json_object_get(json_object_get(p0, "gain_when_improved"), "compute"));
+    assert_rel(json_real_value(json_object_get(p1, "speedup")), gain, 1e-9);
+    assert_rel(json_real_value(json_object_get(p0, "step_time_s")) /
+                   json_real_value(json_object_get(p1, "step_time_s")), gain, 1e-9);
+    assert_non_null(json_string_value(json_object_get(p0, "bound")));
+    assert_rel(json_real_value(json_object_get(json_object_get(p1, "factors"), "compute")), 2.0, 0);
+    json_decref(j);
+
+    char *inf[] = {"sweep", "infer", "--model", "llama2-7b", "--system", "dgx-a100-80g", "--gpus",
+                   "8", "--batch", "8", "--input-len", "512", "--output-len", "128", "--format",
+                   "json", NULL};
+    rc = augur(inf);
+    if (rc != 0)
+        fail_msg("exit %d: %s", rc, err_buf);
+    j = parse_json(out_buf);
+    assert_int_equal(json_integer_value(json_object_get(j, "plans_evaluated")), 10);
+    json_t *top = json_object_get(j, "top");
+    assert_true(json_array_size(top) == 10);
+    static const char *const keys[] = {"ttft_s", "tpot_s", "e2e_latency_s",
+                                       "throughput_tokens_per_s", "memory_gib_per_gpu"};
+    for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
+        assert_non_null(json_object_get(json_array_get(top, 0), keys[i]));
+    assert_non_null(json_object_get(j, "pareto"));
+    json_decref(j);
+    char *bad[] = {"sweep", "infer", "--model", "llama2-7b", "--system", "dgx-a100-80g", "--gpus",
+                   "8", "--input-len", "512", "--output-len", "128", "--zero", "1", NULL};
+    assert_int_equal(augur(bad), 2);
+}
+
 static int have_mpirun(void) {
     const char *path = getenv("PATH");
     char dir[1024];
@@ -720,6 +771,7 @@ int main(void) {
         cmocka_unit_test(test_infer_sweep),
         cmocka_unit_test(test_cli_json_keys),
         cmocka_unit_test(test_cli_csv_table_plot_usage),
+        cmocka_unit_test(test_cli_scaling_and_infer),
         cmocka_unit_test(test_mpi_two_ranks_equal_one),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);

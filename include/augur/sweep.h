@@ -2,8 +2,10 @@
  * system for a GPU count and batch, filtered by memory, ranked, with the Pareto front of
  * time against memory per GPU.
  *
- * Training plans are enumerated over TP, CP, PP, DP (derived), EP, micro-batch,
- * interleaving, sequence parallelism, recomputation and ZeRO / FSDP sharding. A knob is
+ * Training plans are enumerated over TP, CP (and its attention algorithm), PP, DP (derived),
+ * EP, micro-batch, interleaving, sequence parallelism, recomputation and ZeRO / FSDP
+ * sharding; the other plan fields (expert TP, overlap switches, MoE routing) come from
+ * the base plan. A knob is
  * either pinned (one value) or open (every value the rules allow). Plans are enumerated
  * in one fixed order; each gets an index in that order. Equal times rank the plan with less
  * memory first, then the lower index (the front breaks exact ties by index too), so results
@@ -37,6 +39,8 @@ struct aug_sweep_space {
     int recompute;                 /* -1 open, else enum aug_recompute */
     int zero;                      /* -1 open, else ZeRO stage 0-3 */
     int fsdp;                      /* -1 open (none, and hybrid where it differs), else enum aug_fsdp */
+    int cp_algo;                   /* -1 open (with CP > 1: ring, Ulysses where the heads
+                                      split, all-gather), else enum aug_cp_algo */
     long max_tp;                   /* 0: the NVLink domain (TP groups never cross it) */
     long max_pp, max_cp, max_ep;   /* 0: no bound beyond the rules */
     long max_interleave, max_micro_batch;

@@ -26,8 +26,11 @@ static void help(void) {
         "                    --micro-batch B --recompute R --zero Z --fsdp none|full|hybrid]\n"
         "                   [bounds: --max-tp T --max-pp P --max-cp C --max-ep E\n"
         "                    --max-interleave V --max-micro-batch B --uneven-pp]\n"
-        "                   [--dtype D] [--attention fused|unfused] [--no-dp-overlap] [--kdb DIR]\n"
-        "                   [--roofline] [--no-prune] [--progress|--no-progress]\n"
+        "                   [--cp-algo ring|ulysses|allgather] [--dtype D] [--attention fused|unfused]\n"
+        "                   [--no-dp-overlap] [--tp-overlap] [--pp-overlap] [--etp E]\n"
+        "                   [--ep-placement inner|outer] [--moe-capacity-factor F|dropless]\n"
+        "                   [--moe-imbalance X] [--ternary-kernel K] [--comm-slowdown X]\n"
+        "                   [--kdb DIR] [--roofline] [--no-prune] [--progress|--no-progress]\n"
         "       augur sweep infer --model M --system S --gpus N [--batch B] --input-len I\n"
         "                   --output-len O [--min-throughput TOK_S] [--max-batch B] [--tp T]\n"
         "                   [--pp P] [--ep E] [--max-tp T] [--max-pp P] [--weight-dtype D]\n"
@@ -36,10 +39,11 @@ static void help(void) {
         "                   [--along RES[,RES] --factors F1,F2,.. | --systems S1,S2,.. |\n"
         "                    --generations G1,G2,..] [--improve K] (and the train options)\n"
         "       augur sweep generations\n\n"
-        "train: every valid training plan (TP, PP, DP, CP, EP, SP, interleaving, micro-batch,\n"
-        "recomputation, ZeRO/FSDP), dropped when it does not fit in memory, ranked by\n"
-        "throughput; the top K, the Pareto front of step time against memory per GPU, and why\n"
-        "the best plan beats the runner-up (their breakdowns side by side). Knobs are open\n"
+        "train: every valid training plan (TP, PP, DP, CP and its algorithm, EP, SP,\n"
+        "interleaving, micro-batch, recomputation, ZeRO/FSDP), dropped when it does not fit\n"
+        "in memory, ranked by throughput; the top K, the Pareto front of step time against\n"
+        "memory per GPU, and why the best plan beats the runner-up (their breakdowns side by\n"
+        "side); the other plan fields (--etp, overlaps, MoE routing) are fixed. Knobs are open\n"
         "unless pinned; TP stays inside the NVLink domain unless --max-tp allows more. Plans\n"
         "are evaluated on --threads threads (default: every core), and over MPI ranks under\n"
         "mpirun -n K (same results as one process).\n"
@@ -63,7 +67,8 @@ enum {
     OPT_NO_OVERLAP, OPT_KDB, OPT_ROOFLINE, OPT_SCALE, OPT_GENERATION, OPT_TOP, OPT_THREADS,
     OPT_NO_PRUNE, OPT_FORMAT, OPT_OUTPUT, OPT_PLOT, OPT_PROGRESS, OPT_NO_PROGRESS, OPT_BATCH,
     OPT_INPUT, OPT_OUTPUT_LEN, OPT_MIN_TPUT, OPT_MAX_BATCH, OPT_WDTYPE, OPT_KVDTYPE, OPT_ALONG,
-    OPT_FACTORS, OPT_SYSTEMS, OPT_GENERATIONS, OPT_IMPROVE, OPT_HELP
+    OPT_FACTORS, OPT_SYSTEMS, OPT_GENERATIONS, OPT_IMPROVE, OPT_CP_ALGO, OPT_ETP, OPT_EP_PLACEMENT,
+    OPT_MOE_CF, OPT_MOE_IMB, OPT_TERNARY, OPT_TP_OVERLAP, OPT_PP_OVERLAP, OPT_COMM_SLOWDOWN, OPT_HELP
 };
 
 static const struct option options[] = {
@@ -118,6 +123,15 @@ static const struct option options[] = {
     {"systems", required_argument, 0, OPT_SYSTEMS},
     {"generations", required_argument, 0, OPT_GENERATIONS},
     {"improve", required_argument, 0, OPT_IMPROVE},
+    {"cp-algo", required_argument, 0, OPT_CP_ALGO},
+    {"etp", required_argument, 0, OPT_ETP},
+    {"ep-placement", required_argument, 0, OPT_EP_PLACEMENT},
+    {"moe-capacity-factor", required_argument, 0, OPT_MOE_CF},
+    {"moe-imbalance", required_argument, 0, OPT_MOE_IMB},
+    {"ternary-kernel", required_argument, 0, OPT_TERNARY},
+    {"tp-overlap", no_argument, 0, OPT_TP_OVERLAP},
+    {"pp-overlap", no_argument, 0, OPT_PP_OVERLAP},
+    {"comm-slowdown", required_argument, 0, OPT_COMM_SLOWDOWN},
     {"help", no_argument, 0, OPT_HELP},
     {0, 0, 0, 0},
 };
@@ -268,6 +282,50 @@ static int parse(int argc, char **argv, struct aug_sweep_opts *o) {
             if ((rc = aug_cli_double(cmd, "--improve", optarg, &o->improve))) return rc;
             if (!(o->improve > 1.0) || o->improve > 1e6)
                 return aug_cli_usage(cmd, "--improve must be above 1");
+            break;
+        case OPT_CP_ALGO: {
+            enum aug_cp_algo a;
+            if (aug_cp_algo_from_name(optarg, &a) != AUG_OK)
+                return aug_cli_usage(cmd, "--cp-algo: %s", aug_last_error());
+            o->space.cp_algo = (int)a;
+            o->train_only = 1;
+            break;
+        }
+        case OPT_ETP:
+            if ((rc = aug_cli_long(cmd, "--etp", optarg, 1, 1 << 20, &o->base.etp))) return rc;
+            o->train_only = 1;
+            break;
+        case OPT_EP_PLACEMENT:
+            if (strcmp(optarg, "inner") == 0 || strcmp(optarg, "intra-node") == 0)
+                o->base.ep_outer = 0;
+            else if (strcmp(optarg, "outer") == 0 || strcmp(optarg, "inter-node") == 0)
+                o->base.ep_outer = 1;
+            else
+                return aug_cli_usage(cmd, "--ep-placement: use inner or outer, not '%s'", optarg);
+            o->train_only = 1;
+            break;
+        case OPT_MOE_CF:
+            if (strcmp(optarg, "dropless") == 0)
+                o->base.moe_capacity_factor = 0.0;
+            else if ((rc = aug_cli_double(cmd, "--moe-capacity-factor", optarg,
+                                          &o->base.moe_capacity_factor)))
+                return rc;
+            o->train_only = 1;
+            break;
+        case OPT_MOE_IMB:
+            if ((rc = aug_cli_double(cmd, "--moe-imbalance", optarg, &o->base.moe_imbalance))) return rc;
+            o->train_only = 1;
+            break;
+        case OPT_TERNARY:
+            if (aug_ternary_kernel_from_name(optarg, &o->base.ternary) != AUG_OK)
+                return aug_cli_usage(cmd, "--ternary-kernel: %s", aug_last_error());
+            o->train_only = 1;
+            break;
+        case OPT_TP_OVERLAP: o->base.tp_overlap = 1; o->train_only = 1; break;
+        case OPT_PP_OVERLAP: o->base.pp_overlap = 1; o->train_only = 1; break;
+        case OPT_COMM_SLOWDOWN:
+            if ((rc = aug_cli_double(cmd, "--comm-slowdown", optarg, &o->base.comm_slowdown))) return rc;
+            o->train_only = 1;
             break;
         case 'h':
         case OPT_HELP: help(); return -1;

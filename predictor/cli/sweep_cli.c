@@ -103,10 +103,11 @@ static int other_layout(const struct aug_sweep_result *r, int ru) {
 }
 
 static void plan_text(const struct aug_plan *p, char *buf, size_t n) {
-    snprintf(buf, n, "tp %ld pp %ld dp %ld cp %ld ep %ld sp %s v %ld mb %ld recompute %s zero %d%s%s",
-             p->tp, p->pp, p->dp, p->cp, p->ep, p->sp ? "on" : "off", p->interleave, p->micro_batch,
-             aug_recompute_name(p->recompute), p->zero, p->fsdp ? " fsdp " : "",
-             p->fsdp ? aug_fsdp_name(p->fsdp) : "");
+    snprintf(buf, n, "tp %ld pp %ld dp %ld cp %ld%s%s ep %ld sp %s v %ld mb %ld recompute %s zero %d%s%s",
+             p->tp, p->pp, p->dp, p->cp, p->cp > 1 ? " " : "",
+             p->cp > 1 ? aug_cp_algo_name(p->cp_algo) : "", p->ep, p->sp ? "on" : "off",
+             p->interleave, p->micro_batch, aug_recompute_name(p->recompute), p->zero,
+             p->fsdp ? " fsdp " : "", p->fsdp ? aug_fsdp_name(p->fsdp) : "");
 }
 
 /* One sentence: where the best plan gains and loses against another. */
@@ -247,12 +248,13 @@ static void row_plan(FILE *f, const struct aug_plan *p) {
         snprintf(sh, sizeof sh, "fsdp-%s", aug_fsdp_name(p->fsdp));
     else
         snprintf(sh, sizeof sh, "zero-%d", p->zero);
-    fprintf(f, " %3ld %4ld %5ld %3ld %3ld %-3s %3ld %4ld %-9s %-11s\n", p->tp, p->pp, p->dp, p->cp,
-            p->ep, p->sp ? "on" : "off", p->interleave, p->micro_batch,
-            aug_recompute_name(p->recompute), sh);
+    fprintf(f, " %3ld %4ld %5ld %4ld %-9s %3ld %-3s %3ld %4ld %-9s %-11s\n", p->tp, p->pp, p->dp,
+            p->cp, p->cp > 1 ? aug_cp_algo_name(p->cp_algo) : "-", p->ep, p->sp ? "on" : "off",
+            p->interleave, p->micro_batch, aug_recompute_name(p->recompute), sh);
 }
 
-static const char plan_head[] = "  tp   pp    dp  cp  ep sp    v   mb recompute sharding";
+static const char plan_head[] =
+    "  tp   pp    dp   cp cp_algo    ep sp    v   mb recompute sharding";
 
 static void why_table(FILE *f, const struct aug_sweep_entry *a, int ra,
                       const struct aug_sweep_entry *b, int rb) {
@@ -292,8 +294,9 @@ void aug_sweep_cli_train_table(FILE *f, const struct aug_sweep_view *v,
     fprintf(f, "# global batch %ld x seq %ld (%.4g M tokens), %s, attention %s\n",
             c->base.global_batch, seq, (double)c->base.global_batch * (double)seq / 1e6,
             aug_dtype_name(c->base.dtype), c->base.flash_attention ? "fused" : "unfused");
-    fprintf(f, "# space: tp <= %ld%s, every divisor for pp, cp, dp, ep, micro-batch and "
-               "interleave unless pinned; sp, recompute, ZeRO 0-3, FSDP hybrid\n",
+    fprintf(f, "# space: tp <= %ld%s; every divisor for pp, cp (ring, Ulysses, all-gather), dp, "
+               "ep, micro-batch and interleave; sp, recompute, ZeRO 0-3, FSDP hybrid; pinned "
+               "knobs fixed\n",
             c->space.max_tp > 0 ? c->space.max_tp : domain,
             c->space.max_tp > 0 ? "" : " (inside the NVLink domain)");
     fprintf(f, "# plans: %llu evaluated, %llu fit in %.4g GiB, %llu timed (the others cannot "
@@ -364,6 +367,7 @@ static void csv_row(struct aug_csv_writer *w, const char *set, int rank, const s
     aug_csv_write_str(w, aug_recompute_name(p->recompute));
     aug_csv_write_int(w, p->zero);
     aug_csv_write_str(w, aug_fsdp_name(p->fsdp));
+    aug_csv_write_str(w, aug_cp_algo_name(p->cp_algo));
     const double val[] = {r->step_time_s, r->tokens_per_s, r->mfu, r->hfu, r->memory.total_gib,
                           r->bubble_fraction};
     for (size_t i = 0; i < sizeof val / sizeof *val; i++)
@@ -379,7 +383,7 @@ int aug_sweep_cli_train_csv(FILE *f, const struct aug_sweep_view *v, const struc
         return 1;
     static const char *const head[] = {"set", "rank", "tp", "pp", "dp", "cp", "ep", "sp",
                                        "interleave", "micro_batch", "recompute", "zero", "fsdp",
-                                       "step_time_s", "tokens_per_s", "mfu", "hfu",
+                                       "cp_algo", "step_time_s", "tokens_per_s", "mfu", "hfu",
                                        "memory_gib_per_gpu", "bubble_fraction"};
     for (size_t i = 0; i < sizeof head / sizeof *head; i++)
         aug_csv_write_str(w, head[i]);
@@ -449,12 +453,21 @@ int aug_sweep_cli_plot(const char *path, const char *title, const char *ylabel,
     fprintf(g, "set title \"%s\" noenhanced\n", title);
     fprintf(g, "set xlabel \"memory per GPU (GiB)\"\nset ylabel \"%s\"\nset grid\nset key top right\n",
             ylabel);
+    double lo = 0, hi = 0;
+    for (int i = 0; i < n_front; i++) {
+        if (i == 0 || front_y[i] < lo)
+            lo = front_y[i];
+        if (i == 0 || front_y[i] > hi)
+            hi = front_y[i];
+    }
+    if (lo > 0 && hi > 10.0 * lo) /* fronts span decades: the slow, frugal end */
+        fprintf(g, "set logscale y\n");
     fprintf(g, "$front << EOD\n");
     for (int i = 0; i < n_front; i++)
         fprintf(g, "%.9g %.9g\n", front_x[i], front_y[i]);
     fprintf(g, "EOD\n$top << EOD\n");
     for (int i = 0; i < n_top; i++)
-        fprintf(g, "%.9g %.9g %d\n", top_x[i], top_y[i], i + 1);
+        fprintf(g, "%.9g %.9g %s\n", top_x[i], top_y[i], i == 0 ? "best" : "\"\"");
     fprintf(g, "EOD\n");
     fprintf(g, "plot $front using 1:2 with linespoints lw 2 pt 7 title \"Pareto front\", "
                "$top using 1:2 with points pt 6 ps 1.6 title \"top plans\", "

@@ -35,8 +35,9 @@ static void plan_short(const struct aug_plan *p, char *buf, size_t n) {
         snprintf(sh, sizeof sh, "fsdp-%s", aug_fsdp_name(p->fsdp));
     else
         snprintf(sh, sizeof sh, "zero-%d", p->zero);
-    snprintf(buf, n, "tp %ld pp %ld dp %ld cp %ld ep %ld sp %s v %ld mb %ld %s %s", p->tp, p->pp,
-             p->dp, p->cp, p->ep, p->sp ? "on" : "off", p->interleave, p->micro_batch,
+    snprintf(buf, n, "tp %ld pp %ld dp %ld cp %ld%s%s ep %ld sp %s v %ld mb %ld %s %s", p->tp,
+             p->pp, p->dp, p->cp, p->cp > 1 ? " " : "", p->cp > 1 ? aug_cp_algo_name(p->cp_algo) : "",
+             p->ep, p->sp ? "on" : "off", p->interleave, p->micro_batch,
              aug_recompute_name(p->recompute), sh);
 }
 
