@@ -8,7 +8,8 @@
  * and the same bandwidth term. A group that spans N NVLink domains with r ranks in each
  * gets r NICs worth of network bandwidth (one NIC per GPU, NCCL rings per NIC rail), so
  * its bus bandwidth is min(nvlink, r * nic); hierarchical all-reduce is intra-domain
- * reduce-scatter + inter-domain all-reduce of S/r + intra-domain all-gather. */
+ * reduce-scatter + inter-domain all-reduce of S/r + intra-domain all-gather. All-to-all
+ * across domains sends the off-domain share of every buffer through each GPU's own NIC. */
 #include "augur/collective.h"
 
 #include <math.h>
@@ -175,8 +176,22 @@ int aug_coll_time_ideal(const struct aug_system *sys, const struct aug_kdb *kdb,
         out->source = AUG_SOURCE_CURVE;
     } else {
         double ring = flat_time(c, size_bytes, ranks, busbw, lat, 0);
+        if (c == AUG_COLL_ALL_TO_ALL && crosses) {
+            /* all-to-all is point-to-point: each rank sends (r-1)/n of its buffer over
+             * NVLink and (n-r)/n through its own NIC, both at once */
+            const struct aug_eff_defaults *d = aug_eff_defaults();
+            double r = (double)ranks_per_domain, n = (double)ranks;
+            double nv = sys->link[AUG_LINK_NVLINK].bw_gbps * 1e9 * (ideal ? 1.0 : d->coll_eff[AUG_LINK_NVLINK]);
+            double net = sys->link[AUG_LINK_NETWORK].bw_gbps * 1e9 *
+                         (ideal ? 1.0 : d->coll_eff[AUG_LINK_NETWORK]);
+            double t_nv = r > 1 ? size_bytes * (r - 1.0) / n / nv : 0.0;
+            double t_net = size_bytes * (n - r) / n / net;
+            ring = (n - 1.0) * lat + (t_nv > t_net ? t_nv : t_net);
+        }
         /* NCCL builds trees across nodes only; inside an NVLink domain it rings */
-        double tree = crosses ? flat_time(c, size_bytes, ranks, busbw, lat, 1) : INFINITY;
+        double tree = crosses && (c == AUG_COLL_ALL_REDUCE || c == AUG_COLL_BROADCAST)
+                          ? flat_time(c, size_bytes, ranks, busbw, lat, 1)
+                          : INFINITY;
         double hier = INFINITY;
         if (crosses && c == AUG_COLL_ALL_REDUCE && ranks_per_domain > 1 &&
             ranks % ranks_per_domain == 0) {

@@ -102,18 +102,10 @@ void aug_gb_mem_bwd(struct aug_graph *g, const struct aug_op *f, const char *nam
 
 /* ---- attention and context parallelism ------------------------------------------------ */
 
-/* One all-to-all among `ranks` ranks of which `per_domain` share an NVLink domain. When
- * the group leaves the domain every GPU pushes the (n - r)/n of its buffer bound for other
- * domains through its own NIC (one NIC per GPU), so the op is timed as a network
- * all-to-all of that share; `bytes` keeps the whole buffer. */
+/* One all-to-all among `ranks` ranks of which `per_domain` share an NVLink domain
+ * (collective.c sends the off-domain share through each GPU's NIC). */
 static struct aug_op a2a_op(const char *name, double size, int ranks, int per_domain) {
-    struct aug_op op = aug_op_collective(name, AUG_COLL_ALL_TO_ALL, size, ranks, per_domain);
-    if (ranks > 1 && per_domain < ranks) {
-        double r = per_domain < 1 ? 1.0 : (double)per_domain;
-        op.ranks_per_domain = 1;
-        op.size_bytes = size * ((double)ranks - r) / ((double)ranks - 1.0);
-    }
-    return op;
+    return aug_op_collective(name, AUG_COLL_ALL_TO_ALL, size, ranks, per_domain);
 }
 
 /* The attention core's shape on this rank under the plan's CP algorithm. */

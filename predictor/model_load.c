@@ -63,7 +63,7 @@ void aug_model_init(struct aug_model *m) {
     m->pos = AUG_POS_LEARNED;
     m->tied_embeddings = 0;
     m->linear_bias = 1;
-    m->moe_capacity_factor = 1.0;
+    m->moe_capacity_factor = 0.0; /* 0: dropless unless the model says otherwise */
 }
 
 static int check_range(const char *ctx, const char *field, long v, long lo, long hi) {
@@ -134,10 +134,10 @@ int aug_model_finish(struct aug_model *m, const char *origin) {
         if (m->moe_topk > m->moe_experts)
             return aug_errorf(AUG_EDATA, "%s: field 'moe_topk' = %ld exceeds moe_experts = %ld",
                               ctx, m->moe_topk, m->moe_experts);
-        if (!(m->moe_capacity_factor > 0) || !(m->moe_capacity_factor <= 64))
+        if (!(m->moe_capacity_factor >= 0) || !(m->moe_capacity_factor <= 64))
             return aug_errorf(AUG_EDATA,
-                              "%s: field 'moe_capacity_factor' must be in (0, 64] (got %g)", ctx,
-                              m->moe_capacity_factor);
+                              "%s: field 'moe_capacity_factor' must be 0 (dropless) or in (0, 64] "
+                              "(got %g)", ctx, m->moe_capacity_factor);
     } else {
         if (m->moe_experts != 0)
             return aug_errorf(AUG_EDATA,
@@ -236,7 +236,7 @@ static const struct field model_fields[] = {
     {"moe_experts", F_LONG, MF(moe_experts), AUG_JSON_NONNEG, NULL, 0},
     {"moe_topk", F_LONG, MF(moe_topk), AUG_JSON_NONNEG, NULL, 0},
     {"moe_shared_experts", F_LONG, MF(moe_shared_experts), AUG_JSON_NONNEG, NULL, 0},
-    {"moe_capacity_factor", F_DOUBLE, MF(moe_capacity_factor), AUG_JSON_POSITIVE, NULL, 0},
+    {"moe_capacity_factor", F_DOUBLE, MF(moe_capacity_factor), AUG_JSON_NONNEG, NULL, 0},
     {"source", F_STR, MF(source), 0, NULL, 0},
 };
 #define N_MODEL_FIELDS (sizeof model_fields / sizeof *model_fields)

@@ -216,6 +216,9 @@ int aug_plan_resolve(struct aug_plan *p, const struct aug_model *m, const struct
         if (m->ffn_hidden % etp != 0)
             return aug_errorf(AUG_EUSAGE, "expert FFN size %ld is not divisible by --etp %ld",
                               m->ffn_hidden, etp);
+        /* the model's own routing capacity (HF capacity_factor) unless the plan sets one */
+        if (p->moe_capacity_factor == 0.0 && m->moe_capacity_factor > 0.0)
+            p->moe_capacity_factor = m->moe_capacity_factor;
         if (!(p->moe_capacity_factor >= 0) || p->moe_capacity_factor > 64)
             return aug_errorf(AUG_EUSAGE, "--moe-capacity-factor %g must be 0 (dropless) or in "
                                           "(0, 64]", p->moe_capacity_factor);

@@ -95,6 +95,51 @@ static int read_model(const struct aug_csv *t, size_t i, struct aug_model *m) {
     return AUG_OK;
 }
 
+/* Optional columns beyond the DESIGN section 6 schema, for runs whose setup augur can
+ * model more precisely: etp, ep_placement (inner|outer), cp_algo (ring|ulysses|allgather),
+ * moe_capacity_factor, moe_imbalance, tp_overlap, pp_overlap (0|1), ternary_kernel. */
+static int read_extra(const struct aug_csv *t, size_t i, struct aug_plan *p) {
+    int st;
+    long v;
+    double d;
+    if ((st = get_long(t, i, "etp", &p->etp)) != AUG_OK)
+        return st;
+    const char *s = cell(t, i, "ep_placement");
+    if (s[0]) {
+        if (strcasecmp(s, "outer") != 0 && strcasecmp(s, "inner") != 0)
+            return aug_csv_cell_error(t, i, "ep_placement", "'%s' is not inner or outer", s);
+        p->ep_outer = strcasecmp(s, "outer") == 0;
+    }
+    s = cell(t, i, "cp_algo");
+    if (s[0] && aug_cp_algo_from_name(s, &p->cp_algo) != AUG_OK)
+        return aug_csv_cell_error(t, i, "cp_algo", "'%s' is not ring, ulysses or allgather", s);
+    s = cell(t, i, "ternary_kernel");
+    if (s[0] && aug_ternary_kernel_from_name(s, &p->ternary) != AUG_OK)
+        return aug_csv_cell_error(t, i, "ternary_kernel", "'%s' is not accumulate or tensor", s);
+    st = aug_csv_get_double(t, i, "moe_capacity_factor", AUG_CSV_NONNEG, &d);
+    if (st == AUG_OK)
+        p->moe_capacity_factor = d;
+    else if (st != AUG_ENOTFOUND)
+        return st;
+    st = aug_csv_get_double(t, i, "moe_imbalance", AUG_CSV_POSITIVE, &d);
+    if (st == AUG_OK)
+        p->moe_imbalance = d;
+    else if (st != AUG_ENOTFOUND)
+        return st;
+    static const char *const flags[] = {"tp_overlap", "pp_overlap"};
+    int *dst[] = {&p->tp_overlap, &p->pp_overlap};
+    for (int k = 0; k < 2; k++) {
+        v = -1;
+        if ((st = get_long0(t, i, flags[k], &v)) != AUG_OK)
+            return st;
+        if (v > 1)
+            return aug_csv_cell_error(t, i, flags[k], "%ld is not 0 or 1", v);
+        if (v >= 0)
+            *dst[k] = (int)v;
+    }
+    return AUG_OK;
+}
+
 static int read_plan(const struct aug_csv *t, size_t i, struct aug_plan *p) {
     int st;
     aug_plan_init(p);
@@ -120,6 +165,8 @@ static int read_plan(const struct aug_csv *t, size_t i, struct aug_plan *p) {
     p->zero = (int)zero;
     p->dp_overlap = overlap != 0;
     p->uneven_pp = 1; /* published runs split layers unevenly (e.g. BLOOM 70 on 12 stages) */
+    if ((st = read_extra(t, i, p)) != AUG_OK)
+        return st;
     const char *rc = cell(t, i, "recompute");
     if (rc[0] && aug_recompute_from_name(rc, &p->recompute) != AUG_OK)
         return aug_csv_cell_error(t, i, "recompute", "'%s' is not none, selective or full", rc);

@@ -40,7 +40,7 @@ struct aug_model {
     long moe_experts;
     long moe_topk;
     long moe_shared_experts;
-    double moe_capacity_factor;
+    double moe_capacity_factor; /* 0: dropless; > 0: the default of plans that give none */
     char source[512];
 };
 

@@ -127,6 +127,22 @@ void aug_cli_train_table(FILE *f, const struct aug_model *m, const struct aug_sy
             p->tp, p->pp, p->dp, p->cp, p->ep, p->sp ? "on" : "off", p->interleave, p->micro_batch,
             p->global_batch, p->seq, aug_recompute_name(p->recompute), p->zero,
             aug_fsdp_name(p->fsdp), aug_dtype_name(p->dtype), p->flash_attention ? "fused" : "unfused");
+    fprintf(f, "# overlap: dp %s, tp %s, pp %s; compute slowdown %.2f while a collective shares "
+               "the SMs\n", p->dp_overlap ? "on" : "off", p->tp_overlap ? "on" : "off",
+            p->pp_overlap ? "on" : "off", p->comm_slowdown);
+    if (p->cp > 1)
+        fprintf(f, "# context parallelism: %s over %ld ranks, %ld tokens each\n",
+                aug_cp_algo_name(p->cp_algo), p->cp, p->seq / p->cp);
+    if (m->arch == AUG_ARCH_MOE)
+        fprintf(f, "# experts: %ld (top-%ld, %ld shared), ep %ld placed %s, etp %ld, %s, imbalance %.2f\n",
+                m->moe_experts, m->moe_topk, m->moe_shared_experts, p->ep,
+                p->ep_outer ? "across nodes (outer)" : "next to TP (inner)", aug_plan_etp(p),
+                p->moe_capacity_factor > 0 ? "capacity-padded" : "dropless", p->moe_imbalance);
+    if (m->arch == AUG_ARCH_MATMULFREE)
+        fprintf(f, "# MatMul-free: ternary BitLinear layers %s\n",
+                p->ternary == AUG_TERNARY_ACCUMULATE
+                    ? "accumulate-only on the CUDA cores (non-tensor rate, 2-bit weights)"
+                    : "as 16-bit tensor-core GEMMs (reference implementation)");
     fprintf(f, "# times: hybrid op model; share of predicted time by source: %s\n", prov);
     fprintf(f, "#   (calibrated = kernels-db/%s curves (%d), fallback = documented default "
                "efficiencies, roofline = peak only)\n",
