@@ -3,7 +3,8 @@
  * Columns: "# GPUs, global batch, micro batch, hidden size, attention heads, # layers,
  * sequence length, tensor parallelism, data parallelism, pipeline parallelism,
  * iteration time (ms)". vTrain's run configurations (config/validation/single/) give
- * fp16, 1F1B and activation checkpointing (full recomputation); GPT-2 vocabulary,
+ * fp16, 1F1B, activation checkpointing (full recomputation) and no gradient buckets
+ * ("use_gradient_bucket": false: the DP all-reduce follows the backward); GPT-2 vocabulary,
  * learned positions and a 4h GELU MLP are the Megatron GPT defaults. */
 #include <string.h>
 
@@ -58,6 +59,7 @@ static int read_row(struct aug_validate_reader *rd, size_t i, struct aug_validat
     p->dtype = AUG_DTYPE_FP16;
     p->recompute = AUG_RECOMPUTE_FULL;
     p->flash_attention = 0;
+    p->dp_overlap = 0;
     if (p->tp * p->dp * p->pp != p->gpus)
         return aug_errorf(AUG_EDATA, "%s:%ld: tp*dp*pp = %ld does not equal # GPUs %ld",
                           aug_csv_name(t), aug_csv_line(t, i), p->tp * p->dp * p->pp, p->gpus);
