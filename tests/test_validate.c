@@ -1,0 +1,194 @@
+/* test_validate.c - scoring of accuracy sets: every row's error against a prediction made
+ * here directly, MAPE / median / max and the per-source aggregates computed by hand,
+ * skipped rows with their reasons, the vTrain importer on a small file in its format,
+ * and bad rows that must fail with file and line. */
+#include "aug_test.h"
+
+#include <unistd.h>
+
+#include "augur/augur.h"
+
+static char dir[64];
+
+static const char *write_file(const char *name, const char *text) {
+    static char path[160];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+    return path;
+}
+
+static int setup(void **state) {
+    (void)state;
+    snprintf(dir, sizeof dir, "/tmp/aug_validate_XXXXXX");
+    return mkdtemp(dir) ? 0 : -1;
+}
+
+static int teardown(void **state) {
+    (void)state;
+    static const char *const names[] = {"acc.csv", "vt.csv", "bad.csv", "unit.csv"};
+    char path[160];
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+        unlink(path);
+    }
+    return rmdir(dir);
+}
+
+/* Step time of a GPT-style model the way the validator builds it (fallback only). */
+static double predict_gpt(long layers, long hidden, long heads, long gpus, long tp, long pp,
+                          long mb, long gb, long seq, enum aug_recompute rc, int vtrain) {
+    struct aug_model m;
+    struct aug_system s;
+    struct aug_plan p;
+    aug_model_init(&m);
+    snprintf(m.name, sizeof m.name, "t");
+    m.layers = layers;
+    m.hidden = hidden;
+    m.heads = heads;
+    m.kv_heads = heads;
+    m.vocab = 50257;
+    if (vtrain) /* the importer sizes learned positions to the run's sequence */
+        m.max_seq = seq;
+    assert_int_equal(aug_model_finish(&m, "test"), AUG_OK);
+    assert_int_equal(aug_system_load(NULL, "dgx-a100-80g", &s), AUG_OK);
+    aug_plan_init(&p);
+    p.gpus = gpus;
+    p.tp = tp;
+    p.pp = pp;
+    p.micro_batch = mb;
+    p.global_batch = gb;
+    p.seq = seq;
+    p.recompute = rc;
+    p.dtype = AUG_DTYPE_FP16;
+    p.uneven_pp = 1;
+    if (vtrain) { /* Megatron-DeepSpeed of vTrain: unfused attention, no gradient buckets */
+        p.flash_attention = 0;
+        p.dp_overlap = 0;
+    }
+    assert_int_equal(aug_plan_resolve(&p, &m, &s), AUG_OK);
+    struct aug_train_options o = {NULL, 0};
+    struct aug_train_result r;
+    assert_int_equal(aug_train_predict(&m, &s, &p, &o, &r), AUG_OK);
+    return r.step_time_s;
+}
+
+static const char header[] =
+    "id,source,source_locator,model,params_b,layers,hidden,heads,kv_heads,ffn_hidden,vocab,mlp,"
+    "seq_len,moe_experts,moe_topk,system,gpu,num_gpus,tp,pp,dp,cp,ep,sp,interleave,microbatch,"
+    "global_batch,recompute,zero_stage,dtype,metric,value,unit,notes\n";
+
+static void test_rows_and_aggregates(void **state) {
+    (void)state;
+    double t1 = predict_gpt(24, 2048, 16, 8, 2, 1, 2, 64, 1024, AUG_RECOMPUTE_FULL, 0);
+    double t2 = predict_gpt(12, 1024, 16, 4, 1, 2, 4, 32, 1024, AUG_RECOMPUTE_NONE, 0);
+    /* measured values chosen so the errors are +25%, -20% and +10% */
+    char csv[4096];
+    snprintf(csv, sizeof csv,
+             "%s"
+             "r1,A,t,,,24,2048,16,,,,gelu,1024,,,dgx-a100-80g,,8,2,1,,,,0,,2,64,full,0,fp16,"
+             "step_time_s,%.17g,s,\n"
+             "r2,A,t,,,12,1024,16,,,,gelu,1024,,,dgx-a100-80g,,4,1,2,,,,0,,4,32,none,0,fp16,"
+             "step_time_s,%.17g,s,\n"
+             "r3,B,t,,,24,2048,16,,,,gelu,1024,,,dgx-a100-80g,,8,2,1,,,,0,,2,64,full,0,fp16,"
+             "tokens_per_s,%.17g,tokens/s,\n"
+             "r4,B,t,,,24,2048,16,,,,gelu,1024,,,dgx-a100-80g,,8,3,1,,,,0,,2,64,full,0,fp16,"
+             "step_time_s,1.0,s,\n",
+             header, t1 / 1.25, t2 / 0.8, 64.0 * 1024.0 / t1 / 1.10);
+    const char *path = write_file("acc.csv", csv);
+    struct aug_validate_options opt = {NULL, 1};
+    struct aug_validate_report *r = NULL;
+    assert_int_equal(aug_validate_file(path, AUG_VALIDATE_AUTO, &opt, &r), AUG_OK);
+    assert_int_equal(r->n_rows, 4);
+    assert_int_equal(r->predicted_rows, 3);
+    assert_rel(r->rows[0].error_pct, 25.0, 1e-9);
+    assert_rel(r->rows[1].error_pct, -20.0, 1e-9);
+    assert_rel(r->rows[2].error_pct, 10.0, 1e-9);
+    /* r4: 8 GPUs over tp 3 cannot be planned: skipped, with the reason, out of the MAPE */
+    assert_true(r->rows[3].skipped);
+    assert_non_null(strstr(r->rows[3].reason, "tp*pp*cp"));
+    assert_rel(r->mape_pct, (25.0 + 20.0 + 10.0) / 3.0, 1e-9);
+    assert_rel(r->median_abs_error_pct, 20.0, 1e-9);
+    assert_rel(r->max_abs_error_pct, 25.0, 1e-9);
+    assert_int_equal(r->n_sources, 2);
+    assert_string_equal(r->sources[0].source, "A");
+    assert_int_equal(r->sources[0].rows, 2);
+    assert_rel(r->sources[0].mape_pct, 22.5, 1e-9);
+    assert_rel(r->sources[0].max_abs_error_pct, 25.0, 1e-9);
+    assert_string_equal(r->sources[1].source, "B");
+    assert_int_equal(r->sources[1].rows, 1);
+    assert_rel(r->sources[1].mape_pct, 10.0, 1e-9);
+    aug_validate_report_free(r);
+}
+
+static void test_vtrain_importer(void **state) {
+    (void)state;
+    double t = predict_gpt(12, 1024, 16, 2, 1, 2, 8, 16, 1024, AUG_RECOMPUTE_FULL, 1);
+    char csv[1024];
+    /* the real file starts with a UTF-8 byte-order mark and a header beginning with '#' */
+    snprintf(csv, sizeof csv,
+             "\xEF\xBB\xBF# GPUs,global batch,micro batch,hidden size,attention heads,# layers,"
+             "sequence length,tensor parallelism,data parallelism,pipeline parallelism,"
+             "iteration time (ms)\n2,16,8,1024,16,12,1024,1,1,2,%.17g\n",
+             t * 1e3 / 1.5);
+    const char *path = write_file("vt.csv", csv);
+    struct aug_validate_options opt = {NULL, 1};
+    struct aug_validate_report *r = NULL;
+    assert_int_equal(aug_validate_file(path, AUG_VALIDATE_AUTO, &opt, &r), AUG_OK);
+    assert_int_equal(r->predicted_rows, 1);
+    assert_string_equal(r->rows[0].id, "vtrain_line2");
+    assert_string_equal(r->rows[0].metric, "step_time_s");
+    /* fp16, full recomputation, unfused attention, no gradient buckets: the case above */
+    assert_rel(r->rows[0].error_pct, 50.0, 1e-9);
+    aug_validate_report_free(r);
+    /* a row whose degrees do not multiply to the GPU count is an error with its line */
+    write_file("vt.csv", "# GPUs,global batch,micro batch,hidden size,attention heads,# layers,"
+                         "sequence length,tensor parallelism,data parallelism,pipeline parallelism,"
+                         "iteration time (ms)\n4,16,8,1024,16,12,1024,1,1,2,100\n");
+    assert_int_equal(aug_validate_file(path, AUG_VALIDATE_AUTO, &opt, &r), AUG_EDATA);
+    assert_non_null(strstr(aug_last_error(), "vt.csv:2"));
+}
+
+static void test_bad_rows_name_file_and_line(void **state) {
+    (void)state;
+    struct aug_validate_options opt = {NULL, 1};
+    struct aug_validate_report *r = NULL;
+    char csv[2048];
+    snprintf(csv, sizeof csv,
+             "%sok,A,t,,,12,1024,16,,,,gelu,1024,,,dgx-a100-80g,,4,1,2,,,,0,,4,32,none,0,fp16,"
+             "step_time_s,1.0,s,\nbad,A,t,,,12,1024,16,,,,gelu,1024,,,dgx-a100-80g,,4,1,2,,,,0,,4,"
+             "32,none,0,fp16,step_time_s,NaN,s,\n",
+             header);
+    const char *path = write_file("bad.csv", csv);
+    assert_int_equal(aug_validate_file(path, AUG_VALIDATE_AUTO, &opt, &r), AUG_EDATA);
+    assert_non_null(strstr(aug_last_error(), "bad.csv:3"));
+    assert_non_null(strstr(aug_last_error(), "value"));
+    /* a unit that does not belong to the metric */
+    snprintf(csv, sizeof csv,
+             "%su,A,t,,,12,1024,16,,,,gelu,1024,,,dgx-a100-80g,,4,1,2,,,,0,,4,32,none,0,fp16,"
+             "step_time_s,1.0,ms,\n",
+             header);
+    path = write_file("unit.csv", csv);
+    assert_int_equal(aug_validate_file(path, AUG_VALIDATE_AUTO, &opt, &r), AUG_EDATA);
+    assert_non_null(strstr(aug_last_error(), "unit.csv:2"));
+    assert_non_null(strstr(aug_last_error(), "unit"));
+    /* an unknown system preset */
+    snprintf(csv, sizeof csv,
+             "%ss,A,t,,,12,1024,16,,,,gelu,1024,,,dgx-z100,,4,1,2,,,,0,,4,32,none,0,fp16,"
+             "step_time_s,1.0,s,\n",
+             header);
+    write_file("unit.csv", csv);
+    assert_int_equal(aug_validate_file(path, AUG_VALIDATE_AUTO, &opt, &r), AUG_EDATA);
+    assert_non_null(strstr(aug_last_error(), "column 'system'"));
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_rows_and_aggregates),
+        cmocka_unit_test(test_vtrain_importer),
+        cmocka_unit_test(test_bad_rows_name_file_and_line),
+    };
+    return cmocka_run_group_tests_name("validate", tests, setup, teardown);
+}
