@@ -438,13 +438,42 @@ static void set_provenance(struct aug_infer_result *out, const double *src) {
     }
 }
 
-/* Breakdown of `busy` copies of a stage step (categories from acc). */
-static void add_busy(struct aug_infer_breakdown *b, const struct aug_infer_acc *a, double busy) {
+void aug_infer_add_busy(struct aug_infer_breakdown *b, const struct aug_infer_acc *a, double busy) {
     b->gemm_s += busy * a->cat[AUG_ICAT_GEMM];
     b->attention_s += busy * a->cat[AUG_ICAT_ATTENTION];
     b->memory_s += busy * a->cat[AUG_ICAT_MEMORY];
     b->lm_head_s += busy * a->cat[AUG_ICAT_HEAD];
     b->tp_comm_s += busy * a->cat[AUG_ICAT_TP];
+}
+
+int aug_infer_prefill(const struct aug_infer_ctx *c, const struct aug_model *m,
+                      const struct aug_system *s, const struct aug_infer_plan *p,
+                      struct aug_infer_result *out, double src[AUG_SOURCE_COUNT]) {
+    /* one fill-and-drain pass over the micro-batches of the prompt */
+    double I = (double)p->input_len, pp = (double)p->pp;
+    double b = (double)p->batch / (double)(p->dp > 0 ? p->dp : 1);
+    double mpf = fmin(b, pp), mbs = ceil(b / mpf);
+    struct aug_infer_step pst = {0, 0, mbs, I, 0, mbs};
+    struct aug_infer_graph g;
+    aug_infer_graph_build(m, s, p, &pst, &g);
+    struct aug_infer_acc pf;
+    double send;
+    enum aug_source ssrc;
+    int st;
+    if ((st = aug_infer_stage_time(c, m, p, &g, 0, &pf)) != AUG_OK ||
+        (st = aug_infer_pp_send(c, m, p, mbs * I, &send, &ssrc)) != AUG_OK)
+        return st;
+    double slots = mpf + pp - 1.0;
+    out->prefill_s = slots * (pf.total + send) + c->step_overhead_s;
+    aug_infer_add_busy(&out->prefill, &pf, mpf);
+    out->prefill.bubble_s = (slots - mpf) * pf.total;
+    out->prefill.pp_comm_s = slots * send;
+    out->prefill.overhead_s = c->step_overhead_s;
+    for (int i = 0; i < AUG_SOURCE_COUNT; i++)
+        src[i] += slots * pf.src[i];
+    src[ssrc] += slots * send;
+    src[AUG_SOURCE_FALLBACK] += c->step_overhead_s;
+    return AUG_OK;
 }
 
 int aug_infer_static(const struct aug_model *m, const struct aug_system *s,
@@ -464,25 +493,8 @@ int aug_infer_static(const struct aug_model *m, const struct aug_system *s,
     enum aug_source ssrc;
     int st;
 
-    /* ---- prefill: one fill-and-drain pass over the micro-batches ---- */
-    double mpf = fmin(b, pp), mbs = ceil(b / mpf);
-    struct aug_infer_step pst = {0, 0, mbs, I, 0, mbs};
-    aug_infer_graph_build(m, s, p, &pst, &g);
-    struct aug_infer_acc pf;
-    double send;
-    if ((st = aug_infer_stage_time(&c, m, p, &g, 0, &pf)) != AUG_OK ||
-        (st = aug_infer_pp_send(&c, m, p, mbs * I, &send, &ssrc)) != AUG_OK)
+    if ((st = aug_infer_prefill(&c, m, s, p, out, src)) != AUG_OK)
         return st;
-    double slots = mpf + pp - 1.0;
-    out->prefill_s = slots * (pf.total + send) + c.step_overhead_s;
-    add_busy(&out->prefill, &pf, mpf);
-    out->prefill.bubble_s = (slots - mpf) * pf.total;
-    out->prefill.pp_comm_s = slots * send;
-    out->prefill.overhead_s = c.step_overhead_s;
-    for (int i = 0; i < AUG_SOURCE_COUNT; i++)
-        src[i] += slots * pf.src[i];
-    src[ssrc] += slots * send;
-    src[AUG_SOURCE_FALLBACK] += c.step_overhead_s;
 
     /* ---- decode: output_len - 1 steps; step j attends over input_len + j tokens ---- */
     double steps = O - 1.0;
@@ -522,7 +534,7 @@ int aug_infer_static(const struct aug_model *m, const struct aug_system *s,
     if (steps > 0) {
         double busy_fixed = steps * fixed.total, busy_att = Ls * sum_att;
         out->decode_s = rounds * (busy_fixed + busy_att + steps * dsend) + steps * c.step_overhead_s;
-        add_busy(&out->decode, &fixed, steps * mdc);
+        aug_infer_add_busy(&out->decode, &fixed, steps * mdc);
         out->decode.attention_s += mdc * busy_att;
         out->decode.bubble_s = (rounds - mdc) * (busy_fixed + busy_att);
         out->decode.pp_comm_s = rounds * steps * dsend;

@@ -131,6 +131,16 @@ int aug_infer_stage_time(const struct aug_infer_ctx *c, const struct aug_model *
 long aug_infer_stage_layers(const struct aug_model *m, const struct aug_infer_plan *p);
 
 /* Time of the activations of `tokens` crossing one pipeline boundary (0 when pp = 1). */
+/* Breakdown of `busy` copies of a stage step (categories from acc). */
+void aug_infer_add_busy(struct aug_infer_breakdown *b, const struct aug_infer_acc *a, double busy);
+
+/* Time to first token: the prefill pass of the prompt, filled into out->prefill_s and
+ * out->prefill, its time added to src by source. Shared by every architecture (the graph
+ * builder picks the layer kind). */
+int aug_infer_prefill(const struct aug_infer_ctx *c, const struct aug_model *m,
+                      const struct aug_system *s, const struct aug_infer_plan *p,
+                      struct aug_infer_result *out, double src[AUG_SOURCE_COUNT]);
+
 int aug_infer_pp_send(const struct aug_infer_ctx *c, const struct aug_model *m,
                       const struct aug_infer_plan *p, double tokens, double *t,
                       enum aug_source *src);

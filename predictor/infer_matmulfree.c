@@ -186,13 +186,6 @@ void aug_infer_mmf_memory_at(const struct aug_model *m, const struct aug_system 
     out->total_gib = out->weights_gib + out->kv_cache_gib + out->activations_gib + out->workspace_gib;
 }
 
-static void add_busy(struct aug_infer_breakdown *b, const struct aug_infer_acc *a, double busy) {
-    b->gemm_s += busy * a->cat[AUG_ICAT_GEMM];
-    b->attention_s += busy * a->cat[AUG_ICAT_ATTENTION];
-    b->memory_s += busy * a->cat[AUG_ICAT_MEMORY];
-    b->lm_head_s += busy * a->cat[AUG_ICAT_HEAD];
-    b->tp_comm_s += busy * a->cat[AUG_ICAT_TP];
-}
 
 int aug_infer_mmf_static(const struct aug_model *m, const struct aug_system *s,
                          const struct aug_infer_plan *p, const struct aug_infer_options *opt,
@@ -206,25 +199,9 @@ int aug_infer_mmf_static(const struct aug_model *m, const struct aug_system *s,
     enum aug_source ssrc;
     int st;
 
-    /* prefill: one fill-and-drain pass over the micro-batches */
-    double mpf = fmin(b, pp), mbs = ceil(b / mpf);
-    struct aug_infer_step pst = {0, 0, mbs, I, 0, mbs};
-    aug_infer_mmf_graph(m, s, p, &pst, &g);
-    struct aug_infer_acc pf;
-    double send;
-    if ((st = aug_infer_stage_time(&c, m, p, &g, 0, &pf)) != AUG_OK ||
-        (st = aug_infer_pp_send(&c, m, p, mbs * I, &send, &ssrc)) != AUG_OK)
+    /* prefill: the shared fill-and-drain pass (the graph builder dispatches here) */
+    if ((st = aug_infer_prefill(&c, m, s, p, out, src)) != AUG_OK)
         return st;
-    double slots = mpf + pp - 1.0;
-    out->prefill_s = slots * (pf.total + send) + c.step_overhead_s;
-    add_busy(&out->prefill, &pf, mpf);
-    out->prefill.bubble_s = (slots - mpf) * pf.total;
-    out->prefill.pp_comm_s = slots * send;
-    out->prefill.overhead_s = c.step_overhead_s;
-    for (int i = 0; i < AUG_SOURCE_COUNT; i++)
-        src[i] += slots * pf.src[i];
-    src[ssrc] += slots * send;
-    src[AUG_SOURCE_FALLBACK] += c.step_overhead_s;
 
     /* decode: output_len - 1 identical steps */
     double steps = O - 1.0;
@@ -241,7 +218,7 @@ int aug_infer_mmf_static(const struct aug_model *m, const struct aug_system *s,
     if (steps > 0) {
         double step = rounds * (dc.total + dsend) + c.step_overhead_s;
         out->decode_s = steps * step;
-        add_busy(&out->decode, &dc, steps * mdc);
+        aug_infer_add_busy(&out->decode, &dc, steps * mdc);
         out->decode.bubble_s = (rounds - mdc) * steps * dc.total;
         out->decode.pp_comm_s = rounds * steps * dsend;
         out->decode.overhead_s = steps * c.step_overhead_s;

@@ -295,34 +295,11 @@ int aug_sweep_infer(const struct aug_sweep_infer_config *cfg, struct aug_sweep_i
 
 int aug_sweep_infer_merge(struct aug_sweep_infer_result *r, int top_k,
                           const struct aug_sweep_infer_entry *e, int n) {
-    if (top_k < 1 || n < 0)
-        return aug_errorf(AUG_EUSAGE, "sweep merge: bad top %d or count %d", top_k, n);
-    size_t nt = (size_t)r->n_top + (size_t)n, nf = (size_t)r->n_pareto + (size_t)n;
-    struct aug_sweep_infer_entry *t = malloc((nt ? nt : 1) * sizeof *t);
-    struct aug_sweep_infer_entry *f = malloc((nf ? nf : 1) * sizeof *f);
-    if (!t || !f) {
-        free(t);
-        free(f);
-        return aug_errorf(AUG_ENOMEM, "sweep merge: out of memory");
-    }
-    aug_rank_copy(t, r->top, (size_t)r->n_top * sizeof *t);
-    aug_rank_copy(t + r->n_top, e, (size_t)n * sizeof *t);
-    aug_rank_copy(f, r->pareto, (size_t)r->n_pareto * sizeof *f);
-    aug_rank_copy(f + r->n_pareto, e, (size_t)n * sizeof *f);
-    int k = aug_rank_top_of(&infer_keys, t, (int)nt, top_k);
-    int np = aug_rank_front_of(&infer_keys, f, (int)nf);
-    if (k < 0 || np < 0) {
-        free(t);
-        free(f);
-        return aug_errorf(AUG_ENOMEM, "sweep merge: out of memory");
-    }
-    free(r->top);
-    free(r->pareto);
-    r->top = t;
-    r->n_top = k;
-    r->pareto = f;
-    r->n_pareto = np;
-    return AUG_OK;
+    void *top = r->top, *front = r->pareto;
+    int st = aug_rank_merge(&infer_keys, &top, &r->n_top, &front, &r->n_pareto, top_k, e, n);
+    r->top = top;
+    r->pareto = front;
+    return st;
 }
 
 void aug_sweep_infer_result_free(struct aug_sweep_infer_result *r) {

@@ -153,3 +153,35 @@ int aug_rank_top_of(const struct aug_rank_keys *k, void *recs, int n, int cap) {
 int aug_rank_front_of(const struct aug_rank_keys *k, void *recs, int n) {
     return sort_keep(k, recs, n, 1, n);
 }
+
+int aug_rank_merge(const struct aug_rank_keys *k, void **top, int *n_top, void **front,
+                   int *n_front, int top_k, const void *e, int n) {
+    if (top_k < 1 || n < 0)
+        return aug_errorf(AUG_EUSAGE, "sweep merge: bad top %d or count %d", top_k, n);
+    size_t nt = (size_t)*n_top + (size_t)n, nf = (size_t)*n_front + (size_t)n;
+    char *t = malloc((nt ? nt : 1) * k->size);
+    char *f = malloc((nf ? nf : 1) * k->size);
+    if (!t || !f) {
+        free(t);
+        free(f);
+        return aug_errorf(AUG_ENOMEM, "sweep merge: out of memory");
+    }
+    aug_rank_copy(t, *top, (size_t)*n_top * k->size);
+    aug_rank_copy(t + (size_t)*n_top * k->size, e, (size_t)n * k->size);
+    aug_rank_copy(f, *front, (size_t)*n_front * k->size);
+    aug_rank_copy(f + (size_t)*n_front * k->size, e, (size_t)n * k->size);
+    int kt = aug_rank_top_of(k, t, (int)nt, top_k);
+    int kf = aug_rank_front_of(k, f, (int)nf);
+    if (kt < 0 || kf < 0) {
+        free(t);
+        free(f);
+        return aug_errorf(AUG_ENOMEM, "sweep merge: out of memory");
+    }
+    free(*top);
+    free(*front);
+    *top = t;
+    *n_top = kt;
+    *front = f;
+    *n_front = kf;
+    return AUG_OK;
+}

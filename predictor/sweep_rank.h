@@ -56,4 +56,9 @@ int aug_rank_front_beats(const struct aug_rank_keys *k, const void *front, int n
 int aug_rank_top_of(const struct aug_rank_keys *k, void *recs, int n, int cap);
 int aug_rank_front_of(const struct aug_rank_keys *k, void *recs, int n);
 
+/* Merge n records into a result's top list (at most top_k) and front, both owned heap
+ * arrays that are replaced. AUG_OK, AUG_EUSAGE or AUG_ENOMEM (the result left as it was). */
+int aug_rank_merge(const struct aug_rank_keys *k, void **top, int *n_top, void **front,
+                   int *n_front, int top_k, const void *e, int n);
+
 #endif

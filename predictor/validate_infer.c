@@ -35,69 +35,13 @@ static const struct {
     [M_TPUT_GPU] = {"throughput_tokens_per_s_per_gpu", {"tokens/s/GPU", "tokens/s per GPU", NULL}},
 };
 
-static const char *cell(const struct aug_csv *t, size_t i, const char *col) {
-    return aug_csv_cell(t, i, aug_csv_col(t, col));
-}
-
-static int opt_long(const struct aug_csv *t, size_t i, const char *col, int flags, long *out) {
-    int st = aug_csv_get_long(t, i, col, flags, out);
-    return st == AUG_ENOTFOUND ? AUG_OK : st;
-}
-
 static int opt_double(const struct aug_csv *t, size_t i, const char *col, double *out) {
     int st = aug_csv_get_double(t, i, col, AUG_CSV_NONNEG, out);
     return st == AUG_ENOTFOUND ? AUG_OK : st;
 }
 
-static int read_model(const struct aug_csv *t, size_t i, struct aug_model *m) {
-    const char *preset = cell(t, i, "model");
-    int st;
-    if (preset[0]) {
-        if ((st = aug_model_load(NULL, preset, m)) != AUG_OK)
-            return aug_csv_cell_error(t, i, "model", "%s", aug_last_error());
-    } else {
-        aug_model_init(m);
-        snprintf(m->name, sizeof m->name, "%s", cell(t, i, "id"));
-        m->vocab = 50257;
-    }
-    static const char *const cols[] = {"layers", "hidden", "heads", "kv_heads", "ffn_hidden", "vocab"};
-    long *fields[] = {&m->layers, &m->hidden, &m->heads, &m->kv_heads, &m->ffn_hidden, &m->vocab};
-    for (size_t k = 0; k < sizeof cols / sizeof *cols; k++) {
-        long v = 0;
-        if ((st = opt_long(t, i, cols[k], AUG_CSV_POSITIVE, &v)) != AUG_OK)
-            return st;
-        if (v > 0) {
-            *fields[k] = v;
-            if (k == 1 || k == 2)
-                m->head_dim = 0; /* re-derived from hidden / heads */
-        }
-    }
-    if (!preset[0] && !cell(t, i, "kv_heads")[0])
-        m->kv_heads = m->heads;
-    if (!preset[0] && !cell(t, i, "ffn_hidden")[0])
-        m->ffn_hidden = 0; /* 4 x hidden */
-    const char *mlp = cell(t, i, "mlp");
-    if (mlp[0]) {
-        if (strcasecmp(mlp, "gelu") == 0) {
-            m->mlp = AUG_MLP_GELU;
-        } else if (strcasecmp(mlp, "swiglu") == 0 || strcasecmp(mlp, "silu") == 0) {
-            m->mlp = AUG_MLP_SWIGLU;
-            if (!preset[0]) {
-                m->norm = AUG_NORM_RMSNORM;
-                m->pos = AUG_POS_ROPE;
-                m->linear_bias = 0;
-            }
-        } else {
-            return aug_csv_cell_error(t, i, "mlp", "'%s' is not gelu or swiglu", mlp);
-        }
-    }
-    if ((st = aug_model_finish(m, aug_csv_name(t))) != AUG_OK)
-        return aug_csv_cell_error(t, i, "model", "%s", aug_last_error());
-    return AUG_OK;
-}
-
 static int read_dtype(const struct aug_csv *t, size_t i, const char *col, enum aug_dtype *out) {
-    const char *v = cell(t, i, col);
+    const char *v = aug_vrow_cell(t, i, col);
     if (v[0] && aug_dtype_from_name(v, out) != AUG_OK)
         return aug_csv_cell_error(t, i, col, "unknown dtype '%s'", v);
     return AUG_OK;
@@ -107,9 +51,9 @@ static int read_plan(const struct aug_csv *t, size_t i, struct aug_infer_plan *p
     int st;
     aug_infer_plan_init(p);
     if ((st = aug_csv_get_long(t, i, "num_gpus", AUG_CSV_REQUIRED | AUG_CSV_POSITIVE, &p->gpus)) ||
-        (st = opt_long(t, i, "tp", AUG_CSV_POSITIVE, &p->tp)) ||
-        (st = opt_long(t, i, "pp", AUG_CSV_POSITIVE, &p->pp)) ||
-        (st = opt_long(t, i, "ep", AUG_CSV_POSITIVE, &p->ep)) ||
+        (st = aug_vrow_long(t, i, "tp", AUG_CSV_POSITIVE, &p->tp)) ||
+        (st = aug_vrow_long(t, i, "pp", AUG_CSV_POSITIVE, &p->pp)) ||
+        (st = aug_vrow_long(t, i, "ep", AUG_CSV_POSITIVE, &p->ep)) ||
         (st = aug_csv_get_long(t, i, "batch", AUG_CSV_REQUIRED | AUG_CSV_POSITIVE, &p->batch)) ||
         (st = aug_csv_get_long(t, i, "input_len", AUG_CSV_REQUIRED | AUG_CSV_POSITIVE,
                                &p->input_len)) ||
@@ -118,17 +62,17 @@ static int read_plan(const struct aug_csv *t, size_t i, struct aug_infer_plan *p
         (st = read_dtype(t, i, "dtype", &p->dtype)) ||
         (st = read_dtype(t, i, "weight_dtype", &p->weight_dtype)) ||
         (st = read_dtype(t, i, "kv_dtype", &p->kv_dtype)) ||
-        (st = opt_long(t, i, "concurrency", AUG_CSV_POSITIVE, &p->concurrency)) ||
-        (st = opt_long(t, i, "chunk_tokens", AUG_CSV_POSITIVE, &p->chunk_tokens)) ||
+        (st = aug_vrow_long(t, i, "concurrency", AUG_CSV_POSITIVE, &p->concurrency)) ||
+        (st = aug_vrow_long(t, i, "chunk_tokens", AUG_CSV_POSITIVE, &p->chunk_tokens)) ||
         (st = opt_double(t, i, "request_rate", &p->request_rate)) ||
         (st = opt_double(t, i, "step_overhead_us", &p->step_overhead_us)) ||
         (st = opt_double(t, i, "launch_us", &p->launch_us)))
         return st;
-    const char *mode = cell(t, i, "mode");
+    const char *mode = aug_vrow_cell(t, i, "mode");
     if (mode[0] && aug_serve_mode_from_name(mode, &p->mode) != AUG_OK)
         return aug_csv_cell_error(t, i, "mode", "'%s' is not static, continuous or disaggregated",
                                   mode);
-    const char *dk = cell(t, i, "decode_attention");
+    const char *dk = aug_vrow_cell(t, i, "decode_attention");
     if (dk[0]) {
         if (strcasecmp(dk, "per_head") == 0 || strcasecmp(dk, "per-head") == 0)
             p->decode_per_head = 1;
@@ -137,40 +81,7 @@ static int read_plan(const struct aug_csv *t, size_t i, struct aug_infer_plan *p
         else
             return aug_csv_cell_error(t, i, "decode_attention", "'%s' is not grouped or per_head", dk);
     }
-    const char *att = cell(t, i, "attention");
-    if (att[0]) {
-        if (strcasecmp(att, "unfused") == 0)
-            p->flash_attention = 0;
-        else if (strcasecmp(att, "fused") == 0 || strcasecmp(att, "flash") == 0)
-            p->flash_attention = 1;
-        else
-            return aug_csv_cell_error(t, i, "attention", "'%s' is not fused or unfused", att);
-    }
-    return AUG_OK;
-}
-
-static int read_system(struct aug_validate_reader *rd, size_t i, struct aug_system *s) {
-    const struct aug_csv *t = rd->t;
-    const char *name = cell(t, i, "system");
-    if (!name[0])
-        return aug_csv_cell_error(t, i, "system", "empty, a system preset or JSON path is required");
-    char key[1100];
-    size_t len = strlen(name);
-    int is_path = strchr(name, '/') || (len > 5 && strcmp(name + len - 5, ".json") == 0);
-    if (is_path && name[0] != '/')
-        snprintf(key, sizeof key, "%s/%s", rd->dir, name);
-    else
-        snprintf(key, sizeof key, "%s", name);
-    if (rd->have_system && strcmp(rd->system_key, key) == 0) {
-        *s = rd->system;
-        return AUG_OK;
-    }
-    if (aug_system_load(rd->kdb_root, key, s) != AUG_OK)
-        return aug_csv_cell_error(t, i, "system", "%s", aug_last_error());
-    rd->system = *s;
-    snprintf(rd->system_key, sizeof rd->system_key, "%s", key);
-    rd->have_system = 1;
-    return AUG_OK;
+    return aug_vrow_attention(t, i, &p->flash_attention);
 }
 
 static double metric_value(enum imetric k, const struct aug_infer_result *r,
@@ -187,11 +98,11 @@ static double metric_value(enum imetric k, const struct aug_infer_result *r,
 static int read_row(struct aug_validate_reader *rd, size_t i, struct aug_validate_row *row,
                     int fallback_only) {
     const struct aug_csv *t = rd->t;
-    snprintf(row->id, sizeof row->id, "%s", cell(t, i, "id"));
-    snprintf(row->source, sizeof row->source, "%s", cell(t, i, "source"));
+    snprintf(row->id, sizeof row->id, "%s", aug_vrow_cell(t, i, "id"));
+    snprintf(row->source, sizeof row->source, "%s", aug_vrow_cell(t, i, "source"));
     if (!row->id[0])
         return aug_csv_cell_error(t, i, "id", "empty, every row needs an id");
-    const char *metric = cell(t, i, "metric");
+    const char *metric = aug_vrow_cell(t, i, "metric");
     snprintf(row->metric, sizeof row->metric, "%s", metric);
     int st = aug_csv_get_double(t, i, "value", AUG_CSV_REQUIRED | AUG_CSV_POSITIVE, &row->measured);
     if (st != AUG_OK)
@@ -204,7 +115,7 @@ static int read_row(struct aug_validate_reader *rd, size_t i, struct aug_validat
         return aug_csv_cell_error(t, i, "metric", "unknown inference metric '%s' (use ttft_s, tpot_s, "
                                   "e2e_latency_s, throughput_tokens_per_s, "
                                   "throughput_tokens_per_s_per_gpu)", metric);
-    const char *unit = cell(t, i, "unit");
+    const char *unit = aug_vrow_cell(t, i, "unit");
     if (unit[0]) {
         int ok = 0;
         for (int u = 0; u < 3 && metrics[k].units[u]; u++)
@@ -215,11 +126,11 @@ static int read_row(struct aug_validate_reader *rd, size_t i, struct aug_validat
     struct aug_model model;
     struct aug_system sys;
     struct aug_infer_plan plan;
-    if ((st = read_model(t, i, &model)) != AUG_OK || (st = read_plan(t, i, &plan)) != AUG_OK ||
-        (st = read_system(rd, i, &sys)) != AUG_OK)
+    if ((st = aug_vrow_model(t, i, &model)) != AUG_OK || (st = read_plan(t, i, &plan)) != AUG_OK ||
+        (st = aug_vrow_system(rd, i, &sys)) != AUG_OK)
         return st;
     /* a model described by its dimensions served the row's whole context */
-    if (!cell(t, i, "model")[0] && plan.input_len < (1L << 40) && plan.output_len < (1L << 40) &&
+    if (!aug_vrow_cell(t, i, "model")[0] && plan.input_len < (1L << 40) && plan.output_len < (1L << 40) &&
         plan.input_len + plan.output_len > model.max_seq)
         model.max_seq = plan.input_len + plan.output_len;
     /* a plan or prediction the model refuses skips the row; its message is the reason */

@@ -35,6 +35,17 @@ struct aug_validate_reader {
     void (*close)(struct aug_validate_reader *rd);
 };
 
+/* Shared row readers (validate_row.c). Errors name file, line and column. */
+const char *aug_vrow_cell(const struct aug_csv *t, size_t i, const char *col);
+/* An optional integer: an empty cell or absent column leaves *out and is AUG_OK. */
+int aug_vrow_long(const struct aug_csv *t, size_t i, const char *col, int flags, long *out);
+/* The row's model: a preset, GPT-style dimensions, or a preset with overrides. */
+int aug_vrow_model(const struct aug_csv *t, size_t i, struct aug_model *m);
+/* The optional `attention` column (fused|unfused). */
+int aug_vrow_attention(const struct aug_csv *t, size_t i, int *flash_attention);
+/* The row's system (cached in rd while rows name the same one). */
+int aug_vrow_system(struct aug_validate_reader *rd, size_t i, struct aug_system *s);
+
 int aug_validate_accuracy_open(const struct aug_csv *t, const char *path, const char *kdb_root,
                                struct aug_validate_reader *rd);
 int aug_validate_vtrain_open(const struct aug_csv *t, const char *kdb_root,

@@ -7,6 +7,8 @@
 #include <string.h>
 
 #include "augur/csvio.h"
+#include "augur/model.h"
+#include "augur/system.h"
 #include "augur/status.h"
 #include "augur/units.h"
 
@@ -47,6 +49,14 @@ int aug_cli_format(const char *cmd, const char *val, enum aug_format *out) {
     else
         return aug_cli_usage(cmd, "--format: unknown format '%s' (use table, json or csv)", val);
     return 0;
+}
+
+int aug_cli_load_model_system(const char *kdb_root, const char *model_arg, const char *system_arg,
+                              struct aug_model *model, struct aug_system *sys) {
+    int st = aug_model_load(NULL, model_arg, model);
+    if (st == AUG_OK)
+        st = aug_system_load(kdb_root, system_arg, sys);
+    return st == AUG_OK ? 0 : aug_cli_fail(st, NULL);
 }
 
 FILE *aug_cli_open_output(const char *path) {

@@ -18,6 +18,13 @@ int aug_cli_long(const char *cmd, const char *opt, const char *val, long lo, lon
 int aug_cli_double(const char *cmd, const char *opt, const char *val, double *out);
 int aug_cli_format(const char *cmd, const char *val, enum aug_format *out);
 
+/* Load --model and --system (kdb_root: where gpus.csv lives, NULL = default). Returns the
+ * exit code of the failure (message printed) or 0. */
+struct aug_model;
+struct aug_system;
+int aug_cli_load_model_system(const char *kdb_root, const char *model_arg, const char *system_arg,
+                              struct aug_model *model, struct aug_system *sys);
+
 /* Open --output (or stdout); NULL on failure (message printed). */
 FILE *aug_cli_open_output(const char *path);
 int aug_cli_close_output(FILE *f, const char *path);

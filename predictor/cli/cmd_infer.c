@@ -235,11 +235,9 @@ int aug_cmd_infer(int argc, char **argv) {
 
     struct aug_model model;
     struct aug_system sys;
-    int st = aug_model_load(NULL, model_arg, &model);
-    if (st != AUG_OK)
-        return aug_cli_fail(st, NULL);
-    if ((st = aug_system_load(kdb_arg, system_arg, &sys)) != AUG_OK)
-        return aug_cli_fail(st, NULL);
+    if ((rc = aug_cli_load_model_system(kdb_arg, model_arg, system_arg, &model, &sys)))
+        return rc;
+    int st;
     if ((st = aug_infer_plan_resolve(&plan, &model, &sys)) != AUG_OK)
         return st == AUG_EUSAGE ? aug_cli_usage(cmd, "%s", aug_last_error()) : aug_cli_fail(st, NULL);
     struct aug_kdb *kdb = NULL;

@@ -360,6 +360,21 @@ int aug_sweep_cli_threads(const struct aug_sweep_opts *o, int size) {
     return n / l > 0 ? (int)(n / l) : 1;
 }
 
+int aug_sweep_cli_inputs(const struct aug_sweep_opts *o, struct aug_model *model,
+                         struct aug_system *preset, struct aug_scale *sc, struct aug_system *sys,
+                         struct aug_kdb **kdb) {
+    int st = aug_model_load(NULL, o->model, model);
+    if (st != AUG_OK)
+        return aug_cli_fail(st, NULL);
+    int rc = aug_sweep_cli_whatif(o->kdb, o->system, o->scale, o->generation, preset, sc, sys);
+    if (rc)
+        return rc;
+    *kdb = NULL;
+    if (!o->roofline && (st = aug_scale_kdb(o->kdb, sys->gpu.id, sc, kdb)) != AUG_OK)
+        return aug_cli_fail(st, NULL);
+    return 0;
+}
+
 /* The what-if system of the options (the preset itself without --scale/--generation). */
 int aug_sweep_cli_whatif(const char *kdb_root, const char *system, const char *scale_spec,
                          const char *gen_spec, struct aug_system *preset, struct aug_scale *sc,
@@ -430,15 +445,10 @@ static int run_train(struct aug_sweep_opts *o, int rank, int size) {
     struct aug_model model;
     struct aug_system preset, sys;
     struct aug_scale sc;
-    int st = aug_model_load(NULL, o->model, &model);
-    if (st != AUG_OK)
-        return aug_cli_fail(st, NULL);
-    int rc = aug_sweep_cli_whatif(o->kdb, o->system, o->scale, o->generation, &preset, &sc, &sys);
+    struct aug_kdb *kdb = NULL;
+    int st, rc = aug_sweep_cli_inputs(o, &model, &preset, &sc, &sys, &kdb);
     if (rc)
         return rc;
-    struct aug_kdb *kdb = NULL;
-    if (!o->roofline && (st = aug_scale_kdb(o->kdb, sys.gpu.id, &sc, &kdb)) != AUG_OK)
-        return aug_cli_fail(st, NULL);
 
     struct aug_sweep_config cfg;
     memset(&cfg, 0, sizeof cfg);

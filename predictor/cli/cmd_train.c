@@ -221,12 +221,9 @@ int aug_cmd_train(int argc, char **argv) {
 
     struct aug_model model;
     struct aug_system sys;
-    int st = aug_model_load(NULL, model_arg, &model);
-    if (st != AUG_OK)
-        return aug_cli_fail(st, NULL);
-    st = aug_system_load(kdb_arg, system_arg, &sys);
-    if (st != AUG_OK)
-        return aug_cli_fail(st, NULL);
+    if ((rc = aug_cli_load_model_system(kdb_arg, model_arg, system_arg, &model, &sys)))
+        return rc;
+    int st;
     if (compare && model.arch != AUG_ARCH_MATMULFREE)
         return aug_cli_usage(cmd, "--compare-transformer needs a MatMul-free model ('%s' is %s)",
                              model.name, aug_arch_name(model.arch));

@@ -251,15 +251,10 @@ int aug_sweep_run_infer(const struct aug_sweep_opts *o, int rank, int size) {
     struct aug_model model;
     struct aug_system preset, sys;
     struct aug_scale sc;
-    int st = aug_model_load(NULL, o->model, &model);
-    if (st != AUG_OK)
-        return aug_cli_fail(st, NULL);
-    int rc = aug_sweep_cli_whatif(o->kdb, o->system, o->scale, o->generation, &preset, &sc, &sys);
+    struct aug_kdb *kdb = NULL;
+    int st, rc = aug_sweep_cli_inputs(o, &model, &preset, &sc, &sys, &kdb);
     if (rc)
         return rc;
-    struct aug_kdb *kdb = NULL;
-    if (!o->roofline && (st = aug_scale_kdb(o->kdb, sys.gpu.id, &sc, &kdb)) != AUG_OK)
-        return aug_cli_fail(st, NULL);
     struct aug_sweep_infer_config cfg;
     memset(&cfg, 0, sizeof cfg);
     cfg.model = &model;

@@ -30,6 +30,13 @@ struct aug_sweep_opts {
 
 /* Load the preset and derive the what-if system from --scale / --generation. Returns 0,
  * or an exit code after printing the error. */
+/* The model, the preset, the scaling, the what-if system and its (rescaled) kdb of the
+ * options: exit code or 0. */
+struct aug_model;
+struct aug_kdb;
+int aug_sweep_cli_inputs(const struct aug_sweep_opts *o, struct aug_model *model,
+                         struct aug_system *preset, struct aug_scale *sc, struct aug_system *sys,
+                         struct aug_kdb **kdb);
 int aug_sweep_cli_whatif(const char *kdb_root, const char *system, const char *scale_spec,
                          const char *gen_spec, struct aug_system *preset, struct aug_scale *sc,
                          struct aug_system *sys);

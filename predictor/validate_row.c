@@ -1,0 +1,112 @@
+/* validate_row.c - what every accuracy-set reader takes from a row the same way: cells,
+ * optional numbers, the model (preset and/or GPT-style dimensions, MoE columns), the
+ * attention column and the system (preset or JSON path relative to the CSV, cached). */
+#include <string.h>
+#include <strings.h>
+
+#include "augur/augur.h"
+#include "validate_internal.h"
+
+const char *aug_vrow_cell(const struct aug_csv *t, size_t i, const char *col) {
+    return aug_csv_cell(t, i, aug_csv_col(t, col));
+}
+
+int aug_vrow_long(const struct aug_csv *t, size_t i, const char *col, int flags, long *out) {
+    int st = aug_csv_get_long(t, i, col, flags, out);
+    return st == AUG_ENOTFOUND ? AUG_OK : st;
+}
+
+int aug_vrow_model(const struct aug_csv *t, size_t i, struct aug_model *m) {
+    const char *preset = aug_vrow_cell(t, i, "model");
+    int st;
+    if (preset[0]) {
+        if ((st = aug_model_load(NULL, preset, m)) != AUG_OK)
+            return aug_csv_cell_error(t, i, "model", "%s", aug_last_error());
+    } else {
+        aug_model_init(m);
+        snprintf(m->name, sizeof m->name, "%s", aug_vrow_cell(t, i, "id"));
+        m->vocab = 50257;
+    }
+    long v = 0;
+    int dims = 0;
+    static const char *const cols[] = {"layers", "hidden", "heads", "kv_heads", "ffn_hidden", "vocab"};
+    long *fields[] = {&m->layers, &m->hidden, &m->heads, &m->kv_heads, &m->ffn_hidden, &m->vocab};
+    for (size_t k = 0; k < sizeof cols / sizeof *cols; k++) {
+        v = 0;
+        if ((st = aug_vrow_long(t, i, cols[k], AUG_CSV_POSITIVE, &v)) != AUG_OK)
+            return st;
+        if (v > 0) {
+            *fields[k] = v;
+            dims = 1;
+            if (k == 1 || k == 2)
+                m->head_dim = 0; /* re-derive from hidden / heads */
+        }
+    }
+    if (!preset[0] && aug_vrow_cell(t, i, "kv_heads")[0] == '\0')
+        m->kv_heads = m->heads;
+    if (!preset[0] && aug_vrow_cell(t, i, "ffn_hidden")[0] == '\0')
+        m->ffn_hidden = 0; /* 4 x hidden */
+    const char *mlp = aug_vrow_cell(t, i, "mlp");
+    if (mlp[0]) {
+        if (strcasecmp(mlp, "gelu") == 0)
+            m->mlp = AUG_MLP_GELU;
+        else if (strcasecmp(mlp, "swiglu") == 0 || strcasecmp(mlp, "silu") == 0) {
+            m->mlp = AUG_MLP_SWIGLU;
+            if (!preset[0]) { /* Llama-style block when described by dimensions */
+                m->norm = AUG_NORM_RMSNORM;
+                m->pos = AUG_POS_ROPE;
+                m->linear_bias = 0;
+            }
+        } else
+            return aug_csv_cell_error(t, i, "mlp", "'%s' is not gelu or swiglu", mlp);
+    }
+    long experts = 0, topk = 0;
+    if ((st = aug_vrow_long(t, i, "moe_experts", AUG_CSV_NONNEG, &experts)) != AUG_OK ||
+        (st = aug_vrow_long(t, i, "moe_topk", AUG_CSV_NONNEG, &topk)) != AUG_OK)
+        return st;
+    if (experts > 1) {
+        m->arch = AUG_ARCH_MOE;
+        m->moe_experts = experts;
+        m->moe_topk = topk > 0 ? topk : 2;
+    }
+    (void)dims;
+    if ((st = aug_model_finish(m, aug_csv_name(t))) != AUG_OK)
+        return aug_csv_cell_error(t, i, "model", "%s", aug_last_error());
+    return AUG_OK;
+}
+
+int aug_vrow_attention(const struct aug_csv *t, size_t i, int *flash_attention) {
+    const char *att = aug_vrow_cell(t, i, "attention");
+    if (!att[0])
+        return AUG_OK;
+    if (strcasecmp(att, "unfused") == 0)
+        *flash_attention = 0;
+    else if (strcasecmp(att, "fused") == 0 || strcasecmp(att, "flash") == 0)
+        *flash_attention = 1;
+    else
+        return aug_csv_cell_error(t, i, "attention", "'%s' is not fused or unfused", att);
+    return AUG_OK;
+}
+
+int aug_vrow_system(struct aug_validate_reader *rd, size_t i, struct aug_system *s) {
+    const struct aug_csv *t = rd->t;
+    const char *name = aug_vrow_cell(t, i, "system");
+    if (!name[0])
+        return aug_csv_cell_error(t, i, "system", "empty, a system preset or JSON path is required");
+    char key[1100];
+    int is_path = strchr(name, '/') || (strlen(name) > 5 && strcmp(name + strlen(name) - 5, ".json") == 0);
+    if (is_path && name[0] != '/')
+        snprintf(key, sizeof key, "%s/%s", rd->dir, name);
+    else
+        snprintf(key, sizeof key, "%s", name);
+    if (rd->have_system && strcmp(rd->system_key, key) == 0) {
+        *s = rd->system;
+        return AUG_OK;
+    }
+    if (aug_system_load(rd->kdb_root, key, s) != AUG_OK)
+        return aug_csv_cell_error(t, i, "system", "%s", aug_last_error());
+    rd->system = *s;
+    snprintf(rd->system_key, sizeof rd->system_key, "%s", key);
+    rd->have_system = 1;
+    return AUG_OK;
+}
