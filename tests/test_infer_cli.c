@@ -3,96 +3,25 @@
  * messages that name the problem, the infer JSON keys, the --ops bound analysis in JSON and
  * CSV, and an inference accuracy set scored row by row. Runs $AUGUR_BIN as a subprocess;
  * skipped when it is not set. */
-#include "aug_test.h"
+#include "aug_cli_run.h"
 
-#include <fcntl.h>
 #include <jansson.h>
-#include <spawn.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
-extern char **environ;
-
-static const char *bin;
-static char tmp_root[64], out_path[128], err_path[128], csv_path[128];
-static char out_buf[1 << 17], err_buf[1 << 14];
+static char csv_path[160];
 
 static int group_setup(void **state) {
     (void)state;
-    bin = getenv("AUGUR_BIN");
-    snprintf(tmp_root, sizeof tmp_root, "/tmp/aug_infer_cli_XXXXXX");
-    if (!mkdtemp(tmp_root))
+    if (aug_cli_run_setup("aug_infer_cli_") != 0)
         return -1;
-    snprintf(out_path, sizeof out_path, "%s/stdout", tmp_root);
-    snprintf(err_path, sizeof err_path, "%s/stderr", tmp_root);
     snprintf(csv_path, sizeof csv_path, "%s/inference.csv", tmp_root);
     return 0;
 }
 
 static int group_teardown(void **state) {
     (void)state;
-    remove(out_path);
-    remove(err_path);
-    remove(csv_path);
-    rmdir(tmp_root);
+    static const char *const files[] = {"inference.csv"};
+    aug_cli_run_teardown(files, 1);
     return 0;
-}
-
-static void read_into(const char *path, char *buf, size_t cap) {
-    FILE *f = fopen(path, "r");
-    size_t n = 0;
-    if (f) {
-        n = fread(buf, 1, cap - 1, f);
-        fclose(f);
-    }
-    buf[n] = '\0';
-}
-
-static int run_argv(char *const *args) {
-    if (!bin || access(bin, X_OK) != 0)
-        skip();
-    char *argv[48];
-    int n = 0;
-    argv[n++] = (char *)bin;
-    for (int i = 0; args[i] && n < 47; i++)
-        argv[n++] = args[i];
-    argv[n] = NULL;
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_addopen(&fa, 1, out_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    posix_spawn_file_actions_addopen(&fa, 2, err_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    pid_t pid;
-    int st = posix_spawn(&pid, bin, &fa, NULL, argv, environ);
-    posix_spawn_file_actions_destroy(&fa);
-    if (st != 0)
-        fail_msg("cannot run %s", bin);
-    int ws = 0;
-    if (waitpid(pid, &ws, 0) != pid)
-        fail_msg("waitpid failed");
-    read_into(out_path, out_buf, sizeof out_buf);
-    read_into(err_path, err_buf, sizeof err_buf);
-    if (!WIFEXITED(ws))
-        fail_msg("augur died (signal %d); stderr: %s", WIFSIGNALED(ws) ? WTERMSIG(ws) : 0, err_buf);
-    return WEXITSTATUS(ws);
-}
-
-#define RUN(...) run_argv((char *const[]){__VA_ARGS__, NULL})
-
-static void expect_exit(int got, int want) {
-    if (got != want)
-        fail_msg("exit %d, expected %d\nstdout: %.2000s\nstderr: %.2000s", got, want, out_buf,
-                 err_buf);
-}
-
-static void err_has(const char *needle) {
-    if (!strstr(err_buf, needle))
-        fail_msg("stderr lacks '%s':\n%s", needle, err_buf);
-}
-
-static void out_has(const char *needle) {
-    if (!strstr(out_buf, needle))
-        fail_msg("stdout lacks '%s':\n%.4000s", needle, out_buf);
 }
 
 #define BASE "infer", "--model", "llama2-7b", "--system", "dgx-h100"
