@@ -180,21 +180,31 @@ static void reduce_counters(uint64_t *c, int n, double *elapsed, int *threads) {
 }
 #endif
 
+#ifdef AUG_HAVE_MPI
+/* Every rank's top list and front, concatenated, to rank 0 (records of `size` bytes). */
+static int gather_lists(const void *top, int n_top, const void *front, int n_front, size_t size,
+                        void **all, int *n_all) {
+    int n = n_top + n_front;
+    char *mine = malloc((size_t)(n ? n : 1) * size);
+    if (!mine)
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    copy(mine, top, (size_t)n_top * size);
+    copy(mine + (size_t)n_top * size, front, (size_t)n_front * size);
+    int st = gather_bytes(mine, n, size, all, n_all);
+    free(mine);
+    return st;
+}
+#endif
+
 int aug_sweep_mpi_gather(struct aug_sweep_result *r, int top_k) {
 #ifdef AUG_HAVE_MPI
     if (!mpi_active || world_size == 1)
         return AUG_OK;
     uint64_t c[3] = {r->plans_evaluated, r->plans_valid, r->plans_timed};
     reduce_counters(c, 3, &r->elapsed_s, &r->threads);
-    int n = r->n_top + r->n_pareto;
-    struct aug_sweep_entry *mine = malloc((size_t)(n ? n : 1) * sizeof *mine);
-    if (!mine)
-        MPI_Abort(MPI_COMM_WORLD, 1);
-    copy(mine, r->top, (size_t)r->n_top * sizeof *mine);
-    copy(mine + r->n_top, r->pareto, (size_t)r->n_pareto * sizeof *mine);
     void *all;
-    int n_all, st = gather_bytes(mine, n, sizeof *mine, &all, &n_all);
-    free(mine);
+    int n_all, st = gather_lists(r->top, r->n_top, r->pareto, r->n_pareto, sizeof *r->top, &all,
+                                 &n_all);
     if (st == AUG_OK && world_rank == 0) {
         r->plans_evaluated = c[0];
         r->plans_valid = c[1];
@@ -216,15 +226,9 @@ int aug_sweep_mpi_gather_infer(struct aug_sweep_infer_result *r, int top_k) {
         return AUG_OK;
     uint64_t c[4] = {r->plans_evaluated, r->plans_valid, r->plans_timed, r->plans_meeting_target};
     reduce_counters(c, 4, &r->elapsed_s, &r->threads);
-    int n = r->n_top + r->n_pareto;
-    struct aug_sweep_infer_entry *mine = malloc((size_t)(n ? n : 1) * sizeof *mine);
-    if (!mine)
-        MPI_Abort(MPI_COMM_WORLD, 1);
-    copy(mine, r->top, (size_t)r->n_top * sizeof *mine);
-    copy(mine + r->n_top, r->pareto, (size_t)r->n_pareto * sizeof *mine);
     void *all;
-    int n_all, st = gather_bytes(mine, n, sizeof *mine, &all, &n_all);
-    free(mine);
+    int n_all, st = gather_lists(r->top, r->n_top, r->pareto, r->n_pareto, sizeof *r->top, &all,
+                                 &n_all);
     if (st == AUG_OK && world_rank == 0) {
         r->plans_evaluated = c[0];
         r->plans_valid = c[1];
