@@ -294,7 +294,7 @@ static int run(const struct cal_opts *o, char **inputs, int n_inputs)
              have_gpu ? gpu.name : "");
     if (have_gpu)
         snprintf(c0 + strlen(c0), sizeof c0 - strlen(c0), ", %d SMs)", gpu.sm_count);
-    snprintf(c1, sizeof c1, "tool: augur calibrate %s (forms in predictor/curve.c, "
+    snprintf(c1, sizeof c1, "tool: augur calibrate %s (forms in predictor/hw/curve.c, "
              "columns in kernels-db/README.md)", AUG_VERSION_STRING);
     snprintf(c2, sizeof c2, "fit: %d-fold cross-validation, refuse above %.0f%%%s", fo.folds,
              100 * fo.max_cv_rel_err, o->force ? " (forced)" : "");

@@ -1,5 +1,6 @@
-/* import.c - the importer registry (name -> parser) and the pieces every importer
- * shares: reading a file, the raw-schema pass-through and the Vidur auto-detection. */
+/* import.c - the importer registry: one row per format (name -> parser), and reading a
+ * file for the chosen importer. Adding a format is one file (implementing importer.h)
+ * plus one row here. */
 #include "import.h"
 
 #include <stdio.h>
@@ -49,39 +50,4 @@ int aug_import_file(const struct aug_importer *im, const char *path,
     rc = im->parse(path, buf, (size_t)len, o, out);
     free(buf);
     return rc;
-}
-
-const char *aug_import_source(const struct aug_import_opts *o, const char *name,
-                              const char *what, char *buf, size_t cap)
-{
-    const char *prefix = o && o->source && *o->source ? o->source : NULL;
-    snprintf(buf, cap, "%s%s%s%s%s", prefix ? prefix : "", prefix ? ":" : "", name,
-             what ? " " : "", what ? what : "");
-    return buf;
-}
-
-int aug_import_raw(const char *name, const char *buf, size_t len,
-                   const struct aug_import_opts *o, struct aug_samples *out)
-{
-    (void)o;
-    return aug_samples_load_raw_mem(name, buf, len, out);
-}
-
-int aug_import_vidur(const char *name, const char *buf, size_t len,
-                     const struct aug_import_opts *o, struct aug_samples *out)
-{
-    /* look at the first line only */
-    size_t end = 0;
-    while (end < len && buf[end] != '\n')
-        end++;
-    char head[4096];
-    size_t n = end < sizeof head - 1 ? end : sizeof head - 1;
-    memcpy(head, buf, n);
-    head[n] = '\0';
-    if (strstr(head, "num_tokens"))
-        return aug_import_vidur_mlp(name, buf, len, o, out);
-    if (strstr(head, "collective"))
-        return aug_import_vidur_network(name, buf, len, o, out);
-    return aug_errorf(AUG_EDATA, "%s:1: neither a Vidur mlp.csv (no 'num_tokens' column) nor "
-                      "a network file (no 'collective' column)", name);
 }

@@ -1,25 +1,12 @@
-/* import.h - importers of measurement formats users already have, registered by name.
- *
- * Every importer parses a whole file held in memory (so the fuzzers can call it) and
- * appends checked samples in the raw schema to a sample set; a bad row is AUG_EDATA
- * naming file, line and field. Adding a format is one file plus one row in the table in
- * import.c. */
+/* import.h - the registry of importers of measurement formats users already have, by
+ * name (import.c). Each importer implements importer.h; adding a format is one file plus
+ * one row in the table in import.c. */
 #ifndef AUG_CAL_IMPORT_H
 #define AUG_CAL_IMPORT_H
 
 #include <stddef.h>
 
-#include "samples.h"
-
-struct aug_import_opts {
-    const char *coll;    /* nccl-tests: the collective when the file does not name it */
-    int ranks;           /* nccl-tests: group size when the file does not show it (0: unset) */
-    int ranks_per_node;  /* nccl-tests: ranks per node when the file does not show it */
-    const char *source;  /* prefix of every sample's `source` ("vidur@7d47513"); NULL none */
-};
-
-typedef int (*aug_import_fn)(const char *name, const char *buf, size_t len,
-                             const struct aug_import_opts *o, struct aug_samples *out);
+#include "importer.h"
 
 struct aug_importer {
     const char *name;    /* --import NAME */
@@ -34,22 +21,5 @@ const struct aug_importer *aug_importer_at(int i);
 /* Read `path` and run the importer on it. */
 int aug_import_file(const struct aug_importer *im, const char *path,
                     const struct aug_import_opts *o, struct aug_samples *out);
-
-/* The importers (one file each). */
-int aug_import_raw(const char *name, const char *buf, size_t len,
-                   const struct aug_import_opts *o, struct aug_samples *out);
-int aug_import_nccl_tests(const char *name, const char *buf, size_t len,
-                          const struct aug_import_opts *o, struct aug_samples *out);
-int aug_import_vidur_mlp(const char *name, const char *buf, size_t len,
-                         const struct aug_import_opts *o, struct aug_samples *out);
-int aug_import_vidur_network(const char *name, const char *buf, size_t len,
-                             const struct aug_import_opts *o, struct aug_samples *out);
-/* Vidur, either kind: chosen by the header (num_tokens: mlp; collective: network). */
-int aug_import_vidur(const char *name, const char *buf, size_t len,
-                     const struct aug_import_opts *o, struct aug_samples *out);
-
-/* "<prefix>:<name>" or "<name>" (+ " <what>" when what is not NULL) into buf. */
-const char *aug_import_source(const struct aug_import_opts *o, const char *name,
-                              const char *what, char *buf, size_t cap);
 
 #endif

@@ -22,7 +22,7 @@
 #include "augur/collective.h"
 #include "augur/status.h"
 #include "augur/units.h"
-#include "import.h"
+#include "importer.h"
 
 #define MAX_LINE 4096
 #define MAX_TOK 64

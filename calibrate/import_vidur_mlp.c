@@ -21,7 +21,7 @@
 
 #include "augur/csvio.h"
 #include "augur/status.h"
-#include "import.h"
+#include "importer.h"
 
 enum vop_kind { V_QKV, V_OUT, V_UP, V_DOWN, V_EMB, V_NORM, V_ROPE, V_ACT, V_ADD };
 

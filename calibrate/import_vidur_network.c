@@ -12,7 +12,7 @@
 #include "augur/collective.h"
 #include "augur/csvio.h"
 #include "augur/status.h"
-#include "import.h"
+#include "importer.h"
 
 int aug_import_vidur_network(const char *name, const char *buf, size_t len,
                              const struct aug_import_opts *o, struct aug_samples *out)

@@ -6,7 +6,7 @@
  * each rank's link: t = 2(n-1) lat + S 2(n-1)/n / (bw eff); all-gather and reduce-scatter
  * take n-1 steps. The link numbers come from the dgx-h100 preset (NVLink 450 GB/s per
  * direction, 1.9 us per step; one 50 GB/s NIC per GPU, 4.0 us) and the efficiencies from
- * the documented default table (predictor/efficiency.c: NVLink 0.77, network 0.90). */
+ * the documented default table (predictor/hw/efficiency.c: NVLink 0.77, network 0.90). */
 #include "aug_test.h"
 
 #include <sys/stat.h>
@@ -18,7 +18,7 @@
 #include "augur/status.h"
 #include "augur/system.h"
 
-#include "../predictor/efficiency.h"
+#include "hw/efficiency.h"
 
 #define KDB AUG_TEST_SOURCE_DIR "/kernels-db"
 

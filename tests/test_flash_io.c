@@ -17,7 +17,7 @@
 #include "augur/status.h"
 #include "augur/system.h"
 
-#include "../predictor/layer_graph.h"
+#include "model/layer_graph.h"
 
 #define KDB AUG_TEST_SOURCE_DIR "/kernels-db"
 #define DATA_ROOT AUG_TEST_SOURCE_DIR "/predictor"

@@ -13,7 +13,7 @@
 #include "augur/system.h"
 #include "augur/units.h"
 
-#include "../predictor/infer_internal.h"
+#include "infer/infer_graph.h"
 
 #define KDB AUG_TEST_SOURCE_DIR "/kernels-db"
 #define DATA_ROOT AUG_TEST_SOURCE_DIR "/predictor"

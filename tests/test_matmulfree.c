@@ -25,9 +25,9 @@
 #include "augur/system.h"
 #include "augur/train.h"
 
-#include "../predictor/efficiency.h"
-#include "../predictor/layer_graph.h"
-#include "../predictor/train_internal.h"
+#include "hw/efficiency.h"
+#include "model/layer_graph.h"
+#include "model/memory.h"
 
 extern char **environ;
 

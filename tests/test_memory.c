@@ -24,7 +24,7 @@
 #include "augur/train.h"
 #include "augur/units.h"
 
-#include "../predictor/train_internal.h"
+#include "model/memory.h"
 
 #define KDB AUG_TEST_SOURCE_DIR "/kernels-db"
 

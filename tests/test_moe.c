@@ -19,8 +19,8 @@
 #include "augur/train.h"
 #include "augur/units.h"
 
-#include "../predictor/layer_graph.h"
-#include "../predictor/train_internal.h"
+#include "model/layer_graph.h"
+#include "model/memory.h"
 
 #define KDB AUG_TEST_SOURCE_DIR "/kernels-db"
 #define DATA_ROOT AUG_TEST_SOURCE_DIR "/predictor"

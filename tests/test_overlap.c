@@ -15,9 +15,10 @@
 #include "augur/system.h"
 #include "augur/train.h"
 
-#include "../predictor/layer_graph.h"
-#include "../predictor/overlap.h"
-#include "../predictor/train_internal.h"
+#include "model/layer_graph.h"
+#include "train/overlap.h"
+#include "model/memory.h"
+#include "hw/topology.h"
 
 #define KDB AUG_TEST_SOURCE_DIR "/kernels-db"
 #define DATA_ROOT AUG_TEST_SOURCE_DIR "/predictor"

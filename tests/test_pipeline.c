@@ -12,7 +12,8 @@
 #include "augur/system.h"
 #include "augur/train.h"
 
-#include "../predictor/train_internal.h"
+#include "model/memory.h"
+#include "hw/topology.h"
 
 #define KDB AUG_TEST_SOURCE_DIR "/kernels-db"
 

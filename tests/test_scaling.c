@@ -1,4 +1,4 @@
-/* test_scaling.c - technology scaling (predictor/scaling.c): factor lists, named generations
+/* test_scaling.c - technology scaling (predictor/explore/scaling.c): factor lists, named generations
  * (ratios from the per-stack / per-GPU figures of the table), what-if systems, calibrated
  * curves carried over to them (memory-bound and collective time curves rescaled, GEMM
  * efficiencies applied to the scaled peak), and the bottleneck study. */

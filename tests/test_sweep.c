@@ -1,4 +1,4 @@
-/* test_sweep.c - design-space exploration (predictor/sweep.c, sweep_infer.c, `augur sweep`):
+/* test_sweep.c - design-space exploration (predictor/explore/sweep.c, sweep_infer.c, `augur sweep`):
  * enumeration counts of small spaces worked out by hand in the comments below; every plan
  * returned is valid, fits and carries its own prediction; results do not depend on threads,
  * pruning or the split into parts; a fully pinned space is exactly `augur train`; doubling

@@ -17,8 +17,8 @@
 #include "augur/train.h"
 #include "augur/units.h"
 
-#include "../predictor/efficiency.h"
-#include "../predictor/train_internal.h"
+#include "hw/efficiency.h"
+#include "model/memory.h"
 
 #define KDB AUG_TEST_SOURCE_DIR "/kernels-db"
 #define DATA_ROOT AUG_TEST_SOURCE_DIR "/predictor"

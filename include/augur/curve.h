@@ -1,6 +1,6 @@
 /* curve.h - the curve forms of kernels-db: names, parameters, evaluation and derivatives.
  *
- * One table (predictor/curve.c) is shared by `augur calibrate`, which fits the forms, and by
+ * One table (predictor/hw/curve.c) is shared by `augur calibrate`, which fits the forms, and by
  * the kdb lookups, which evaluate them, so the two can never disagree on what a parameter
  * means. A curve maps one measured case (a struct aug_curve_point) to either a time in
  * microseconds or an efficiency in (0, 1]:

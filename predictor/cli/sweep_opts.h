@@ -1,5 +1,6 @@
-/* sweep_opts.h - the parsed options of `augur sweep` and the runners of its modes (train
- * in cmd_sweep.c, infer in sweep_infer_cli.c, scaling in sweep_scaling_cli.c). */
+/* sweep_opts.h - the parsed options of `augur sweep`, the input loading every mode shares
+ * (sweep_inputs.c) and the runners of its modes (sweep_train_cli.c, sweep_infer_cli.c,
+ * sweep_scaling_cli.c). */
 #ifndef AUG_SWEEP_OPTS_H
 #define AUG_SWEEP_OPTS_H
 
@@ -45,6 +46,7 @@ int aug_sweep_cli_whatif(const char *kdb_root, const char *system, const char *s
  * shared by the node's ranks). */
 int aug_sweep_cli_threads(const struct aug_sweep_opts *o, int size);
 
+int aug_sweep_run_train(struct aug_sweep_opts *o, int rank, int size);
 int aug_sweep_run_infer(const struct aug_sweep_opts *o, int rank, int size);
 int aug_sweep_run_scaling(const struct aug_sweep_opts *o);
 

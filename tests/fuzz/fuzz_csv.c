@@ -1,4 +1,4 @@
-/* fuzz_csv.c - libFuzzer entry for the CSV reader (predictor/csvio.c over libcsv) and its
+/* fuzz_csv.c - libFuzzer entry for the CSV reader (predictor/core/csvio.c over libcsv) and its
  * typed getters: any bytes must load or fail with a recorded message, and every cell of a
  * loaded table must go through the getters without a crash, a leak or undefined
  * behaviour. Built with -DAUG_FUZZ=ON and CC=clang. */

@@ -1,6 +1,8 @@
-/* infer.c - serving one batch: prefill (time to first token), decode steps over a growing
- * KV cache (time per output token), end-to-end latency and throughput, memory and the
- * largest batch; the plan's checks; the Optimus-style bound analysis of every op.
+/* infer.c - the serving predictor's entry (augur/infer.h): the plan's checks, the
+ * dispatch to a serving mode (static_batch.c, serving.c, static_matmulfree.c), and the
+ * Optimus-style bound analysis of every op. The model it implements: prefill (time to first
+ * token), decode steps over a growing KV cache (time per output token), end-to-end latency
+ * and throughput, memory and the largest batch.
  *
  * Static batching (the TensorRT-LLM gptSessionBenchmark / FasterTransformer scheme): all
  * sequences of a replica prefill together, the first token comes out of the prefill, then
@@ -15,7 +17,7 @@
  * the last, so every micro-batch advances once per max(m, pp) slots.
  *
  * Op times: aug_op_time() (calibrated curve, else default efficiency) for memory-bound ops
- * and collectives; GEMMs and flash-decoding through gemm_time() and stream_time() below,
+ * and collectives; GEMMs and flash-decoding through gemm_time() and stream_time() (step_time.c),
  * which use the same curves and defaults but charge large weight and KV-cache streams at
  * AUG_INFER_STREAM_EFF of HBM bandwidth.
  *
@@ -36,13 +38,15 @@
 
 #include "augur/status.h"
 #include "augur/units.h"
-#include "efficiency.h"
-#include "infer_internal.h"
+#include "hw/efficiency.h"
+#include "infer_graph.h"
 #include "infer_matmulfree.h"
-#include "train_internal.h"
-
-/* Decode steps summed one by one; beyond this, sampled (see aug_infer_static). */
-#define AUG_INFER_EXACT_STEPS 16384.0
+#include "infer_memory.h"
+#include "serving.h"
+#include "static_batch.h"
+#include "step_time.h"
+#include "model/memory.h"
+#include "hw/topology.h"
 
 /* Contexts beyond this are not a serving question (2^31 tokens). */
 #define AUG_INFER_MAX_CONTEXT 2147483648.0
@@ -242,317 +246,6 @@ int aug_infer_plan_resolve(struct aug_infer_plan *p, const struct aug_model *m,
             return aug_errorf(AUG_EUSAGE, "concurrency %ld is not divisible by the %ld replicas",
                               p->concurrency, p->dp);
     }
-    return AUG_OK;
-}
-
-/* ---- timing ---- */
-
-void aug_infer_ctx_init(struct aug_infer_ctx *c, const struct aug_system *s,
-                        const struct aug_infer_plan *p, const struct aug_infer_options *opt) {
-    memset(c, 0, sizeof *c);
-    c->sys = *s;
-    if (p->launch_us >= 0)
-        c->sys.gpu.launch_us = p->launch_us;
-    int pure = opt && opt->pure_roofline;
-    c->with_curves.sys = &c->sys;
-    c->with_curves.kdb = opt ? opt->kdb : NULL;
-    c->with_curves.pure_roofline = pure;
-    c->defaults = c->with_curves;
-    c->defaults.kdb = NULL;
-    double us = p->step_overhead_us >= 0 ? p->step_overhead_us : AUG_INFER_DEFAULT_STEP_OVERHEAD_US;
-    c->step_overhead_s = pure ? 0.0 : us * 1e-6;
-}
-
-void aug_infer_acc_add(struct aug_infer_acc *dst, const struct aug_infer_acc *a, double k) {
-    for (int i = 0; i < AUG_ICAT_COUNT; i++)
-        dst->cat[i] += k * a->cat[i];
-    for (int i = 0; i < AUG_SOURCE_COUNT; i++)
-        dst->src[i] += k * a->src[i];
-    dst->total += k * a->total;
-    dst->flops += k * a->flops;
-    dst->bytes += k * a->bytes;
-}
-
-/* A streaming kernel (flash-decoding): the attention default for its compute, the
- * streaming share of HBM bandwidth for its bytes, plus the launch gap. */
-static int stream_time(const struct aug_infer_ctx *c, const struct aug_op *op, double core_eff,
-                       struct aug_op_time *t) {
-    const struct aug_gpu *gpu = &c->sys.gpu;
-    double peak = gpu->peak_tflops[op->dtype] * 1e12;
-    if (!(peak > 0))
-        return aug_errorf(AUG_EUNSUPPORTED, "%s has no %s peak for op '%s'", gpu->name,
-                          aug_dtype_name(op->dtype), op->name);
-    double eff_c = aug_eff_attention(op->seq_q, op->seq_kv, op->head_dim, 0);
-    double tc = op->flops / (peak * eff_c);
-    if (core_eff > 0) { /* one query head per thread block, on CUDA cores */
-        eff_c = core_eff;
-        tc = op->flops / (gpu->vector_tflops * 1e12 * core_eff);
-    }
-    double tm = op->bytes / (gpu->hbm_gbps * 1e9 * AUG_INFER_STREAM_EFF);
-    memset(t, 0, sizeof *t);
-    t->compute_bound = tc >= tm;
-    t->eff = t->compute_bound ? eff_c : AUG_INFER_STREAM_EFF;
-    t->time_s = fmax(tc, tm) + gpu->launch_us * 1e-6;
-    t->intensity = op->bytes > 0 ? op->flops / op->bytes : 0.0;
-    t->source = AUG_SOURCE_FALLBACK;
-    return AUG_OK;
-}
-
-/* A GEMM: its compute term from the calibrated curve (unless its operands are not what the
- * curves measured) or the default efficiency, its memory term at the streaming efficiency.
- * Decode GEMMs are streams of weights: the gemm_roof curves of kernels-db fit them at
- * 1,850 GB/s on A100 (0.91 of peak) and above 3,400 GB/s on H100, while aug_op_time()
- * charges every GEMM's bytes at the short-kernel default (0.70), which would bind first. */
-static int gemm_time(const struct aug_infer_ctx *c, const struct aug_infer_gop *g,
-                     struct aug_op_time *t) {
-    const struct aug_op *op = &g->op;
-    const struct aug_gpu *gpu = &c->sys.gpu;
-    double peak = gpu->peak_tflops[op->dtype] * 1e12;
-    if (!(peak > 0))
-        return aug_errorf(AUG_EUNSUPPORTED, "%s has no %s peak for op '%s'", gpu->name,
-                          aug_dtype_name(op->dtype), op->name);
-    memset(t, 0, sizeof *t);
-    double e = 0.0, groups = op->batch > 0 ? op->batch : 1.0;
-    t->source = AUG_SOURCE_FALLBACK;
-    if (!g->defaults_only &&
-        aug_kdb_gemm_eff(c->with_curves.kdb, op->dtype, op->m * groups, op->n, op->k, &e) && e > 0)
-        t->source = AUG_SOURCE_CURVE;
-    else
-        e = aug_eff_gemm(gpu, op->dtype, op->m, op->n, op->k, groups);
-    /* a GEMV-like decode GEMM (at most one 16-row MMA fragment of tokens) whose output
-     * fills fewer tiles than the GPU has SMs is split along k (split-K, as cuBLAS(Lt) does
-     * for such shapes) so every SM streams weights: its compute is the MMA work with rows
-     * padded to 16, at the efficiency of large GEMMs. The defaults' saturation in total
-     * FLOPs would make such a weight stream look compute-bound; from 17 rows on it stands
-     * (it matches TensorRT-LLM's 128-token prefills on H100 and H200 within 10%). */
-    const struct aug_eff_defaults *d = aug_eff_defaults();
-    double tiles = ceil(op->m * groups / d->gemm_tile_m) * ceil(op->n / d->gemm_tile_n);
-    if (t->source == AUG_SOURCE_FALLBACK && tiles < (double)gpu->sm_count && op->m > 0 &&
-        op->m <= 16.0) {
-        double e_max = op->dtype == AUG_DTYPE_FP8 ? d->gemm_e_max_fp8 : d->gemm_e_max;
-        e = fmax(e, e_max * op->m / (16.0 * ceil(op->m / 16.0)));
-    }
-    double tc = op->flops / (peak * e);
-    double tm = op->bytes / (gpu->hbm_gbps * 1e9 * AUG_INFER_STREAM_EFF);
-    t->compute_bound = tc >= tm;
-    t->eff = t->compute_bound ? e : AUG_INFER_STREAM_EFF;
-    /* a gemm curve's constant term already holds the launch and prologue it measured */
-    double launch = t->source == AUG_SOURCE_CURVE ? 0.0 : gpu->launch_us * 1e-6;
-    t->time_s = fmax(tc, tm) + launch;
-    t->intensity = op->bytes > 0 ? op->flops / op->bytes : 0.0;
-    return AUG_OK;
-}
-
-int aug_infer_time_op(const struct aug_infer_ctx *c, const struct aug_infer_gop *g,
-                      struct aug_op_time *t) {
-    if (g->stream && !c->defaults.pure_roofline)
-        return stream_time(c, &g->op, g->core_eff, t);
-    if (g->op.kind == AUG_OP_GEMM && !c->defaults.pure_roofline)
-        return gemm_time(c, g, t);
-    return aug_op_time(g->defaults_only ? &c->defaults : &c->with_curves, &g->op, t);
-}
-
-int aug_infer_time_ops(const struct aug_infer_ctx *c, const struct aug_infer_gop *ops, int first,
-                       int n, int skip, double mult, struct aug_infer_acc *acc) {
-    for (int i = first; i < first + n; i++) {
-        if (i == skip)
-            continue;
-        struct aug_op_time t;
-        int st = aug_infer_time_op(c, &ops[i], &t);
-        if (st != AUG_OK)
-            return st;
-        double k = mult * ops[i].op.count, sec = k * t.time_s;
-        acc->cat[ops[i].cat] += sec;
-        acc->src[t.source] += sec;
-        acc->total += sec;
-        acc->flops += k * ops[i].op.flops;
-        acc->bytes += k * (ops[i].op.kind == AUG_OP_COLLECTIVE ? 0.0 : ops[i].op.bytes);
-    }
-    return AUG_OK;
-}
-
-int aug_infer_stage_time(const struct aug_infer_ctx *c, const struct aug_model *m,
-                         const struct aug_infer_plan *p, const struct aug_infer_graph *g,
-                         int skip_decode_attn, struct aug_infer_acc *acc) {
-    memset(acc, 0, sizeof *acc);
-    double Ls = (double)aug_infer_stage_layers(m, p);
-    int st = aug_infer_time_ops(c, g->layer, 0, g->n_layer, skip_decode_attn ? g->decode_attn : -1,
-                                Ls, acc);
-    if (st != AUG_OK)
-        return st;
-    struct aug_infer_acc ends[2];
-    memset(ends, 0, sizeof ends);
-    for (int i = 0; i < g->n_head; i++)
-        if ((st = aug_infer_time_ops(c, g->head, i, 1, -1, 1.0, &ends[g->head[i].stage])) != AUG_OK)
-            return st;
-    if (p->pp == 1) {
-        aug_infer_acc_add(acc, &ends[0], 1.0);
-        aug_infer_acc_add(acc, &ends[1], 1.0);
-    } else {
-        aug_infer_acc_add(acc, &ends[ends[1].total >= ends[0].total], 1.0);
-    }
-    return AUG_OK;
-}
-
-int aug_infer_pp_send(const struct aug_infer_ctx *c, const struct aug_model *m,
-                      const struct aug_infer_plan *p, double tokens, double *t,
-                      enum aug_source *src) {
-    *t = 0.0;
-    *src = AUG_SOURCE_FALLBACK;
-    if (p->pp <= 1 || !(tokens > 0))
-        return AUG_OK;
-    struct aug_infer_dims x;
-    aug_infer_dims(m, &c->sys, p, &x);
-    /* the pipeline runs at the pace of its slowest boundary: once the stages span more
-     * than one NVLink domain some send crosses the network */
-    int per_domain = aug_ranks_per_domain(&c->sys, p->pp, p->tp) >= p->pp ? 2 : 1;
-    struct aug_op op = aug_op_collective("pp_send", AUG_COLL_SEND_RECV, tokens * x.h * x.e, 2,
-                                         per_domain);
-    struct aug_op_time ot;
-    int st = aug_op_time(&c->with_curves, &op, &ot);
-    if (st != AUG_OK)
-        return st;
-    *t = ot.time_s;
-    *src = ot.source;
-    return AUG_OK;
-}
-
-static void fill_common(const struct aug_model *m, const struct aug_system *s,
-                        const struct aug_infer_plan *p, struct aug_infer_result *out) {
-    out->mode = p->mode;
-    out->params = aug_model_params(m);
-    out->kv_bytes_per_token = aug_infer_kv_bytes_per_token(m, p->kv_dtype);
-    aug_infer_memory(m, s, p, &out->memory);
-    out->weight_bytes_per_gpu = out->memory.weights_gib * AUG_GIB;
-    out->memory_capacity_gib = s->gpu.hbm_gib;
-    out->fits_in_memory = out->memory.total_gib <= s->gpu.hbm_gib;
-    out->max_batch = aug_infer_max_batch(m, s, p);
-}
-
-static void set_provenance(struct aug_infer_result *out, const double *src) {
-    double sum = src[0] + src[1] + src[2];
-    if (sum > 0) {
-        out->provenance.calibrated = src[AUG_SOURCE_CURVE] / sum;
-        out->provenance.fallback = src[AUG_SOURCE_FALLBACK] / sum;
-        out->provenance.roofline = src[AUG_SOURCE_ROOFLINE] / sum;
-    }
-}
-
-void aug_infer_add_busy(struct aug_infer_breakdown *b, const struct aug_infer_acc *a, double busy) {
-    b->gemm_s += busy * a->cat[AUG_ICAT_GEMM];
-    b->attention_s += busy * a->cat[AUG_ICAT_ATTENTION];
-    b->memory_s += busy * a->cat[AUG_ICAT_MEMORY];
-    b->lm_head_s += busy * a->cat[AUG_ICAT_HEAD];
-    b->tp_comm_s += busy * a->cat[AUG_ICAT_TP];
-}
-
-int aug_infer_prefill(const struct aug_infer_ctx *c, const struct aug_model *m,
-                      const struct aug_system *s, const struct aug_infer_plan *p,
-                      struct aug_infer_result *out, double src[AUG_SOURCE_COUNT]) {
-    /* one fill-and-drain pass over the micro-batches of the prompt */
-    double I = (double)p->input_len, pp = (double)p->pp;
-    double b = (double)p->batch / (double)(p->dp > 0 ? p->dp : 1);
-    double mpf = fmin(b, pp), mbs = ceil(b / mpf);
-    struct aug_infer_step pst = {0, 0, mbs, I, 0, mbs};
-    struct aug_infer_graph g;
-    aug_infer_graph_build(m, s, p, &pst, &g);
-    struct aug_infer_acc pf;
-    double send;
-    enum aug_source ssrc;
-    int st;
-    if ((st = aug_infer_stage_time(c, m, p, &g, 0, &pf)) != AUG_OK ||
-        (st = aug_infer_pp_send(c, m, p, mbs * I, &send, &ssrc)) != AUG_OK)
-        return st;
-    double slots = mpf + pp - 1.0;
-    out->prefill_s = slots * (pf.total + send) + c->step_overhead_s;
-    aug_infer_add_busy(&out->prefill, &pf, mpf);
-    out->prefill.bubble_s = (slots - mpf) * pf.total;
-    out->prefill.pp_comm_s = slots * send;
-    out->prefill.overhead_s = c->step_overhead_s;
-    for (int i = 0; i < AUG_SOURCE_COUNT; i++)
-        src[i] += slots * pf.src[i];
-    src[ssrc] += slots * send;
-    src[AUG_SOURCE_FALLBACK] += c->step_overhead_s;
-    return AUG_OK;
-}
-
-int aug_infer_static(const struct aug_model *m, const struct aug_system *s,
-                     const struct aug_infer_plan *p, const struct aug_infer_options *opt,
-                     struct aug_infer_result *out) {
-    if (m->arch == AUG_ARCH_MATMULFREE) /* hook: constant-size state, infer_matmulfree.c */
-        return aug_infer_mmf_static(m, s, p, opt, out);
-    struct aug_infer_ctx c;
-    aug_infer_ctx_init(&c, s, p, opt);
-    struct aug_infer_dims x;
-    aug_infer_dims(m, s, p, &x);
-    double I = (double)p->input_len, O = (double)p->output_len, pp = (double)p->pp;
-    double b = (double)p->batch / (double)(p->dp > 0 ? p->dp : 1);
-    double Ls = (double)aug_infer_stage_layers(m, p);
-    double src[AUG_SOURCE_COUNT] = {0};
-    struct aug_infer_graph g;
-    enum aug_source ssrc;
-    int st;
-
-    if ((st = aug_infer_prefill(&c, m, s, p, out, src)) != AUG_OK)
-        return st;
-
-    /* ---- decode: output_len - 1 steps; step j attends over input_len + j tokens ---- */
-    double steps = O - 1.0;
-    double mdc = fmin(b, pp), mbd = ceil(b / mdc), rounds = fmax(mdc, pp);
-    struct aug_infer_step dst = {mbd, I, 0, 0, 0, mbd};
-    aug_infer_graph_build(m, s, p, &dst, &g);
-    struct aug_infer_acc fixed;
-    double dsend;
-    if ((st = aug_infer_stage_time(&c, m, p, &g, 1, &fixed)) != AUG_OK ||
-        (st = aug_infer_pp_send(&c, m, p, mbd, &dsend, &ssrc)) != AUG_OK)
-        return st;
-    struct aug_infer_gop att = g.layer[g.decode_attn];
-    struct aug_op_time at;
-    att.op = aug_infer_decode_attention(&x, &c.sys, mbd, I + 1.0);
-    if ((st = aug_infer_time_op(&c, &att, &at)) != AUG_OK)
-        return st;
-    out->decode_step_bytes = fixed.bytes + Ls * att.op.bytes;
-    /* step by step up to AUG_INFER_EXACT_STEPS; longer outputs sum the same attention time
-     * at that many evenly spaced contexts, each standing for its share of the steps */
-    double sum_att = 0.0, att_src[AUG_SOURCE_COUNT] = {0}, att_last = at.time_s;
-    double samples = fmin(steps, AUG_INFER_EXACT_STEPS), stride = samples > 0 ? steps / samples : 1.0;
-    for (double i = 0.0; i < samples; i += 1.0) {
-        double j = samples == steps ? i + 1.0 : 1.0 + floor(i * stride + 0.5 * stride);
-        att.op = aug_infer_decode_attention(&x, &c.sys, mbd, I + fmin(j, steps));
-        if ((st = aug_infer_time_op(&c, &att, &at)) != AUG_OK)
-            return st;
-        sum_att += stride * at.time_s;
-        att_src[at.source] += stride * at.time_s;
-    }
-    if (steps > 0) {
-        att.op = aug_infer_decode_attention(&x, &c.sys, mbd, I + steps);
-        if ((st = aug_infer_time_op(&c, &att, &at)) != AUG_OK)
-            return st;
-        att_last = at.time_s;
-    }
-    out->decode_steps = (long)steps;
-    if (steps > 0) {
-        double busy_fixed = steps * fixed.total, busy_att = Ls * sum_att;
-        out->decode_s = rounds * (busy_fixed + busy_att + steps * dsend) + steps * c.step_overhead_s;
-        aug_infer_add_busy(&out->decode, &fixed, steps * mdc);
-        out->decode.attention_s += mdc * busy_att;
-        out->decode.bubble_s = (rounds - mdc) * (busy_fixed + busy_att);
-        out->decode.pp_comm_s = rounds * steps * dsend;
-        out->decode.overhead_s = steps * c.step_overhead_s;
-        for (int i = 0; i < AUG_SOURCE_COUNT; i++)
-            src[i] += rounds * (steps * fixed.src[i] + Ls * att_src[i]);
-        src[ssrc] += rounds * steps * dsend;
-        src[AUG_SOURCE_FALLBACK] += steps * c.step_overhead_s;
-        out->tpot_s = out->decode_s / steps;
-        out->tpot_last_s = rounds * (fixed.total + Ls * att_last + dsend) + c.step_overhead_s;
-    }
-
-    out->ttft_s = out->prefill_s;
-    out->e2e_latency_s = out->prefill_s + out->decode_s;
-    out->throughput_tokens_per_s = (double)p->batch * O / out->e2e_latency_s;
-    out->total_tokens_per_s = (double)p->batch * (I + O) / out->e2e_latency_s;
-    set_provenance(out, src);
-    fill_common(m, s, p, out);
     return AUG_OK;
 }
 

@@ -1,18 +1,12 @@
-/* train_internal.h - shapes shared by the training model's files (not public). */
-#ifndef AUG_TRAIN_INTERNAL_H
-#define AUG_TRAIN_INTERNAL_H
+/* memory.h - per-GPU parameter and activation accounting of a model under a plan
+ * (memory.c), shared by the training and inference predictors (not public). */
+#ifndef AUG_MODEL_MEMORY_H
+#define AUG_MODEL_MEMORY_H
 
 #include "augur/model.h"
 #include "augur/plan.h"
 #include "augur/system.h"
-
-/* Bytes of one activation element: 16-bit for bf16/fp16/fp8 training (fp8 GEMMs keep
- * bf16 activations between kernels), 4 for fp32/tf32. */
-double aug_train_act_bytes(const struct aug_plan *p);
-
-/* Does the model use dropout (GPT-style models trained with Megatron do; Llama-style
- * recipes do not)? */
-int aug_model_has_dropout(const struct aug_model *m);
+#include "graph_build.h"
 
 /* Parameters of one transformer layer held by one GPU (TP/EP sharded), and the
  * replicated part (norms) that TP does not split. */
@@ -34,9 +28,5 @@ double aug_train_stage_params_per_gpu(const struct aug_model *m, const struct au
 /* Activation bytes one layer keeps for one micro-batch on one GPU (Korthikanti et al.
  * 2022, sec. 4, generalized to GQA and gated MLPs). */
 double aug_train_layer_activation_bytes(const struct aug_model *m, const struct aug_plan *p);
-
-/* How many consecutive ranks of a group of `group` ranks, whose members are `stride`
- * ranks apart, share one NVLink domain (ranks map TP innermost, then CP, DP, PP). */
-int aug_ranks_per_domain(const struct aug_system *s, long group, long stride);
 
 #endif

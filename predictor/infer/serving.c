@@ -30,7 +30,11 @@
 
 #include "augur/status.h"
 #include "augur/units.h"
-#include "infer_internal.h"
+#include "infer_graph.h"
+#include "infer_memory.h"
+#include "serving.h"
+#include "static_batch.h"
+#include "step_time.h"
 
 struct cstep {
     double t;                 /* one step, with the framework floor */

@@ -41,7 +41,7 @@
 #include <unistd.h>
 
 #include "augur/status.h"
-#include "layer_graph.h"
+#include "model/layer_graph.h"
 #include "sweep_rank.h"
 
 /* Divisors kept per degree (a number below 2^40 has fewer). */

@@ -35,70 +35,7 @@
 #include "augur/moe.h"
 #include "graph_build.h"
 #include "matmulfree_internal.h"
-#include "train_internal.h"
-
-void aug_dims_init(const struct aug_model *m, const struct aug_plan *p, const struct aug_system *s,
-                   struct aug_dims *x) {
-    x->b = (double)p->micro_batch;
-    x->s = (double)(p->seq / p->cp);
-    x->skv = (double)p->seq;
-    x->T = x->b * x->s;
-    x->t = (double)p->tp;
-    x->sp = p->sp && p->tp > 1;
-    x->Tsp = x->sp ? x->T / x->t : x->T;
-    x->h = (double)m->hidden;
-    x->d = (double)m->head_dim;
-    x->a_t = (double)m->heads / x->t;
-    x->kv_t = m->kv_heads >= p->tp ? (double)m->kv_heads / x->t : 1.0;
-    x->f = (double)m->ffn_hidden;
-    x->e = aug_train_act_bytes(p);
-    x->V = (double)m->vocab;
-    x->dt = p->dtype;
-    x->tp_ranks = (int)p->tp;
-    x->tp_domain = aug_ranks_per_domain(s, p->tp, 1);
-    x->dropout = aug_model_has_dropout(m);
-}
-
-void aug_gb_pair(struct aug_graph *g, struct aug_graph_op *arr, int i, int j,
-                 enum aug_ovl_kind ovl, int steps) {
-    if (i < 0 || j < 0)
-        return;
-    int id = ++g->n_groups;
-    arr[i].group = arr[j].group = id;
-    arr[i].ovl = arr[j].ovl = ovl;
-    arr[i].ovl_n = arr[j].ovl_n = steps;
-}
-
-static struct aug_op act_op(const char *name, const char *kind, const struct aug_dims *x,
-                            double bytes, double flops) {
-    return aug_op_memory(name, kind, x->dt, bytes, flops);
-}
-
-int aug_gb_tp_coll(struct aug_graph_op *arr, int *n, const char *name, enum aug_coll c,
-                   const struct aug_dims *x, enum aug_cat cat) {
-    if (x->tp_ranks <= 1)
-        return -1;
-    aug_gb_add(arr, n, aug_op_collective(name, c, x->T * x->h * x->e, x->tp_ranks, x->tp_domain),
-               cat, 0);
-    return *n - 1;
-}
-
-int aug_gb_gemm_bwd(struct aug_graph *g, const struct aug_op *f, const char *dname,
-                    const char *wname, enum aug_cat cat, int weights) {
-    aug_gb_add(g->bwd, &g->n_bwd, aug_op_gemm(dname, f->dtype, f->m, f->k, f->n, f->batch), cat, 0);
-    int di = g->n_bwd - 1;
-    if (weights)
-        aug_gb_add(g->bwd, &g->n_bwd, aug_op_gemm(wname, f->dtype, f->k, f->n, f->m, f->batch), cat, 0);
-    else /* batched activation-activation GEMMs need gradients of both inputs */
-        aug_gb_add(g->bwd, &g->n_bwd, aug_op_gemm(wname, f->dtype, f->n, f->k, f->m, f->batch), cat, 0);
-    return di;
-}
-
-void aug_gb_mem_bwd(struct aug_graph *g, const struct aug_op *f, const char *name,
-                    enum aug_cat cat) {
-    aug_gb_add(g->bwd, &g->n_bwd,
-               aug_op_memory(name, f->mem_op, f->dtype, 2.0 * f->bytes, 2.0 * f->flops), cat, 0);
-}
+#include "hw/topology.h"
 
 /* ---- attention and context parallelism ------------------------------------------------ */
 
@@ -181,9 +118,9 @@ static void unfused_ops(const struct attn_plan *ap, const struct aug_dims *x, st
     double bh = ap->a.batch * ap->a.heads;
     *qk = aug_op_gemm("attn_qk", ap->adt, ap->a.seq_q, ap->a.seq_kv, x->d, bh);
     *scores = bh * ap->a.seq_q * ap->a.seq_kv;
-    *sm = act_op("attn_softmax", "softmax", x, 2.0 * *scores * x->e, 5.0 * *scores);
+    *sm = aug_gb_act("attn_softmax", "softmax", x, 2.0 * *scores * x->e, 5.0 * *scores);
     *av = aug_op_gemm("attn_av", ap->adt, ap->a.seq_q, x->d, ap->a.seq_kv, bh);
-    *dr = act_op("attn_dropout", "elementwise", x, *scores * (2.0 * x->e + 1.0), *scores);
+    *dr = aug_gb_act("attn_dropout", "elementwise", x, *scores * (2.0 * x->e + 1.0), *scores);
     qk->count = sm->count = av->count = dr->count = ap->steps;
 }
 
@@ -314,7 +251,7 @@ static void mlp_dense(const struct aug_model *m, const struct aug_dims *x, struc
     struct aug_op up = aug_op_gemm(expert ? "expert_up" : "mlp_up", x->dt, tokens,
                                    (gated ? 2.0 : 1.0) * f_local, x->h, groups);
     double inner = tokens * f_local * groups;
-    struct aug_op act = act_op(expert ? "expert_act" : "mlp_act", "activation", x,
+    struct aug_op act = aug_gb_act(expert ? "expert_act" : "mlp_act", "activation", x,
                                inner * x->e * (gated ? 3.0 : 2.0), inner * (gated ? 8.0 : 10.0));
     struct aug_op down = aug_op_gemm(expert ? "expert_down" : "mlp_down", x->dt, tokens, x->h,
                                      f_local, groups);
@@ -331,7 +268,7 @@ static void mlp_dense_bwd(const struct aug_model *m, const struct aug_dims *x, s
     int gated = m->mlp == AUG_MLP_SWIGLU;
     struct aug_op up = aug_op_gemm("", x->dt, tokens, (gated ? 2.0 : 1.0) * f_local, x->h, groups);
     double inner = tokens * f_local * groups;
-    struct aug_op act = act_op("", "activation", x, inner * x->e * (gated ? 3.0 : 2.0),
+    struct aug_op act = aug_gb_act("", "activation", x, inner * x->e * (gated ? 3.0 : 2.0),
                                inner * (gated ? 8.0 : 10.0));
     struct aug_op down = aug_op_gemm("", x->dt, tokens, x->h, f_local, groups);
     ix->down_dgrad = aug_gb_gemm_bwd(g, &down, expert ? "expert_down_dgrad" : "mlp_down_dgrad",
@@ -362,9 +299,9 @@ static void moe(const struct aug_model *m, const struct aug_plan *p, const struc
                AUG_CAT_COMPUTE, 0);
     /* fp32 logits softmax and top-k selection */
     aug_gb_add(g->fwd, &g->n_fwd,
-               act_op("router_topk", "softmax", x, x->Tsp * E * 8.0 + x->Tsp * k * 12.0,
+               aug_gb_act("router_topk", "softmax", x, x->Tsp * E * 8.0 + x->Tsp * k * 12.0,
                       5.0 * x->Tsp * E), AUG_CAT_COMPUTE, 0);
-    aug_gb_add(g->fwd, &g->n_fwd, act_op("moe_permute", "copy", x, (tok + disp) * x->h * x->e, 0),
+    aug_gb_add(g->fwd, &g->n_fwd, aug_gb_act("moe_permute", "copy", x, (tok + disp) * x->h * x->e, 0),
                AUG_CAT_COMPUTE, 0);
     if (ep > 1)
         aug_gb_add(g->fwd, &g->n_fwd, a2a_op("moe_dispatch", r.dispatch_bytes, ep, epd),
@@ -383,7 +320,7 @@ static void moe(const struct aug_model *m, const struct aug_plan *p, const struc
         aug_gb_add(g->fwd, &g->n_fwd, a2a_op("moe_combine", r.dispatch_bytes, ep, epd),
                    AUG_CAT_EP, 0);
     aug_gb_add(g->fwd, &g->n_fwd,
-               act_op("moe_unpermute", "copy", x, (tok + disp) * x->h * x->e, disp * x->h),
+               aug_gb_act("moe_unpermute", "copy", x, (tok + disp) * x->h * x->e, disp * x->h),
                AUG_CAT_COMPUTE, 0);
     if (m->moe_shared_experts > 0)
         mlp_dense(m, x, g, x->T, x->f * (double)m->moe_shared_experts / x->t, 1, 0, &ix);
@@ -401,7 +338,7 @@ static void moe_bwd(const struct aug_model *m, const struct aug_plan *p, const s
     if (m->moe_shared_experts > 0)
         mlp_dense_bwd(m, x, g, x->T, x->f * (double)m->moe_shared_experts / x->t, 1, 0, &ix);
     aug_gb_add(g->bwd, &g->n_bwd,
-               act_op("moe_unpermute_bwd", "copy", x, (tok + disp) * x->h * x->e, disp * x->h),
+               aug_gb_act("moe_unpermute_bwd", "copy", x, (tok + disp) * x->h * x->e, disp * x->h),
                AUG_CAT_COMPUTE, 0);
     if (ep > 1)
         aug_gb_add(g->bwd, &g->n_bwd, a2a_op("moe_combine_bwd", r.dispatch_bytes, ep, epd),
@@ -419,10 +356,10 @@ static void moe_bwd(const struct aug_model *m, const struct aug_plan *p, const s
         aug_gb_add(g->bwd, &g->n_bwd, a2a_op("moe_dispatch_bwd", r.dispatch_bytes, ep, epd),
                    AUG_CAT_EP, 0);
     aug_gb_add(g->bwd, &g->n_bwd,
-               act_op("moe_permute_bwd", "copy", x, (tok + disp) * x->h * x->e, disp * x->h),
+               aug_gb_act("moe_permute_bwd", "copy", x, (tok + disp) * x->h * x->e, disp * x->h),
                AUG_CAT_COMPUTE, 0);
     aug_gb_add(g->bwd, &g->n_bwd,
-               act_op("router_topk_bwd", "softmax", x, x->Tsp * E * 12.0 + x->Tsp * k * 12.0,
+               aug_gb_act("router_topk_bwd", "softmax", x, x->Tsp * E * 12.0 + x->Tsp * k * 12.0,
                       5.0 * x->Tsp * E), AUG_CAT_COMPUTE, 0);
     struct aug_op router = aug_op_gemm("", x->dt, x->Tsp, E, x->h, 1);
     aug_gb_gemm_bwd(g, &router, "router_dgrad", "router_wgrad", AUG_CAT_COMPUTE, 1);
@@ -468,11 +405,11 @@ static void graph_layer(const struct aug_model *m, const struct aug_plan *p,
     struct aug_dims x = *xp;
     double norm_flops = 8.0 * x.Tsp * x.h;
     const char *norm_kind = m->norm == AUG_NORM_RMSNORM ? "rmsnorm" : "layernorm";
-    struct aug_op norm = act_op("norm", norm_kind, &x, 2.0 * x.Tsp * x.h * x.e, norm_flops);
-    struct aug_op resid = act_op("residual", "elementwise", &x,
+    struct aug_op norm = aug_gb_act("norm", norm_kind, &x, 2.0 * x.Tsp * x.h * x.e, norm_flops);
+    struct aug_op resid = aug_gb_act("residual", "elementwise", &x,
                                  x.Tsp * x.h * (3.0 * x.e + (x.dropout ? 1.0 : 0.0)), 2.0 * x.Tsp * x.h);
     struct aug_op qkv = aug_op_gemm("qkv", x.dt, x.T, (x.a_t + 2.0 * x.kv_t) * x.d, x.h, 1);
-    struct aug_op rope = act_op("rope", "rope", &x, 2.0 * x.T * (x.a_t + x.kv_t) * x.d * x.e,
+    struct aug_op rope = aug_gb_act("rope", "rope", &x, 2.0 * x.T * (x.a_t + x.kv_t) * x.d * x.e,
                                 6.0 * x.T * (x.a_t + x.kv_t) * x.d);
     struct aug_op proj = aug_op_gemm("attn_out", x.dt, x.T, x.h, x.a_t * x.d, 1);
     int moe_layer = m->arch == AUG_ARCH_MOE;
@@ -584,7 +521,7 @@ static void graph_head(const struct aug_model *m, const struct aug_plan *p,
     g->n_fwd = g->n_bwd = g->n_groups = 0;
     if (!last_stage) {
         /* embedding lookup (+ learned positions): read rows, write activations */
-        struct aug_op emb = act_op("embedding", "embedding", &x,
+        struct aug_op emb = aug_gb_act("embedding", "embedding", &x,
                                    x.T * x.h * x.e * (m->pos == AUG_POS_LEARNED ? 3.0 : 2.0), 0.0);
         aug_gb_add(g->fwd, &g->n_fwd, emb, AUG_CAT_EMBEDDING, 0);
         /* vocabulary-parallel embedding: partial rows summed over TP */
@@ -593,11 +530,11 @@ static void graph_head(const struct aug_model *m, const struct aug_plan *p,
         aug_gb_mem_bwd(g, &emb, "embedding_bwd", AUG_CAT_EMBEDDING);
         return;
     }
-    struct aug_op norm = act_op("final_norm", m->norm == AUG_NORM_RMSNORM ? "rmsnorm" : "layernorm",
+    struct aug_op norm = aug_gb_act("final_norm", m->norm == AUG_NORM_RMSNORM ? "rmsnorm" : "layernorm",
                                 &x, 2.0 * x.Tsp * x.h * x.e, 8.0 * x.Tsp * x.h);
     double logits = x.T * x.V / x.t;
     /* cross-entropy in fp32: read logits, max/sum passes, write the logit gradient */
-    struct aug_op ce = act_op("cross_entropy", "cross_entropy", &x, logits * (2.0 * x.e + 4.0),
+    struct aug_op ce = aug_gb_act("cross_entropy", "cross_entropy", &x, logits * (2.0 * x.e + 4.0),
                               5.0 * logits);
     aug_gb_add(g->fwd, &g->n_fwd, norm, AUG_CAT_EMBEDDING, 0);
     if (x.sp)
@@ -615,7 +552,7 @@ static void graph_head(const struct aug_model *m, const struct aug_plan *p,
         aug_gb_add(g->fwd, &g->n_fwd,
                    aug_op_collective("ce_all_reduce", AUG_COLL_ALL_REDUCE, 3.0 * x.T * 4.0,
                                      x.tp_ranks, x.tp_domain), AUG_CAT_TP, 0);
-    struct aug_op ceb = act_op("cross_entropy_bwd", "cross_entropy", &x, logits * (4.0 + x.e), logits);
+    struct aug_op ceb = aug_gb_act("cross_entropy_bwd", "cross_entropy", &x, logits * (4.0 + x.e), logits);
     aug_gb_add(g->bwd, &g->n_bwd, ceb, AUG_CAT_EMBEDDING, 0);
     if (ternary_head)
         aug_mmf_linear_bwd(p, &x, g, &hb, "lm_head_dgrad", "lm_head_wgrad", "lm_head_norm_quant_bwd",

@@ -29,10 +29,11 @@
 #include "augur/status.h"
 #include "augur/train.h"
 #include "augur/units.h"
-#include "efficiency.h"
-#include "layer_graph.h"
+#include "hw/efficiency.h"
+#include "model/layer_graph.h"
 #include "overlap.h"
-#include "train_internal.h"
+#include "model/memory.h"
+#include "hw/topology.h"
 
 /* Framework floor of one iteration (data-loader hand-off, loss logging, grad-norm and
  * scaler checks): a documented default. */

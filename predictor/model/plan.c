@@ -10,7 +10,7 @@
 #include "augur/model.h"
 #include "augur/status.h"
 #include "augur/system.h"
-#include "efficiency.h"
+#include "hw/efficiency.h"
 
 static const char *const recompute_names[] = {"none", "selective", "full"};
 _Static_assert(sizeof recompute_names / sizeof *recompute_names == AUG_RECOMPUTE_COUNT,

@@ -29,27 +29,11 @@
 #include "augur/train.h"
 #include "augur/units.h"
 #include "matmulfree_internal.h"
-#include "train_internal.h"
+#include "memory.h"
 
 /* Workspace a training process holds besides tensors: CUDA context (~0.5 GiB), cuBLAS
  * workspaces and NCCL buffers; a documented default. */
 #define AUG_TRAIN_WORKSPACE_GIB 1.0
-
-double aug_train_act_bytes(const struct aug_plan *p) {
-    return (p->dtype == AUG_DTYPE_FP32 || p->dtype == AUG_DTYPE_TF32) ? 4.0 : 2.0;
-}
-
-int aug_model_has_dropout(const struct aug_model *m) { return m->pos == AUG_POS_LEARNED; }
-
-int aug_ranks_per_domain(const struct aug_system *s, long group, long stride) {
-    long domain = s->nvlink_domain > 0 ? s->nvlink_domain : s->gpus_per_node;
-    if (stride < 1)
-        stride = 1;
-    if (stride >= domain)
-        return 1;
-    long fit = domain / stride;
-    return (int)(fit < group ? fit : group);
-}
 
 static double norm_params(const struct aug_model *m) {
     return m->norm == AUG_NORM_LAYERNORM ? 2.0 * (double)m->hidden : (double)m->hidden;

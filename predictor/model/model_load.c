@@ -19,8 +19,8 @@
 
 #include "augur/data.h"
 #include "augur/status.h"
-#include "jsonutil.h"
-#include "suggest.h"
+#include "core/jsonutil.h"
+#include "core/suggest.h"
 
 /* ---- enum names --------------------------------------------------------------------- */
 

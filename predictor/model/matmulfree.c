@@ -32,7 +32,7 @@
 
 #include "augur/status.h"
 #include "matmulfree_internal.h"
-#include "train_internal.h"
+#include "memory.h"
 
 void aug_mmf_linear_fwd(const struct aug_plan *p, const struct aug_dims *x, struct aug_graph *g,
                         const char *nq_name, const char *name, double m, double n, double k,

@@ -19,13 +19,9 @@
 #include <string.h>
 
 #include "augur/units.h"
-#include "infer_internal.h"
 #include "infer_matmulfree.h"
+#include "infer_memory.h"
 
-long aug_infer_stage_layers(const struct aug_model *m, const struct aug_infer_plan *p) {
-    long pp = p->pp > 0 ? p->pp : 1;
-    return (m->layers + pp - 1) / pp;
-}
 
 double aug_infer_kv_bytes_per_token(const struct aug_model *m, enum aug_dtype kv_dtype) {
     if (m->arch == AUG_ARCH_MATMULFREE) /* hook: no KV cache (a per-sequence state instead) */

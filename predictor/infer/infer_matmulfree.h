@@ -1,9 +1,10 @@
 /* infer_matmulfree.h - serving MatMul-free LMs (infer_matmulfree.c): the hooks the serving
- * model calls when a model's arch is AUG_ARCH_MATMULFREE. */
+ * model calls when a model's arch is AUG_ARCH_MATMULFREE: TP check, step graph and
+ * memory (static batching of these models: static_matmulfree.c). */
 #ifndef AUG_INFER_MATMULFREE_H
 #define AUG_INFER_MATMULFREE_H
 
-#include "infer_internal.h"
+#include "step_graph.h"
 
 /* TP splits channels (no heads): hidden and FFN sizes must divide by tp. */
 int aug_infer_mmf_check_tp(const struct aug_model *m, long tp, const char *what);
@@ -23,10 +24,5 @@ void aug_infer_mmf_memory_at(const struct aug_model *m, const struct aug_system 
 /* Bytes of recurrent state of one sequence over the whole model (fp32 state). */
 double aug_infer_mmf_state_bytes_per_seq(const struct aug_model *m);
 
-/* Static batching (prefill, then output_len - 1 identical decode steps: the state does not
- * grow with the context). */
-int aug_infer_mmf_static(const struct aug_model *m, const struct aug_system *s,
-                         const struct aug_infer_plan *p, const struct aug_infer_options *opt,
-                         struct aug_infer_result *out);
 
 #endif

@@ -19,8 +19,8 @@
 #include "augur/data.h"
 #include "augur/dtype.h"
 #include "augur/status.h"
-#include "jsonutil.h"
-#include "suggest.h"
+#include "core/jsonutil.h"
+#include "core/suggest.h"
 
 static const char *const link_names[] = {"nvlink", "network"};
 _Static_assert(sizeof link_names / sizeof *link_names == AUG_LINK_COUNT, "link names");

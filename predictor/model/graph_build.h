@@ -6,6 +6,13 @@
 
 #include "layer_graph.h"
 
+/* Bytes of one activation element: 16-bit for bf16/fp16/fp8 training (fp8 GEMMs keep
+ * bf16 activations between kernels), 4 for fp32/tf32. */
+double aug_train_act_bytes(const struct aug_plan *p);
+/* Does the model use dropout (GPT-style models trained with Megatron do; Llama-style
+ * recipes do not)? */
+int aug_model_has_dropout(const struct aug_model *m);
+
 /* Shapes of one micro-batch on one GPU. */
 struct aug_dims {
     double b;        /* sequences */
@@ -58,6 +65,12 @@ static inline void aug_gb_add_same(struct aug_graph_op *arr, int *n, int first, 
         return;
     aug_gb_add_p(arr, n, &arr[first].op, cat, arr[first].selective);
     arr[*n - 1].same_as = first;
+}
+
+/* A memory-bound op of the micro-batch's activation dtype. */
+static inline struct aug_op aug_gb_act(const char *name, const char *kind, const struct aug_dims *x,
+                                       double bytes, double flops) {
+    return aug_op_memory(name, kind, x->dt, bytes, flops);
 }
 
 /* A TP collective of the T x h activations (skipped when tp = 1); returns its index or -1. */

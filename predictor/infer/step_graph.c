@@ -1,0 +1,50 @@
+/* step_graph.c - the per-GPU shapes of a serving plan that every step graph is built
+ * from: heads, KV heads and FFN width per TP rank, the bytes of a stored weight (with the
+ * group scales of int4) and of a cached KV element, the compute and attention dtypes. */
+#include <math.h>
+#include <string.h>
+
+#include "hw/topology.h"
+#include "step_graph.h"
+
+double aug_infer_weight_bytes(enum aug_dtype wdt) {
+    if (wdt == AUG_DTYPE_INT4)
+        return 0.5 + 2.0 / 128.0;
+    return aug_dtype_bytes(wdt);
+}
+
+void aug_infer_dims(const struct aug_model *m, const struct aug_system *s,
+                    const struct aug_infer_plan *p, struct aug_infer_dims *x) {
+    memset(x, 0, sizeof *x);
+    x->t = (double)p->tp;
+    x->h = (double)m->hidden;
+    x->d = (double)m->head_dim;
+    x->a_t = (double)m->heads / x->t;
+    /* fewer KV heads than TP ranks: each rank keeps a copy of its group's KV head */
+    x->kv_t = m->kv_heads >= p->tp ? (double)m->kv_heads / x->t : 1.0;
+    x->f = (double)m->ffn_hidden;
+    x->V = (double)m->vocab;
+    x->E = (double)m->moe_experts;
+    x->k = (double)m->moe_topk;
+    x->L = (double)m->layers;
+    x->ep = (double)(p->ep > 0 ? p->ep : 1);
+    x->cdt = p->dtype;
+    int wide = p->dtype == AUG_DTYPE_FP32 || p->dtype == AUG_DTYPE_TF32;
+    x->e = wide ? 4.0 : 2.0;
+    /* 8- and 4-bit recipes keep attention, the LM head and activations in 16 bits */
+    x->adt = (wide || p->dtype == AUG_DTYPE_BF16 || p->dtype == AUG_DTYPE_FP16) ? p->dtype
+                                                                                 : AUG_DTYPE_BF16;
+    if (p->dtype == AUG_DTYPE_TF32)
+        x->adt = AUG_DTYPE_FP32;
+    enum aug_dtype wdt = p->weight_dtype < AUG_DTYPE_COUNT ? p->weight_dtype : p->dtype;
+    enum aug_dtype kdt = p->kv_dtype < AUG_DTYPE_COUNT ? p->kv_dtype : p->dtype;
+    x->wb = aug_infer_weight_bytes(wdt);
+    x->kvb = aug_dtype_bytes(kdt);
+    x->tp_ranks = (int)p->tp;
+    x->tp_domain = s ? aug_ranks_per_domain(s, p->tp, 1) : (int)p->tp;
+}
+
+long aug_infer_stage_layers(const struct aug_model *m, const struct aug_infer_plan *p) {
+    long pp = p->pp > 0 ? p->pp : 1;
+    return (m->layers + pp - 1) / pp;
+}

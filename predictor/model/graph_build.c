@@ -1,0 +1,70 @@
+/* graph_build.c - what the layer-graph builders share (layer_graph.c for transformers and
+ * MoE, matmulfree.c for MatMul-free LMs): the per-GPU shapes of a micro-batch, the bytes of
+ * an activation element, and the helpers that append backward mirrors and TP collectives. */
+#include "graph_build.h"
+
+#include "hw/topology.h"
+
+double aug_train_act_bytes(const struct aug_plan *p) {
+    return (p->dtype == AUG_DTYPE_FP32 || p->dtype == AUG_DTYPE_TF32) ? 4.0 : 2.0;
+}
+
+int aug_model_has_dropout(const struct aug_model *m) { return m->pos == AUG_POS_LEARNED; }
+
+void aug_dims_init(const struct aug_model *m, const struct aug_plan *p, const struct aug_system *s,
+                   struct aug_dims *x) {
+    x->b = (double)p->micro_batch;
+    x->s = (double)(p->seq / p->cp);
+    x->skv = (double)p->seq;
+    x->T = x->b * x->s;
+    x->t = (double)p->tp;
+    x->sp = p->sp && p->tp > 1;
+    x->Tsp = x->sp ? x->T / x->t : x->T;
+    x->h = (double)m->hidden;
+    x->d = (double)m->head_dim;
+    x->a_t = (double)m->heads / x->t;
+    x->kv_t = m->kv_heads >= p->tp ? (double)m->kv_heads / x->t : 1.0;
+    x->f = (double)m->ffn_hidden;
+    x->e = aug_train_act_bytes(p);
+    x->V = (double)m->vocab;
+    x->dt = p->dtype;
+    x->tp_ranks = (int)p->tp;
+    x->tp_domain = aug_ranks_per_domain(s, p->tp, 1);
+    x->dropout = aug_model_has_dropout(m);
+}
+
+void aug_gb_pair(struct aug_graph *g, struct aug_graph_op *arr, int i, int j,
+                 enum aug_ovl_kind ovl, int steps) {
+    if (i < 0 || j < 0)
+        return;
+    int id = ++g->n_groups;
+    arr[i].group = arr[j].group = id;
+    arr[i].ovl = arr[j].ovl = ovl;
+    arr[i].ovl_n = arr[j].ovl_n = steps;
+}
+
+int aug_gb_tp_coll(struct aug_graph_op *arr, int *n, const char *name, enum aug_coll c,
+                   const struct aug_dims *x, enum aug_cat cat) {
+    if (x->tp_ranks <= 1)
+        return -1;
+    aug_gb_add(arr, n, aug_op_collective(name, c, x->T * x->h * x->e, x->tp_ranks, x->tp_domain),
+               cat, 0);
+    return *n - 1;
+}
+
+int aug_gb_gemm_bwd(struct aug_graph *g, const struct aug_op *f, const char *dname,
+                    const char *wname, enum aug_cat cat, int weights) {
+    aug_gb_add(g->bwd, &g->n_bwd, aug_op_gemm(dname, f->dtype, f->m, f->k, f->n, f->batch), cat, 0);
+    int di = g->n_bwd - 1;
+    if (weights)
+        aug_gb_add(g->bwd, &g->n_bwd, aug_op_gemm(wname, f->dtype, f->k, f->n, f->m, f->batch), cat, 0);
+    else /* batched activation-activation GEMMs need gradients of both inputs */
+        aug_gb_add(g->bwd, &g->n_bwd, aug_op_gemm(wname, f->dtype, f->n, f->k, f->m, f->batch), cat, 0);
+    return di;
+}
+
+void aug_gb_mem_bwd(struct aug_graph *g, const struct aug_op *f, const char *name,
+                    enum aug_cat cat) {
+    aug_gb_add(g->bwd, &g->n_bwd,
+               aug_op_memory(name, f->mem_op, f->dtype, 2.0 * f->bytes, 2.0 * f->flops), cat, 0);
+}
