@@ -13,6 +13,7 @@
 
 #include "augur/augur.h"
 #include "curves_out.h"
+#include "device_match.h"
 #include "fit.h"
 #include "import.h"
 #include "report.h"
@@ -37,7 +38,8 @@ static void usage(FILE *f)
             "  --kdb DIR             kernels-db root (default: the installed or source one)\n"
             "  --output FILE         write the curves here instead ('-': stdout); no raw files\n"
             "  --report DIR          fit-quality table and plots (gnuplot SVG)\n"
-            "  --force               keep curves whose cross-validated error is above the limit\n"
+            "  --force               keep curves whose cross-validated error is above the limit,\n"
+            "                        and import measurements of another GPU than --gpu\n"
             "  --max-cv-err X        that limit, relative (default %.2f)\n"
             "  --folds K             cross-validation folds (default %d)\n"
             "  --link nvlink|network keep only collectives on that link\n"
@@ -268,6 +270,24 @@ static int run(const struct cal_opts *o, char **inputs, int n_inputs)
         rc = aug_import_file(im, inputs[i], &o->io, &s);
     if (rc != AUG_OK)
         goto out;
+    if (s.device[0]) {
+        int m = aug_device_matches_gpu(s.device, o->gpu, have_gpu ? gpu.name : NULL);
+        if (m == 0 && !o->force) {
+            rc = aug_errorf(AUG_EDATA, "the input was measured on a '%s', which is not GPU '%s'%s%s%s "
+                            "(--gpu names the kernels-db folder to write; --force imports "
+                            "anyway)", s.device, o->gpu, have_gpu ? " (" : "",
+                            have_gpu ? gpu.name : "", have_gpu ? ")" : "");
+            goto out;
+        }
+        if (m != 1)
+            fprintf(stderr, "augur: calibrate: warning: the input was measured on a '%s'; "
+                    "imported into '%s' %s\n", s.device, o->gpu,
+                    m == 0 ? "as --force asks" : "(cannot tell whether that is the same GPU)");
+        char dp[200];
+        snprintf(dp, sizeof dp, "device: %s", s.device);
+        if ((rc = aug_samples_prov(&s, dp)) != AUG_OK)
+            goto out;
+    }
     if (o->link)
         filter_link(&s, o->link);
     if (s.n == 0) {

@@ -1,16 +1,33 @@
-/* import_nccl_tests.c - NVIDIA nccl-tests output: the text that all_reduce_perf,
- * all_gather_perf, reduce_scatter_perf, alltoall_perf and sendrecv_perf print, and the
- * comma-separated tables derived from it (vTrain's trace/<gpu>/AR_GPU<n>_1M_1024M_LUT).
+/* import_nccl_tests.c - NVIDIA nccl-tests output as users have it: the text that
+ * all_reduce_perf, all_gather_perf, reduce_scatter_perf, alltoall_perf, sendrecv_perf and
+ * broadcast_perf print (pasted whole, with NCCL_DEBUG chatter, inside markdown fences,
+ * or tagged by mpirun), the JSON file that nccl-tests writes with -J, and the
+ * comma-separated tables derived from the text (vTrain's trace/<gpu>/AR_GPU<n>_1M_1024M_LUT).
  *
- * Text: '#' header lines (the options line "nThread 1 nGpus 8 ... iters: 20", one
- * "Rank r Group g Pid p on HOST device d ..." line per rank, "Collective test starting:
- * X_perf" in recent versions), a column-name line (size count type redop root time algbw
- * busbw #wrong time algbw busbw #wrong; older versions lack root), a units line ((B)
- * (elements) (us) (GB/s) ...), data rows, '#' footer. The first "time" is out-of-place,
- * the second in-place; a sample's median is their mean, min and max the two (reps 2).
+ * Text (nccl-tests 2.0 to 2.17, src/common.cu and src/util.cu): '#' header lines (the
+ * options line "nThread 1 nGpus 8 ... iters: 20", one "Rank r Group g Pid p on HOST device d
+ * [bus] NAME" line per rank (2.0-2.10 lack "Group"), "Collective test starting: X_perf"
+ * from 2.13 on), a column-name line (size count type redop root time algbw busbw #wrong
+ * time algbw busbw #wrong; before 2.10 without root; "cputime" for -C 1; per-iteration
+ * columns with -R; "timestamp" with -S), a units line ((B) (elements) (us) (GB/s) ...),
+ * data rows, '#' footer. Columns that do not apply print blank (alltoall_perf has no
+ * redop, sendrecv no root in some versions): a row with fewer fields than the header is
+ * mapped by where each field ends, under its right-aligned column name. The
+ * first time is out-of-place, the second in-place; a sample's median is their mean, min
+ * and max the two (reps 2). Rows of size 0 carry no timing and are skipped, and so is every
+ * line that is not a table row (NCCL INFO/WARN, mpirun and shell output, fences). Several
+ * runs pasted one after another are read in turn: an options line starts a new run.
  * Group size: the Rank lines, else nThread x nGpus, else --ranks. Ranks per node: ranks
  * over distinct hosts, else --ranks-per-node, else all on one node. Collective: the
- * "starting" line, else the file name, else --coll.
+ * "starting" line, else the file name, else --coll. GPU: the device name of the Rank lines
+ * (every rank must show the same one), kept in the sample set for `augur calibrate`.
+ *
+ * JSON (-J FILE, nccl-tests 2.15+, JSON_FILE_VERSION 1 or 2): "config" with nthreads,
+ * ngpus and "devices" (one object per process: hostname, device_info), "results" rows
+ * with size, type, out_of_place / in_place objects holding "time" (or "cpu_time") in us;
+ * the collective from args[0] (the *_perf binary), else experiment_name, the file name,
+ * --coll. Group size: devices x nthreads x ngpus.
+ *
  * CSV tables: header "size(B),count,type,time(ns),busbw(GB/s),time(ns),busbw(GB/s)"
  * (units checked), the group size from "GPU<n>" in the file name or --ranks, all-reduce
  * from an "AR_" file name or --coll, one node. */
@@ -18,6 +35,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <jansson.h>
 
 #include "augur/collective.h"
 #include "augur/status.h"
@@ -35,17 +54,18 @@ struct nt_state {
     int fidx, src;
     int coll;                /* enum aug_coll, -1 unknown */
     int n_threads, n_gpus;   /* options line */
-    long iters;
     int n_rank_lines;
+    int json_procs;          /* JSON: entries of config.devices */
     char *hosts[MAX_HOSTS];
     int n_hosts;
     /* column layout */
     int have_cols;
     int n_cols;
     int c_size, c_type, c_time[2];
+    int col_end[MAX_TOK];    /* text: offset just past each column name, '#' at 0 */
+    int timestamp;           /* header ends in "timestamp": rows end in a date and a time */
     double time_scale;       /* to microseconds */
-    /* data rows are buffered until the group size is known (Rank lines come first, but
-     * be safe with the options line) */
+    long skipped;            /* lines that are not part of the table */
 };
 
 /* Split s in place at whitespace (or `sep` when not 0). */
@@ -95,9 +115,14 @@ static int coll_from_text(const char *text)
                 {"alltoall", AUG_COLL_ALL_TO_ALL},     {"all_to_all", AUG_COLL_ALL_TO_ALL},
                 {"sendrecv", AUG_COLL_SEND_RECV},      {"send_recv", AUG_COLL_SEND_RECV},
                 {"broadcast", AUG_COLL_BROADCAST}};
-    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
-        if (strstr(text, keys[i].key))
-            return (int)keys[i].c;
+    char low[256];
+    size_t i = 0;
+    for (; text[i] && i + 1 < sizeof low; i++)
+        low[i] = (char)tolower((unsigned char)text[i]);
+    low[i] = '\0';
+    for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++)
+        if (strstr(low, keys[k].key))
+            return (int)keys[k].c;
     return -1;
 }
 
@@ -162,15 +187,39 @@ static int note_host(struct nt_state *st, const char *h)
     return AUG_OK;
 }
 
+/* The GPU a Rank line (or a JSON device_info) names: every rank of every file must agree. */
+static int note_device(struct nt_state *st, long line, const char *dev)
+{
+    while (isspace((unsigned char)*dev))
+        dev++;
+    char d[sizeof st->out->device];
+    snprintf(d, sizeof d, "%s", dev);
+    trim(d);
+    if (!d[0])
+        return AUG_OK;
+    if (!st->out->device[0]) {
+        memcpy(st->out->device, d, sizeof d);
+        return AUG_OK;
+    }
+    if (strcmp(st->out->device, d) != 0)
+        return aug_errorf(AUG_EDATA, "%s:%ld: rank on a '%s' where earlier ranks ran on a '%s': "
+                          "one kernels-db folder holds one GPU model", st->name, line, d,
+                          st->out->device);
+    return AUG_OK;
+}
+
 /* Group size and placement, once the headers are read. */
 static int resolve_group(struct nt_state *st, long line, int *ranks, int *rpn)
 {
-    if (st->n_rank_lines > 0)
+    int per_proc = (st->n_gpus > 0 ? st->n_gpus : 1) * (st->n_threads > 0 ? st->n_threads : 1);
+    if (st->json_procs > 0)
+        *ranks = st->json_procs * per_proc;
+    else if (st->n_rank_lines > 0)
         *ranks = st->n_rank_lines;
     else if (st->o && st->o->ranks > 0)
         *ranks = st->o->ranks;
     else if (st->n_gpus > 0)
-        *ranks = st->n_gpus * (st->n_threads > 0 ? st->n_threads : 1);
+        *ranks = per_proc;
     else
         return aug_errorf(AUG_EDATA, "%s:%ld: cannot tell the group size (no Rank lines, no "
                           "nGpus): pass --ranks", st->name, line);
@@ -198,7 +247,7 @@ static int resolve_group(struct nt_state *st, long line, int *ranks, int *rpn)
 }
 
 static int add_row(struct nt_state *st, long line, double size, const char *type, double t0,
-                   double t1, int have_t1)
+                   double t1, int have_t0, int have_t1)
 {
     int ranks = 0, rpn = 0, rc;
     if ((rc = resolve_group(st, line, &ranks, &rpn)) != AUG_OK)
@@ -212,16 +261,16 @@ static int add_row(struct nt_state *st, long line, double size, const char *type
     x.size_bytes = size;
     x.ranks = ranks;
     x.ranks_per_node = rpn;
-    if (!(t0 > 0) || (have_t1 && !(t1 > 0)))
+    if ((have_t0 && !(t0 > 0)) || (have_t1 && !(t1 > 0)))
         return aug_errorf(AUG_EDATA, "%s:%ld: column 'time': %g is not a positive time",
-                          st->name, line, !(t0 > 0) ? t0 : t1);
-    if (have_t1) {
+                          st->name, line, have_t0 && !(t0 > 0) ? t0 : t1);
+    if (have_t0 && have_t1) {
         x.time_us = 0.5 * (t0 + t1);
         x.time_us_min = t0 < t1 ? t0 : t1;
         x.time_us_max = t0 < t1 ? t1 : t0;
         x.reps = 2;
     } else {
-        x.time_us = t0;
+        x.time_us = have_t0 ? t0 : t1;
         x.reps = 1;
     }
     snprintf(x.timing, sizeof x.timing, "wall");
@@ -239,9 +288,45 @@ static int num(struct nt_state *st, long line, const char *col, const char *s, d
     return AUG_OK;
 }
 
+static int all_digits(const char *s)
+{
+    if (!*s)
+        return 0;
+    for (; *s; s++)
+        if (!isdigit((unsigned char)*s))
+            return 0;
+    return 1;
+}
+
+/* A new run (options line): forget the previous run's ranks and columns. */
+static void new_run(struct nt_state *st)
+{
+    st->n_rank_lines = 0;
+    st->n_threads = st->n_gpus = 0;
+    free_hosts(st);
+    st->have_cols = 0;
+}
+
 /* ---- text output ---- */
 
-static int header_line(struct nt_state *st, char *text, long line)
+static int rank_line(struct nt_state *st, const char *text, char **tok, int n, long line)
+{
+    st->n_rank_lines++;
+    int rc = AUG_OK;
+    for (int i = 0; i + 1 < n && rc == AUG_OK; i++)
+        if (strcmp(tok[i], "on") == 0) {
+            rc = note_host(st, tok[i + 1]);
+            break;
+        }
+    /* "... device  0 [0x07] NVIDIA A100-SXM4-80GB" or "[0000:07:00]": the name follows ']' */
+    const char *dev = strstr(text, " device ");
+    const char *br = dev ? strchr(dev, ']') : NULL;
+    if (rc == AUG_OK && br)
+        rc = note_device(st, line, br + 1);
+    return rc;
+}
+
+static int header_line(struct nt_state *st, char *text, int indent, long line)
 {
     char copy[MAX_LINE];
     snprintf(copy, sizeof copy, "%s", text);
@@ -255,66 +340,75 @@ static int header_line(struct nt_state *st, char *text, long line)
         return AUG_OK;
     }
     if (n >= 2 && strcmp(tok[0], "nThread") == 0) {
+        new_run(st);
         for (int i = 0; i + 1 < n; i++) {
             if (strcmp(tok[i], "nThread") == 0)
                 st->n_threads = atoi(tok[i + 1]);
             else if (strcmp(tok[i], "nGpus") == 0)
                 st->n_gpus = atoi(tok[i + 1]);
-            else if (strcmp(tok[i], "iters:") == 0 && i > 0 && strcmp(tok[i - 1], "agg") != 0)
-                st->iters = atol(tok[i + 1]);
         }
         char prov[MAX_LINE + 32];
         snprintf(prov, sizeof prov, "nccl-tests: %s", text);
         return aug_samples_prov(st->out, prov);
     }
-    if (n >= 6 && strcmp(tok[0], "Rank") == 0) {
-        st->n_rank_lines++;
-        for (int i = 0; i + 1 < n; i++)
-            if (strcmp(tok[i], "on") == 0)
-                return note_host(st, tok[i + 1]);
-        return AUG_OK;
+    if (n >= 2 && strcmp(tok[0], "nccl-tests") == 0 && strcmp(tok[1], "version") == 0) {
+        char prov[MAX_LINE + 32];
+        snprintf(prov, sizeof prov, "nccl-tests: %s", text);
+        return aug_samples_prov(st->out, prov);
     }
+    if (n >= 6 && strcmp(tok[0], "Rank") == 0)
+        return rank_line(st, text, tok, n, line);
     if (n >= 3 && strcmp(tok[0], "size") == 0) { /* column names */
         st->n_cols = n;
         st->c_size = 0;
         st->c_type = -1;
         st->c_time[0] = st->c_time[1] = -1;
+        for (int i = 0; i < n; i++)
+            st->col_end[i] = indent + 1 + (int)(tok[i] - copy) + (int)strlen(tok[i]);
+        st->timestamp = strcmp(tok[n - 1], "timestamp") == 0;
         int nt = 0;
         for (int i = 0; i < n; i++) {
             if (strcmp(tok[i], "type") == 0)
                 st->c_type = i;
-            else if (strcmp(tok[i], "time") == 0 && nt < 2)
+            else if ((strcmp(tok[i], "time") == 0 || strcmp(tok[i], "cputime") == 0) && nt < 2)
                 st->c_time[nt++] = i;
         }
         if (st->c_type < 0 || st->c_time[0] < 0)
             return aug_errorf(AUG_EDATA, "%s:%ld: column '%s': missing from the header",
                               st->name, line, st->c_type < 0 ? "type" : "time");
+        if (st->c_type != 2)
+            return aug_errorf(AUG_EDATA, "%s:%ld: column 'type' is column %d, expected 3 "
+                              "(size count type ...)", st->name, line, st->c_type + 1);
         st->have_cols = 1;
         st->time_scale = 1.0;
         return AUG_OK;
     }
     if (st->have_cols && n >= 1 && tok[0][0] == '(') { /* units */
-        /* units belong, in order, to size, count, then (time, algbw, busbw) per pass */
+        /* units belong, in order, to size, count, then (time, algbw, busbw) per pass;
+         * -R adds (us) (us) (us) (%) after each pass: only the first three of a pass count */
         int ui = 0;
-        for (int i = 0; i < n; i++) {
+        for (int i = 0; i < n && ui < 8; i++) {
             char u[32];
             size_t l = strlen(tok[i]);
-            if (l < 2 || tok[i][0] != '(' || tok[i][l - 1] != ')' || l - 2 >= sizeof u)
+            if (l < 2 || tok[i][0] != '(' || tok[i][l - 1] != ')' || l - 2 >= sizeof u) {
+                if (st->timestamp)
+                    break; /* the timestamp column's format, e.g. %Y-%m-%d */
                 return aug_errorf(AUG_EDATA, "%s:%ld: unit '%s' is not in parentheses",
                                   st->name, line, tok[i]);
+            }
             memcpy(u, tok[i] + 1, l - 2);
             u[l - 2] = '\0';
             if (ui == 0 && strcmp(u, "B") != 0)
                 return aug_errorf(AUG_EDATA, "%s:%ld: column 'size': unknown unit '(%s)' "
                                   "(expected (B))", st->name, line, u);
-            if (ui >= 2 && (ui - 2) % 3 == 0) {
+            if (ui >= 2 && ui < 5 && (ui - 2) % 3 == 0) {
                 double sc;
                 if (time_unit_scale(u, &sc) != AUG_OK)
                     return aug_errorf(AUG_EDATA, "%s:%ld: column 'time': unknown unit '(%s)'",
                                       st->name, line, u);
                 st->time_scale = sc;
             }
-            if (ui >= 2 && (ui - 2) % 3 != 0 && strcmp(u, "GB/s") != 0)
+            if (ui >= 2 && ui < 5 && (ui - 2) % 3 != 0 && strcmp(u, "GB/s") != 0)
                 return aug_errorf(AUG_EDATA, "%s:%ld: column 'busbw': unknown unit '(%s)'",
                                   st->name, line, u);
             ui++;
@@ -323,37 +417,72 @@ static int header_line(struct nt_state *st, char *text, long line)
     return AUG_OK;
 }
 
-static int data_line(struct nt_state *st, char *text, long line)
+/* Is this line a table row? Two non-negative integers (size, count) and a data type name.
+ * Anything else outside '#' lines (NCCL INFO/WARN, mpirun, shell prompts) is not. */
+static int is_row(char **tok, int n)
 {
-    char *tok[MAX_TOK];
+    return n >= 4 && all_digits(tok[0]) && all_digits(tok[1]) &&
+           isalpha((unsigned char)tok[2][0]);
+}
+
+/* Map the fields of a row with blank columns (alltoall's redop, sendrecv's root) to the
+ * header's: nccl-tests prints every field right-aligned under its column name, so a
+ * field ends where its name ends. col[i] receives the field of column i, NULL if blank. */
+static int map_blank_columns(const struct nt_state *st, const char *row, char **tok, int n,
+                             char **col)
+{
+    for (int i = 0; i < st->n_cols; i++)
+        col[i] = NULL;
+    int c = 0;
+    for (int t = 0; t < n; t++) {
+        int end = (int)(tok[t] - row) + (int)strlen(tok[t]);
+        while (c < st->n_cols && st->col_end[c] < end)
+            c++;
+        if (c == st->n_cols || st->col_end[c] != end)
+            return AUG_EDATA;
+        col[c++] = tok[t];
+    }
+    /* only the columns between type and the first time (redop, root) may be blank */
+    for (int i = 0; i < st->n_cols - st->timestamp; i++)
+        if (!col[i] && (i <= st->c_type || i >= st->c_time[0]))
+            return AUG_EDATA;
+    return AUG_OK;
+}
+
+static int data_line(struct nt_state *st, char *text, const char *line0, long line)
+{
+    char *tok[MAX_TOK], *col[MAX_TOK];
     int n = tokenize(text, 0, tok, MAX_TOK);
-    if (n == 0)
+    if (!is_row(tok, n)) {
+        st->skipped++;
         return AUG_OK;
-    if (!isdigit((unsigned char)tok[0][0])) {
-        if (strstr(text, "NCCL") || strstr(text, "nccl")) /* NCCL_DEBUG chatter */
-            return AUG_OK;
-        return aug_errorf(AUG_EDATA, "%s:%ld: unexpected line starting '%.40s'", st->name, line,
-                          tok[0]);
     }
     if (!st->have_cols)
         return aug_errorf(AUG_EDATA, "%s:%ld: data before the '# size count type ...' column "
                           "header", st->name, line);
-    if (n != st->n_cols)
+    if (st->timestamp && n >= 2)
+        n -= 2; /* "2025-01-31 12:00:00" under the one column name "timestamp" */
+    int n_cols = st->n_cols - st->timestamp;
+    if (n == n_cols) {
+        for (int i = 0; i < n; i++)
+            col[i] = tok[i];
+    } else if (n > n_cols || map_blank_columns(st, line0, tok, n, col) != AUG_OK) {
         return aug_errorf(AUG_EDATA, "%s:%ld: %d fields where the header has %d (truncated "
-                          "line?)", st->name, line, n, st->n_cols);
-    double size, t0, t1 = 0;
+                          "line?)", st->name, line, n, n_cols);
+    }
+    double size, t0 = 0, t1 = 0;
     int rc;
-    if ((rc = num(st, line, "size", tok[st->c_size], &size)) ||
-        (rc = num(st, line, "time", tok[st->c_time[0]], &t0)))
+    if ((rc = num(st, line, "size", col[st->c_size], &size)))
+        return rc;
+    if (size == 0)
+        return AUG_OK; /* nothing moved, nothing timed */
+    if ((rc = num(st, line, "time", col[st->c_time[0]], &t0)))
         return rc;
     int have_t1 = st->c_time[1] >= 0;
-    if (have_t1 && (rc = num(st, line, "time", tok[st->c_time[1]], &t1)))
+    if (have_t1 && (rc = num(st, line, "time", col[st->c_time[1]], &t1)))
         return rc;
-    if (!(size > 0))
-        return aug_errorf(AUG_EDATA, "%s:%ld: column 'size': %g is not a positive size",
-                          st->name, line, size);
-    return add_row(st, line, size, tok[st->c_type], t0 * st->time_scale, t1 * st->time_scale,
-                   have_t1);
+    return add_row(st, line, size, col[st->c_type], t0 * st->time_scale, t1 * st->time_scale,
+                   1, have_t1);
 }
 
 /* ---- CSV tables (vTrain LUT) ---- */
@@ -427,8 +556,11 @@ static int lut_line(struct nt_state *st, char *text, long line)
         trim(tok[i]);
     double size, t0, t1 = 0;
     int rc;
-    if ((rc = num(st, line, "size(B)", tok[st->c_size], &size)) ||
-        (rc = num(st, line, "time", tok[st->c_time[0]], &t0)))
+    if ((rc = num(st, line, "size(B)", tok[st->c_size], &size)))
+        return rc;
+    if (size == 0)
+        return AUG_OK;
+    if ((rc = num(st, line, "time", tok[st->c_time[0]], &t0)))
         return rc;
     int have_t1 = st->c_time[1] >= 0;
     if (have_t1 && (rc = num(st, line, "time", tok[st->c_time[1]], &t1)))
@@ -437,7 +569,132 @@ static int lut_line(struct nt_state *st, char *text, long line)
         return aug_errorf(AUG_EDATA, "%s:%ld: column 'size(B)': %g is not a positive size",
                           st->name, line, size);
     return add_row(st, line, size, tok[st->c_type], t0 * st->time_scale, t1 * st->time_scale,
-                   have_t1);
+                   1, have_t1);
+}
+
+/* ---- JSON (-J) ---- */
+
+/* One pass's time in us: {"time": 12.3, ...}, "cpu_time" with -C 1; null when the pass
+ * did not run (trace replay prints only in-place). "nan" (a string) is an error. */
+static int json_pass(struct nt_state *st, size_t row, json_t *res, const char *key, double *t,
+                     int *have)
+{
+    *have = 0;
+    json_t *p = json_object_get(res, key);
+    if (!p || json_is_null(p))
+        return AUG_OK;
+    if (!json_is_object(p))
+        return aug_errorf(AUG_EDATA, "%s: results[%zu].%s: not an object", st->name, row, key);
+    json_t *v = json_object_get(p, "time");
+    if (!v)
+        v = json_object_get(p, "cpu_time");
+    if (!v || !json_is_number(v))
+        return aug_errorf(AUG_EDATA, "%s: results[%zu].%s.time: %s", st->name, row, key,
+                          v ? "not a number" : "missing");
+    *t = json_number_value(v);
+    *have = 1;
+    return AUG_OK;
+}
+
+static int import_json(struct nt_state *st, const char *buf, size_t len)
+{
+    json_error_t err;
+    json_t *root = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &err);
+    if (!root)
+        return aug_errorf(AUG_EDATA, "%s:%d:%d: malformed JSON: %s", st->name, err.line,
+                          err.column, err.text);
+    int rc = AUG_OK;
+    json_t *cfg = json_object_get(root, "config");
+    json_t *results = json_object_get(root, "results");
+    if (!json_is_object(root) || !json_is_object(cfg) || !json_is_array(results)) {
+        rc = aug_errorf(AUG_EDATA, "%s: not nccl-tests -J output (needs a \"config\" object and "
+                        "a \"results\" array)", st->name);
+        goto out;
+    }
+    json_t *v;
+    if ((v = json_object_get(cfg, "nthreads")) && json_is_integer(v))
+        st->n_threads = (int)json_integer_value(v);
+    if ((v = json_object_get(cfg, "ngpus")) && json_is_integer(v))
+        st->n_gpus = (int)json_integer_value(v);
+    json_t *devs = json_object_get(cfg, "devices");
+    if (json_is_array(devs)) {
+        size_t i;
+        json_t *d;
+        json_array_foreach(devs, i, d) {
+            json_t *h = json_object_get(d, "hostname"), *di = json_object_get(d, "device_info");
+            if (json_is_string(h) && (rc = note_host(st, json_string_value(h))) != AUG_OK)
+                goto out;
+            if (json_is_string(di) && (rc = note_device(st, 0, json_string_value(di))) != AUG_OK)
+                goto out;
+        }
+        st->json_procs = (int)json_array_size(devs);
+    }
+    json_t *args = json_object_get(root, "args");
+    if (json_is_array(args) && json_is_string(json_array_get(args, 0)))
+        st->coll = coll_from_text(base_name(json_string_value(json_array_get(args, 0))));
+    char prov[256];
+    json_t *ver = json_object_get(root, "nccl_version");
+    snprintf(prov, sizeof prov, "nccl-tests: JSON version %lld, NCCL %lld, nThread %d nGpus %d",
+             (long long)json_integer_value(json_object_get(root, "version")),
+             (long long)json_integer_value(ver), st->n_threads, st->n_gpus);
+    if ((rc = aug_samples_prov(st->out, prov)) != AUG_OK)
+        goto out;
+    size_t i;
+    json_t *res;
+    json_array_foreach(results, i, res) {
+        json_t *sz = json_object_get(res, "size"), *ty = json_object_get(res, "type");
+        if (!json_is_object(res) || !json_is_integer(sz) || json_integer_value(sz) < 0 ||
+            !json_is_string(ty)) {
+            rc = aug_errorf(AUG_EDATA, "%s: results[%zu]: needs a non-negative integer \"size\" "
+                            "and a string \"type\"", st->name, i);
+            goto out;
+        }
+        if (json_integer_value(sz) == 0)
+            continue;
+        if (st->coll < 0) {
+            json_t *en = json_object_get(res, "experiment_name");
+            if (json_is_string(en))
+                st->coll = coll_from_text(json_string_value(en));
+        }
+        double t0 = 0, t1 = 0;
+        int h0, h1;
+        if ((rc = json_pass(st, i, res, "out_of_place", &t0, &h0)) != AUG_OK ||
+            (rc = json_pass(st, i, res, "in_place", &t1, &h1)) != AUG_OK)
+            goto out;
+        if (!h0 && !h1) {
+            rc = aug_errorf(AUG_EDATA, "%s: results[%zu]: neither an out_of_place nor an "
+                            "in_place time", st->name, i);
+            goto out;
+        }
+        /* the line number of a JSON row is its index + 1 */
+        if ((rc = add_row(st, (long)i + 1, (double)json_integer_value(sz), json_string_value(ty),
+                          t0, t1, h0, h1)) != AUG_OK)
+            goto out;
+    }
+out:
+    json_decref(root);
+    return rc;
+}
+
+/* Strip what wraps a pasted log line: mpirun --tag-output's "[1,0]<stdout>:" and a
+ * markdown quote's "> ". Returns the start of the nccl-tests text, leading blanks kept
+ * (they position the columns). */
+static char *unwrap(char *s)
+{
+    char *p = s;
+    while (isspace((unsigned char)*p))
+        p++;
+    if (*p == '>' || *p == '[')
+        s = p;
+    if (*s == '[') {
+        char *e = strstr(s, ">:");
+        if (e && e - s >= 8 &&
+            (strncmp(e - 7, "<stdout", 7) == 0 || strncmp(e - 7, "<stderr", 7) == 0))
+            s = e + 2;
+    }
+    if (s[0] == '>' && (s[1] == ' ' || s[1] == '\0'))
+        s += s[1] ? 2 : 1;
+    return s;
 }
 
 int aug_import_nccl_tests(const char *name, const char *buf, size_t len,
@@ -458,10 +715,21 @@ int aug_import_nccl_tests(const char *name, const char *buf, size_t len,
     char prov[600];
     snprintf(prov, sizeof prov, "import: nccl-tests %.500s (wall time per launch)", name);
     int rc = aug_samples_prov(out, prov);
+    size_t before = out->n;
+    size_t first = 0;
+    while (first < len && isspace((unsigned char)buf[first]))
+        first++;
+    if (rc == AUG_OK && first < len && buf[first] == '{') {
+        rc = import_json(&st, buf, len);
+        if (rc == AUG_OK && out->n == before)
+            rc = aug_errorf(AUG_EDATA, "%s: no measurements found (every result has size 0?)",
+                            name);
+        free_hosts(&st);
+        return rc;
+    }
     size_t pos = 0;
     long line = 0;
     int is_lut = -1;
-    size_t before = out->n;
     while (rc == AUG_OK && pos < len) {
         size_t end = pos;
         while (end < len && buf[end] != '\n')
@@ -482,10 +750,11 @@ int aug_import_nccl_tests(const char *name, const char *buf, size_t len,
             break;
         }
         trim(text);
-        char *s = text;
+        char *line0 = unwrap(text);
+        char *s = line0;
         while (isspace((unsigned char)*s))
             s++;
-        if (!*s)
+        if (!*s || strncmp(s, "```", 3) == 0 || strncmp(s, "~~~", 3) == 0)
             continue;
         if (is_lut < 0) {
             is_lut = strncmp(s, "size(", 5) == 0 && strchr(s, ',') != NULL;
@@ -497,9 +766,9 @@ int aug_import_nccl_tests(const char *name, const char *buf, size_t len,
         if (is_lut)
             rc = lut_line(&st, s, line);
         else if (*s == '#')
-            rc = header_line(&st, s + 1, line);
+            rc = header_line(&st, s + 1, (int)(s - line0), line);
         else
-            rc = data_line(&st, s, line);
+            rc = data_line(&st, line0, line0, line);
     }
     if (rc == AUG_OK && out->n == before)
         rc = aug_errorf(AUG_EDATA, "%s:%ld: no measurements found (not nccl-tests output?)",

@@ -41,6 +41,7 @@ struct aug_samples {
     size_t n_sources;
     char **prov;     /* provenance lines "key: value", deduplicated */
     size_t n_prov;
+    char device[128]; /* GPU name the input reports ("NVIDIA A100-SXM4-80GB"); "" unknown */
 };
 
 void aug_samples_init(struct aug_samples *s);
