@@ -1,7 +1,9 @@
 /* data.h - where augur finds its shipped data (presets/ and kernels-db/).
  *
  * Order: $AUGUR_DATA_DIR; the install tree next to the running executable
- * (<bin>/../share/augur); the source tree the binary was built from. */
+ * (<bin>/../share/augur); then the source tree for executables inside the build tree,
+ * and the install prefix chosen at configure time (<datadir>/augur) for all others
+ * (the source tree when that prefix holds no data). */
 #ifndef AUG_DATA_H
 #define AUG_DATA_H
 

@@ -1,7 +1,12 @@
 /* data.c - locating shipped data (presets/, kernels-db/) and reading whole files.
  *
- * An installed augur finds <prefix>/share/augur next to <prefix>/bin through
- * /proc/self/exe; a build-tree augur falls back to the source tree it was built from. */
+ * Order: $AUGUR_DATA_DIR (and $AUGUR_KDB); <exe dir>/../share/augur when the running
+ * executable sits in an install tree (found through /proc/self/exe, so a moved prefix
+ * still works); then, for an executable inside the build tree, the source tree it was
+ * built from; for any other (an installed augur, a program linked against an installed
+ * libaugur), the data directory of the install prefix chosen at configure time
+ * (CMAKE_INSTALL_FULL_DATADIR/augur), falling back to the source tree when that prefix
+ * holds none. */
 #include "augur/data.h"
 
 #include <errno.h>
@@ -22,6 +27,12 @@
 #endif
 #ifndef AUG_REL_DATA_DIR
 #define AUG_REL_DATA_DIR "share/augur"
+#endif
+#ifndef AUG_PREFIX_DATA_DIR
+#define AUG_PREFIX_DATA_DIR "/usr/local/share/augur"
+#endif
+#ifndef AUG_BUILD_DIR
+#define AUG_BUILD_DIR ""
 #endif
 
 static int is_dir(const char *p) {
@@ -44,6 +55,30 @@ static int installed_dir(const char *sub, char *buf, size_t n) {
     return w > 0 && (size_t)w < n && is_dir(buf);
 }
 
+/* Is the running executable inside the build tree? */
+static int in_build_tree(void) {
+    char exe[PATH_MAX];
+    ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    size_t bl = strlen(AUG_BUILD_DIR);
+    if (len <= 0 || bl == 0)
+        return 0;
+    exe[len] = '\0';
+    return strncmp(exe, AUG_BUILD_DIR, bl) == 0 && exe[bl] == '/';
+}
+
+/* The shipped folder `sub` ("presets", "kernels-db") when no environment variable and no
+ * install tree beside the executable says where: source tree or configure-time prefix. */
+static const char *fallback_dir(const char *sub, const char *source_dir, char *buf, size_t n) {
+    int w = snprintf(buf, n, "%s/%s", AUG_PREFIX_DATA_DIR, sub);
+    int prefix_ok = w > 0 && (size_t)w < n && is_dir(buf);
+    if (prefix_ok && !in_build_tree()) {
+        if (strcmp(sub, "presets") == 0)
+            buf[strlen(buf) - strlen("/presets")] = '\0';
+        return buf;
+    }
+    return source_dir;
+}
+
 static _Thread_local char data_dir[PATH_MAX + 64];
 static _Thread_local char kdb_dir[PATH_MAX + 64];
 
@@ -60,7 +95,7 @@ const char *aug_data_dir(void) {
         snprintf(data_dir, sizeof data_dir, "%s", buf);
         return data_dir;
     }
-    return AUG_SOURCE_DATA_DIR;
+    return fallback_dir("presets", AUG_SOURCE_DATA_DIR, data_dir, sizeof data_dir);
 }
 
 const char *aug_kdb_dir(void) {
@@ -77,7 +112,7 @@ const char *aug_kdb_dir(void) {
     }
     if (installed_dir("kernels-db", kdb_dir, sizeof kdb_dir))
         return kdb_dir;
-    return AUG_SOURCE_KDB_DIR;
+    return fallback_dir("kernels-db", AUG_SOURCE_KDB_DIR, kdb_dir, sizeof kdb_dir);
 }
 
 int aug_read_file(const char *path, char **out, long *len) {
