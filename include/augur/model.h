@@ -61,6 +61,32 @@ int aug_model_load(const char *data_root, const char *name_or_path, struct aug_m
 /* Parse JSON text: HF config keys or augur keys, detected by the keys present. */
 int aug_model_from_json(const char *origin, const char *text, struct aug_model *out);
 
+/* How a model description was read (`augur models --show`): every top-level key of the
+ * file with what augur did with it. */
+enum aug_key_use {
+    AUG_KEY_USED,      /* read into a field of struct aug_model (why: which one) */
+    AUG_KEY_IGNORED,   /* known, and without effect on time or memory (why: the reason) */
+    AUG_KEY_UNMODELED  /* changes the model, but augur does not model it: warned about */
+};
+#define AUG_MODEL_KEYS_MAX 160
+struct aug_model_key {
+    char key[64];
+    enum aug_key_use use;
+    char why[192];
+};
+struct aug_model_record {
+    char path[1024];    /* the file read; "" for a preset */
+    char format[48];    /* "preset", "augur model JSON", "Hugging Face config.json" */
+    int n;              /* keys below (more are counted in n_more) */
+    int n_more;
+    struct aug_model_key keys[AUG_MODEL_KEYS_MAX];
+};
+const char *aug_key_use_name(enum aug_key_use u); /* "used", "ignored", "not modelled" */
+
+/* aug_model_load(), and the record of how the file was read. */
+int aug_model_load_record(const char *data_root, const char *name_or_path, struct aug_model *out,
+                          struct aug_model_record *rec);
+
 /* Call fn for every preset (for `augur models`). */
 int aug_model_foreach(const char *data_root, void (*fn)(const struct aug_model *, void *),
                       void *user);

@@ -51,9 +51,31 @@ int aug_cli_format(const char *cmd, const char *val, enum aug_format *out) {
     return 0;
 }
 
+void aug_cli_warn_model_keys(const char *model_arg) {
+    static struct aug_model_record rec;
+    struct aug_model m;
+    if (aug_model_load_record(NULL, model_arg, &m, &rec) != AUG_OK)
+        return;
+    char list[512] = "";
+    int n = 0;
+    for (int i = 0; i < rec.n; i++) {
+        if (rec.keys[i].use != AUG_KEY_UNMODELED)
+            continue;
+        size_t l = strlen(list);
+        if (l + strlen(rec.keys[i].key) + 8 < sizeof list)
+            snprintf(list + l, sizeof list - l, "%s%s", n ? ", " : "", rec.keys[i].key);
+        n++;
+    }
+    if (n)
+        fprintf(stderr, "augur: warning: %s: %d field%s augur does not model: %s (see `augur "
+                "models --show %s`)\n", rec.path, n, n == 1 ? "" : "s", list, model_arg);
+}
+
 int aug_cli_load_model_system(const char *kdb_root, const char *model_arg, const char *system_arg,
                               struct aug_model *model, struct aug_system *sys) {
     int st = aug_model_load(NULL, model_arg, model);
+    if (st == AUG_OK)
+        aug_cli_warn_model_keys(model_arg);
     if (st == AUG_OK)
         st = aug_system_load(kdb_root, system_arg, sys);
     return st == AUG_OK ? 0 : aug_cli_fail(st, NULL);

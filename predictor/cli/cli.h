@@ -22,6 +22,8 @@ int aug_cli_format(const char *cmd, const char *val, enum aug_format *out);
  * exit code of the failure (message printed) or 0. */
 struct aug_model;
 struct aug_system;
+/* Warn on stderr, by name, about the keys of a model file augur does not model. */
+void aug_cli_warn_model_keys(const char *model_arg);
 int aug_cli_load_model_system(const char *kdb_root, const char *model_arg, const char *system_arg,
                               struct aug_model *model, struct aug_system *sys);
 

@@ -26,12 +26,51 @@ static void system_line(const struct aug_system *s, void *user) {
            s->gpu.peak_tflops[AUG_DTYPE_BF16], s->gpu.hbm_gib, s->gpu.hbm_gbps);
 }
 
+/* `augur models --show NAME`: the model as augur reads it, and every key of its file. */
+static int show_model(const char *name) {
+    struct aug_model m;
+    static struct aug_model_record rec;
+    int st = aug_model_load_record(NULL, name, &m, &rec);
+    if (st != AUG_OK)
+        return aug_cli_fail(st, NULL);
+    printf("# %s read from %s (%s)\n", m.name, rec.path, rec.format);
+    printf("# source: %s\n", m.source);
+    model_line(&m, NULL);
+    printf("# fields: head_dim %ld, max_seq %ld, norm %s, pos %s, tied_embeddings %d, "
+           "linear_bias %d, moe_shared_experts %ld\n",
+           m.head_dim, m.max_seq, m.norm == AUG_NORM_RMSNORM ? "rmsnorm" : "layernorm",
+           m.pos == AUG_POS_ROPE ? "rope" : "learned", m.tied_embeddings, m.linear_bias,
+           m.moe_shared_experts);
+    printf("%-34s %-13s %s\n", "key", "read", "into / why");
+    for (int u = AUG_KEY_USED; u <= AUG_KEY_UNMODELED; u++)
+        for (int i = 0; i < rec.n; i++)
+            if ((int)rec.keys[i].use == u)
+                printf("%-34s %-13s %s\n", rec.keys[i].key, aug_key_use_name(rec.keys[i].use),
+                       rec.keys[i].why);
+    if (rec.n_more)
+        printf("# ... and %d more keys\n", rec.n_more);
+    return 0;
+}
+
 static int list(int argc, char **argv, int models) {
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            printf("usage: augur %s\n\nLists the %s presets (names usable with --%s).\n", argv[0],
-                   models ? "model" : "system", models ? "model" : "system");
+            printf("usage: augur %s%s\n\nLists the %s presets (names usable with --%s).\n",
+                   argv[0], models ? " [--show NAME]" : "", models ? "model" : "system",
+                   models ? "model" : "system");
+            if (models)
+                printf("\n  --show NAME   how a model is read: its fields, and every key of its "
+                       "file (a Hugging\n                Face config.json, a cached 'org/name', "
+                       "an augur model JSON) as used,\n                ignored (and why) or not "
+                       "modelled\n");
             return 0;
+        }
+        if (models && strcmp(argv[i], "--show") == 0) {
+            if (i + 1 >= argc)
+                return aug_cli_usage(argv[0], "option '--show' needs a model name or path");
+            if (i + 2 < argc)
+                return aug_cli_usage(argv[0], "unexpected argument '%s'", argv[i + 2]);
+            return show_model(argv[i + 1]);
         }
         return aug_cli_usage(argv[0], "unexpected argument '%s'", argv[i]);
     }

@@ -27,6 +27,7 @@ int aug_sweep_cli_inputs(const struct aug_sweep_opts *o, struct aug_model *model
     int st = aug_model_load(NULL, o->model, model);
     if (st != AUG_OK)
         return aug_cli_fail(st, NULL);
+    aug_cli_warn_model_keys(o->model);
     int rc = aug_sweep_cli_whatif(o->kdb, o->system, o->scale, o->generation, preset, sc, sys);
     if (rc)
         return rc;

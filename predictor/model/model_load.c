@@ -21,6 +21,8 @@
 #include "augur/status.h"
 #include "core/jsonutil.h"
 #include "core/suggest.h"
+#include "model/hf_cache.h"
+#include "model/model_keys.h"
 
 /* ---- enum names --------------------------------------------------------------------- */
 
@@ -166,10 +168,33 @@ static void last_component(const char *s, char *buf, size_t n) {
     buf[k] = '\0';
 }
 
+/* ".../models--meta-llama--Llama-3.1-8B/snapshots/<commit>/config.json" (the Hugging Face
+ * hub cache layout) -> "Llama-3.1-8B"; 0 when origin is not in that layout. */
+static int name_from_hf_cache(const char *origin, char *buf, size_t n) {
+    const char *snap = strstr(origin, "/snapshots/");
+    if (!snap)
+        return 0;
+    const char *start = snap;
+    while (start > origin && start[-1] != '/')
+        start--;
+    if (strncmp(start, "models--", 8) != 0)
+        return 0;
+    const char *name = start + 8;
+    for (const char *p = name; p + 1 < snap; p++)
+        if (p[0] == '-' && p[1] == '-')
+            name = p + 2;
+    if (name >= snap)
+        return 0;
+    aug_fmt_trunc(buf, n, "%.*s", (int)(snap - name), name);
+    return 1;
+}
+
 /* "dir/Llama-2-7b-hf/config.json" -> "Llama-2-7b-hf"; "x/gpt2.json" -> "gpt2". */
 static void name_from_origin(const char *origin, char *buf, size_t n) {
     char base[256];
     last_component(origin, base, sizeof base);
+    if (strcmp(base, "config.json") == 0 && name_from_hf_cache(origin, buf, n))
+        return;
     if (strcmp(base, "config.json") == 0) {
         char parent[PATH_MAX];
         const char *slash = strrchr(origin, '/');
@@ -690,18 +715,32 @@ static int preset_entry(const char *path, json_t *arr, size_t i, struct aug_mode
     return parse_augur(origin, e, out);
 }
 
+/* The file a path-like model argument names (a folder means its config.json, "org/name"
+ * the Hugging Face cache); AUG_ENOTFOUND without a message for a preset name. */
+int aug_model_file(const char *name_or_path, char *path, size_t n) {
+    if (!is_path(name_or_path))
+        return AUG_ENOTFOUND;
+    struct stat sb;
+    int exists = stat(name_or_path, &sb) == 0;
+    if (exists && S_ISDIR(sb.st_mode))
+        aug_fmt_trunc(path, n, "%s/config.json", name_or_path);
+    else if (!exists && aug_hf_repo_id(name_or_path))
+        return aug_hf_cache_config(name_or_path, path, n);
+    else
+        aug_fmt_trunc(path, n, "%s", name_or_path);
+    return AUG_OK;
+}
+
 int aug_model_load(const char *data_root, const char *name_or_path, struct aug_model *out) {
     if (!name_or_path || !*name_or_path)
         return aug_errorf(AUG_EUSAGE, "no model given (a preset name or a JSON path)");
     if (is_path(name_or_path)) {
         char path[PATH_MAX];
-        struct stat sb;
-        if (stat(name_or_path, &sb) == 0 && S_ISDIR(sb.st_mode))
-            aug_fmt_trunc(path, sizeof path, "%s/config.json", name_or_path);
-        else
-            aug_fmt_trunc(path, sizeof path, "%s", name_or_path);
+        int st = aug_model_file(name_or_path, path, sizeof path);
+        if (st)
+            return st;
         char *text;
-        int st = aug_read_file(path, &text, NULL);
+        st = aug_read_file(path, &text, NULL);
         if (st)
             return st;
         st = aug_model_from_json(path, text, out);
