@@ -157,23 +157,39 @@ static void csv_cell(const char *key, json_t *v, void *user) {
     aug_csv_write_str(user, buf);
 }
 
-int aug_cli_write(FILE *f, enum aug_format fmt, json_t *obj) {
+int aug_cli_write(FILE *f, enum aug_format fmt, json_t *obj_in) {
+    /* schema_version first (schemas/README.md): it changes when a key is renamed or
+     * removed or changes meaning, not when one is added */
+    json_t *obj = json_object();
+    if (!obj || json_object_set_new(obj, "schema_version",
+                                    json_integer(AUG_OUTPUT_SCHEMA_VERSION)) != 0 ||
+        json_object_update(obj, obj_in) != 0) {
+        json_decref(obj);
+        return 1;
+    }
+    int rc = 0;
     if (fmt == AUG_FORMAT_JSON) {
         if (json_dumpf(obj, f, JSON_INDENT(2) | JSON_REAL_PRECISION(10)) != 0)
-            return 1;
-        fputc('\n', f);
-        return 0;
+            rc = 1;
+        else
+            fputc('\n', f);
+        json_decref(obj);
+        return rc;
     }
     if (fmt == AUG_FORMAT_TABLE) {
-        flatten(obj, "", table_leaf, f);
+        flatten(obj_in, "", table_leaf, f);
+        json_decref(obj);
         return 0;
     }
     struct aug_csv_writer *w;
-    if (aug_csv_writer_fp(f, &w) != AUG_OK)
+    if (aug_csv_writer_fp(f, &w) != AUG_OK) {
+        json_decref(obj);
         return 1;
+    }
     flatten(obj, "", csv_head, w);
     aug_csv_end_row(w);
     flatten(obj, "", csv_cell, w);
     aug_csv_end_row(w);
+    json_decref(obj);
     return aug_csv_writer_commit(w) == AUG_OK ? 0 : 1;
 }

@@ -33,6 +33,10 @@ int aug_cli_close_output(FILE *f, const char *path);
 
 /* Write a result object in the chosen format. Table: one "key  value" line per leaf,
  * nested objects as "parent.child"; CSV: a header of the flattened keys and one row. */
+/* Version of the JSON and CSV outputs (the "schema_version" key and column, first), and
+ * of the JSON Schemas in schemas/: raised when a key is renamed, removed or changes
+ * meaning; adding a key keeps it. */
+#define AUG_OUTPUT_SCHEMA_VERSION 1
 int aug_cli_write(FILE *f, enum aug_format fmt, json_t *obj);
 
 #endif

@@ -53,6 +53,21 @@ static json_t *mmf_json(const struct aug_model *m) {
                      "state_bytes_per_sequence", c.state_bytes_per_seq);
 }
 
+static const char *const moe_keys[] = {"routing", "tokens_per_rank", "local_experts",
+                                      "mean_tokens_per_expert", "tokens_per_expert_busiest",
+                                      "busiest_rank_factor", "dropped_fraction",
+                                      "dispatch_bytes_per_rank", NULL};
+static const char *const mmf_keys[] = {"ternary_params", "other_params", "inference_weight_gib",
+                                      "state_bytes_per_sequence", NULL};
+
+/* An object with these keys, all null. */
+static json_t *nulls(const char *const *keys) {
+    json_t *o = json_object();
+    for (; o && *keys; keys++)
+        json_object_set_new(o, *keys, json_null());
+    return o;
+}
+
 json_t *aug_cli_train_json(const struct aug_model *m, const struct aug_system *s,
                            const struct aug_plan *p, const struct aug_train_result *r,
                            const struct aug_kdb *kdb) {
@@ -94,10 +109,10 @@ json_t *aug_cli_train_json(const struct aug_model *m, const struct aug_system *s
                                   "fallback", r->provenance.fallback, "roofline",
                                   r->provenance.roofline));
     json_object_set_new(o, "kdb_curves", json_integer(kdb ? aug_kdb_curve_count(kdb) : 0));
-    if (m->arch == AUG_ARCH_MOE)
-        json_object_set_new(o, "moe", moe_json(m, p));
-    if (m->arch == AUG_ARCH_MATMULFREE)
-        json_object_set_new(o, "matmulfree", mmf_json(m));
+    /* every model kind has the same keys (and CSV columns): null where one does not apply */
+    json_object_set_new(o, "moe", m->arch == AUG_ARCH_MOE ? moe_json(m, p) : nulls(moe_keys));
+    json_object_set_new(o, "matmulfree",
+                        m->arch == AUG_ARCH_MATMULFREE ? mmf_json(m) : nulls(mmf_keys));
     return o;
 }
 
