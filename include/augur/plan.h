@@ -7,6 +7,8 @@
 #ifndef AUG_PLAN_H
 #define AUG_PLAN_H
 
+#include <stddef.h>
+
 #include "augur/dtype.h"
 
 #ifdef __cplusplus
@@ -88,6 +90,13 @@ long aug_plan_microbatches(const struct aug_plan *p);
 
 /* Expert tensor parallelism in effect (etp, or tp when 0), and the expert data-parallel
  * degree that replicates each expert shard: tp * dp * cp / (ep * etp). */
+/* Read back a plan augur printed: the "plan" of `augur train --format json`, or entry
+ * `index` (from 0) of the "top" list of `augur sweep train --format json`. Fields absent
+ * keep their value in *p; an unknown field is AUG_EDATA naming it. The entry's "model" and
+ * "system" names go to model/system ("" when absent). Resolve the plan afterwards. */
+int aug_plan_from_json(const char *origin, const char *text, long index, struct aug_plan *p,
+                       char *model, size_t model_n, char *system, size_t system_n);
+
 long aug_plan_etp(const struct aug_plan *p);
 long aug_plan_edp(const struct aug_plan *p);
 

@@ -21,7 +21,8 @@ static void help(void) {
            "                   [--moe-capacity-factor C|dropless] [--moe-imbalance F]\n"
            "                   [--ternary-kernel accumulate|tensor] [--tp-overlap] [--pp-overlap]\n"
            "                   [--comm-slowdown F] [--compare-transformer]\n"
-           "                   [--format table|json|csv] [--output FILE]\n\n"
+           "                   [--format table|json|csv] [--output FILE]\n"
+           "       augur train --plan FILE.json[#N] [options that override it]\n\n"
            "Predicts the time of one training iteration, tokens/s, MFU and HFU, the time\n"
            "breakdown, memory per GPU and whether it fits. --model takes a preset name (augur\n"
            "models), a Hugging Face config.json or an augur model JSON; --system a preset name\n"
@@ -30,6 +31,10 @@ static void help(void) {
            "holds gpus.csv and <gpu>/curves.csv), documented default\n"
            "efficiencies where no curve exists, or pure roofline with --roofline; 'provenance'\n"
            "gives each source's share of the predicted time.\n\n"
+           "  --plan FILE[#N]       start from a plan augur printed as JSON: plan N (from 0,\n"
+           "                        default 0) of the \"top\" list of `augur sweep train --format\n"
+           "                        json`, or the plan of `augur train --format json`; model and\n"
+           "                        system come from it unless given; other options override it\n\n"
            "Beyond dense transformers:\n"
            "  --cp-algo A           how attention crosses the CP group: ring (K/V blocks passed by\n"
            "                        send/recv, overlapped with blockwise attention; default), ulysses\n"
@@ -61,7 +66,7 @@ enum {
     OPT_INTERLEAVE, OPT_MB, OPT_GB, OPT_SEQ, OPT_RECOMPUTE, OPT_ZERO, OPT_FSDP, OPT_DTYPE,
     OPT_KDB, OPT_ATTENTION, OPT_NO_OVERLAP, OPT_UNEVEN, OPT_ROOFLINE, OPT_FORMAT, OPT_OUTPUT, OPT_HELP,
     OPT_CP_ALGO, OPT_ETP, OPT_EP_PLACEMENT, OPT_MOE_CF, OPT_MOE_IMB, OPT_TERNARY, OPT_TP_OVERLAP,
-    OPT_PP_OVERLAP, OPT_COMM_SLOWDOWN, OPT_COMPARE
+    OPT_PP_OVERLAP, OPT_COMM_SLOWDOWN, OPT_COMPARE, OPT_PLAN
 };
 
 static const struct option options[] = {
@@ -100,8 +105,31 @@ static const struct option options[] = {
     {"pp-overlap", no_argument, 0, OPT_PP_OVERLAP},
     {"comm-slowdown", required_argument, 0, OPT_COMM_SLOWDOWN},
     {"compare-transformer", no_argument, 0, OPT_COMPARE},
+    {"plan", required_argument, 0, OPT_PLAN},
     {0, 0, 0, 0},
 };
+
+/* --plan FILE[#N]: the plan, model and system of a JSON file augur printed. */
+static int load_plan_file(const char *cmd, const char *arg, struct aug_plan *plan, char *model,
+                          size_t mn, char *system, size_t sn) {
+    char path[4096];
+    snprintf(path, sizeof path, "%s", arg);
+    long index = 0;
+    char *hash = strrchr(path, '#');
+    if (hash) {
+        *hash = '\0';
+        int rc = aug_cli_long(cmd, "--plan #N", hash + 1, 0, 1L << 30, &index);
+        if (rc)
+            return rc;
+    }
+    char *text;
+    int st = aug_read_file(path, &text, NULL);
+    if (st == AUG_OK) {
+        st = aug_plan_from_json(path, text, index, plan, model, mn, system, sn);
+        free(text);
+    }
+    return st == AUG_OK ? 0 : aug_cli_fail(st, NULL);
+}
 
 int aug_cmd_train(int argc, char **argv) {
     const char *model_arg = NULL, *system_arg = NULL, *kdb_arg = NULL, *output = NULL;
@@ -110,6 +138,25 @@ int aug_cmd_train(int argc, char **argv) {
     struct aug_plan plan;
     aug_plan_init(&plan);
     const char *cmd = "train";
+    /* --plan first, wherever it stands: the other options override what it sets */
+    static char plan_model[1024], plan_system[1024];
+    for (int i = 1; i < argc; i++) {
+        const char *a = NULL;
+        if (strcmp(argv[i], "--plan") == 0 && i + 1 < argc)
+            a = argv[i + 1];
+        else if (strncmp(argv[i], "--plan=", 7) == 0)
+            a = argv[i] + 7;
+        if (!a)
+            continue;
+        if ((rc = load_plan_file(cmd, a, &plan, plan_model, sizeof plan_model, plan_system,
+                                 sizeof plan_system)))
+            return rc;
+        have_mb = have_gb = 1;
+        if (plan_model[0])
+            model_arg = plan_model;
+        if (plan_system[0])
+            system_arg = plan_system;
+    }
     optind = 1;
     opterr = 0;
     int c;
@@ -200,6 +247,7 @@ int aug_cmd_train(int argc, char **argv) {
             if ((rc = aug_cli_double(cmd, "--comm-slowdown", optarg, &plan.comm_slowdown))) return rc;
             break;
         case OPT_COMPARE: compare = 1; break;
+        case OPT_PLAN: break; /* read above */
         case OPT_FORMAT: if ((rc = aug_cli_format(cmd, optarg, &fmt))) return rc; break;
         case OPT_OUTPUT: output = optarg; break;
         case 'h':
