@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "augur/dtype.h"
+#include "augur/progress.h"
 #include "augur/status.h"
 #include "lsq.h"
 
@@ -1063,12 +1064,14 @@ int aug_fit_samples(const struct aug_samples *s, const struct aug_fit_opts *o,
         g->idx[g->n_idx++] = i;
     }
     for (size_t gi = 0; gi < out->n_groups; gi++) {
+        aug_progress("calibrate: fitting groups", (long)gi, (long)out->n_groups);
         int rc = fit_group(s, &out->groups[gi], o, out);
         if (rc != AUG_OK) {
             aug_fit_result_free(out);
             return rc;
         }
     }
+    aug_progress("calibrate: fitting groups", (long)out->n_groups, (long)out->n_groups);
     return AUG_OK;
 oom:
     aug_fit_result_free(out);

@@ -20,6 +20,7 @@
 #include "augur/moe.h"
 #include "augur/op.h"
 #include "augur/plan.h"
+#include "augur/progress.h"
 #include "augur/scaling.h"
 #include "augur/status.h"
 #include "augur/sweep.h"

@@ -7,6 +7,7 @@
 #include "../../calibrate/calibrate.h"
 #include "cmd_profile.h"
 #include "cmd_kernel.h"
+#include "progress_tty.h"
 
 struct command {
     const char *name;
@@ -50,6 +51,7 @@ int main(int argc, char **argv) {
         printf("augur %s\n", AUG_VERSION_STRING);
         return 0;
     }
+    aug_cli_progress_init();
     for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
         if (strcmp(cmd, commands[i].name) == 0)
             return commands[i].run(argc - 1, argv + 1);

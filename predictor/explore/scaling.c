@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "augur/csvio.h"
+#include "augur/progress.h"
 #include "augur/status.h"
 #include "augur/units.h"
 
@@ -459,6 +460,8 @@ int aug_scaling_run(const struct aug_scaling_study *st, struct aug_scaling_point
                          &pt->plans_evaluated);
         if (rc != AUG_OK)
             return rc;
+        aug_progress("sweep scaling: searches", (long)i * (1 + AUG_RES_COUNT) + 1,
+                     (long)n * (1 + AUG_RES_COUNT));
         double t = pt->found ? pt->best.result.step_time_s : INFINITY;
         if (i == 0)
             ref = t;
@@ -472,6 +475,8 @@ int aug_scaling_run(const struct aug_scaling_study *st, struct aug_scaling_point
             int found;
             if ((rc = best_of(st, &pt->preset, &sc, NULL, &b, &found, NULL)) != AUG_OK)
                 return rc;
+            aug_progress("sweep scaling: searches", (long)i * (1 + AUG_RES_COUNT) + r + 2,
+                         (long)n * (1 + AUG_RES_COUNT));
             double s = !found ? (pt->found ? 0.0 : 1.0)
                               : (pt->found ? t / b.result.step_time_s : INFINITY);
             pt->sensitivity[r] = s;

@@ -10,6 +10,7 @@
 #include <strings.h>
 
 #include "augur/augur.h"
+#include "augur/progress.h"
 #include "validate_infer.h"
 #include "validate_internal.h"
 
@@ -181,6 +182,7 @@ int aug_validate_file(const char *path, enum aug_validate_input kind,
             score(&row, &vc, &cache, opt);
         }
         st = push_row(r, &cap, &row);
+        aug_progress("validate: rows", (long)i + 1, (long)aug_csv_rows(t));
     }
     if (rd.close)
         rd.close(&rd);
