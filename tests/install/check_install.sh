@@ -42,4 +42,9 @@ lib=$(echo "$out" | cut -d' ' -f3)
 awk -v a="$cli" -v b="$lib" 'BEGIN { d = a - b; if (d < 0) d = -d;
     if (!(a > 0) || d > 1e-6 * a) { print "augur says " a " s, the library " b " s"; exit 1 } }'
 "$prefix/bin/augur" models | grep -q llama2-70b
+# man pages, when help2man was there at build time
+if command -v help2man >/dev/null 2>&1; then
+    mandir=$(dirname "$(find "$prefix" -name augur-train.1 | head -n 1)")
+    [ -f "$mandir/augur.1" ] || { echo "no man pages installed under $prefix"; exit 1; }
+fi
 echo "install check passed: $prefix"
