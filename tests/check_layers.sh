@@ -1,9 +1,14 @@
 #!/usr/bin/env bash
 # check_layers.sh - the library's layers use only the layers below them (predictor/README.md):
 # every undefined symbol of an object file of layer L must not be defined by an object file
-# of a layer above L. Usage: check_layers.sh OBJECT_DIR (the augur_core.dir of a build).
+# of a layer above L. Usage: check_layers.sh OBJECT_DIR (the augur_objs.dir of a build).
 set -euo pipefail
-dir=${1:?usage: check_layers.sh path/to/augur_core.dir}
+dir=${1:?usage: check_layers.sh path/to/augur_objs.dir}
+# no object files is a wrong folder, not a clean layering
+if ! compgen -G "$dir/core/*.o" >/dev/null; then
+    echo "layering: no object files under $dir/core" >&2
+    exit 1
+fi
 layers=(core hw model train infer explore validate)
 # train and infer share a rank: neither may use the other
 declare -A rank=([core]=0 [hw]=1 [model]=2 [train]=3 [infer]=3 [explore]=4 [validate]=5)
