@@ -313,6 +313,43 @@ static void old_version_tagged(void **state)
     aug_samples_free(&s);
 }
 
+/* nccl-tests 2.16+ with -S 1: a "timestamp" column whose cells are a date and a time (two
+ * fields under one name), its format "%Y-%m-%d %H:%M:%S" on the units line; -C 1 prints
+ * "cputime" for "time". */
+static void timestamps_and_cputime(void **state)
+{
+    (void)state;
+    static char b[4096];
+    snprintf(b, sizeof b,
+             "# Collective test starting: all_gather_perf\n"
+             "# nThread 1 nGpus 4 minBytes 65536 maxBytes 131072 step: 2(factor) warmup iters: 5 iters: 20 agg iters: 1 validation: 1 graph: 0 unalign: 0\n"
+             "# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s  %7s  %6s  %6s  %6s %*s\n"
+             "# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s  %7s  %6s  %6s  %6s %*s\n",
+             "size", "count", "type", "redop", "root", "cputime", "algbw", "busbw", "#wrong",
+             "cputime", "algbw", "busbw", "#wrong", 19, "timestamp", "(B)", "(elements)", "", "",
+             "", "(us)", "(GB/s)", "(GB/s)", "", "(us)", "(GB/s)", "(GB/s)", "", 19,
+             "%%Y-%%m-%%d %%H:%%M:%%S");
+    for (int i = 0; i < 2; i++) {
+        size_t l = strlen(b);
+        snprintf(b + l, sizeof b - l,
+                 "%12li  %12li  %8s  %6s  %6s  %7s  %6s  %6s  %6g  %7s  %6s  %6s  %6g%21s\n",
+                 65536L << i, 4096L << i, "half", "none", "    -1", i ? "14.00" : "12.00", "1.00",
+                 "1.00", 0.0, i ? "16.00" : "13.00", "1.00", "1.00", 0.0, "2025-03-04 05:06:07");
+    }
+    struct aug_samples s;
+    aug_samples_init(&s);
+    struct aug_import_opts o = {0};
+    if (aug_import_nccl_tests("ag.log", b, strlen(b), &o, &s) != AUG_OK)
+        fail_msg("%s", aug_last_error());
+    assert_int_equal((int)s.n, 2);
+    assert_string_equal(s.v[1].op, "all_gather");
+    assert_int_equal(s.v[1].ranks, 4);          /* nThread 1 x nGpus 4 */
+    assert_near(s.v[0].time_us, 12.5, 1e-12);
+    assert_near(s.v[1].time_us, 15.0, 1e-12);
+    assert_int_equal(s.v[1].dtype, AUG_DTYPE_FP16);
+    aug_samples_free(&s);
+}
+
 /* Ranks on different GPU models cannot go into one kernels-db folder. */
 static void mixed_gpus(void **state)
 {
@@ -425,7 +462,7 @@ int main(void)
         cmocka_unit_test(real_vtrain), cmocka_unit_test(multinode_pasted),
         cmocka_unit_test(alltoall_blank_column), cmocka_unit_test(old_version_tagged),
         cmocka_unit_test(mixed_gpus), cmocka_unit_test(json_output),
-        cmocka_unit_test(device_names),
+        cmocka_unit_test(device_names), cmocka_unit_test(timestamps_and_cputime),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
