@@ -19,7 +19,8 @@
  * runs pasted one after another are read in turn: an options line starts a new run.
  * Group size: the Rank lines, else nThread x nGpus, else --ranks. Ranks per node: ranks
  * over distinct hosts, else --ranks-per-node, else all on one node. Collective: the
- * "starting" line, else the file name, else --coll. GPU: the device name of the Rank lines
+ * "starting" line, else a pasted command line naming the *_perf binary, else --coll,
+ * else the file name. GPU: the device name of the Rank lines
  * (every rank must show the same one), kept in the sample set for `augur calibrate`.
  *
  * JSON (-J FILE, nccl-tests 2.15+, JSON_FILE_VERSION 1 or 2): "config" with nthreads,
@@ -762,6 +763,16 @@ int aug_import_nccl_tests(const char *name, const char *buf, size_t len,
                 rc = lut_header(&st, s);
                 continue;
             }
+        }
+        /* the command line pasted with the log names the *_perf binary */
+        const char *perf = st.coll < 0 && !is_lut ? strstr(s, "_perf") : NULL;
+        if (perf) {
+            const char *w = perf;
+            while (w > s && !isspace((unsigned char)w[-1]) && w[-1] != '/')
+                w--;
+            char word[64];
+            snprintf(word, sizeof word, "%.*s", (int)(perf - w), w);
+            st.coll = coll_from_text(word);
         }
         if (is_lut)
             rc = lut_line(&st, s, line);

@@ -350,6 +350,27 @@ static void timestamps_and_cputime(void **state)
     aug_samples_free(&s);
 }
 
+/* A log pasted with the command that ran it: the *_perf binary names the collective. */
+static void collective_from_command_line(void **state)
+{
+    (void)state;
+    const char *txt =
+        "$ mpirun -np 2 -x NCCL_DEBUG=INFO /opt/nccl-tests/build/alltoall_perf -b 1M -e 1M -g 1\n"
+        "# nThread 1 nGpus 1 minBytes 1048576 maxBytes 1048576 step: 2(factor) warmup iters: 5 iters: 20\n"
+        "#  Rank  0 Group  0 Pid 1 on a device  0 [0x07] NVIDIA H100 80GB HBM3\n"
+        "#  Rank  1 Group  0 Pid 2 on a device  1 [0x0f] NVIDIA H100 80GB HBM3\n"
+        "#  size count type redop root time algbw busbw #wrong time algbw busbw #wrong\n"
+        "   1048576  262144 float none -1 20.0 52.4 26.2 0 22.0 47.7 23.8 0\n";
+    struct aug_samples s;
+    aug_samples_init(&s);
+    struct aug_import_opts o = {0};
+    assert_int_equal(aug_import_nccl_tests("run.txt", txt, strlen(txt), &o, &s), AUG_OK);
+    assert_string_equal(s.v[0].op, "all_to_all");
+    assert_int_equal(s.v[0].ranks, 2);
+    assert_near(s.v[0].time_us, 21.0, 1e-12);
+    aug_samples_free(&s);
+}
+
 /* Ranks on different GPU models cannot go into one kernels-db folder. */
 static void mixed_gpus(void **state)
 {
@@ -463,6 +484,7 @@ int main(void)
         cmocka_unit_test(alltoall_blank_column), cmocka_unit_test(old_version_tagged),
         cmocka_unit_test(mixed_gpus), cmocka_unit_test(json_output),
         cmocka_unit_test(device_names), cmocka_unit_test(timestamps_and_cputime),
+        cmocka_unit_test(collective_from_command_line),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
