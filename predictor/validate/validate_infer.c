@@ -183,6 +183,6 @@ int aug_validate_infer_open(const struct aug_csv *t, const char *path,
     for (size_t k = 0; k < sizeof required / sizeof *required; k++)
         if (aug_csv_col(t, required[k]) < 0)
             return aug_errorf(AUG_EDATA, "%s: missing column '%s' (inference accuracy sets use the "
-                                         "schema of DESIGN section 6)", aug_csv_name(t), required[k]);
+                                         "schema of benchmarks/accuracy/README.md)", aug_csv_name(t), required[k]);
     return AUG_OK;
 }
