@@ -34,7 +34,8 @@ static void usage(FILE *f) {
                "calibrated on real GPUs.\n\ncommands:\n");
     for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
         fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
-    fprintf(f, "\nenvironment: AUGUR_DATA_DIR (presets), AUGUR_KDB (kernels-db root)\n");
+    fprintf(f, "\nenvironment: AUGUR_DATA_DIR (presets), AUGUR_KDB (kernels-db root),\n"
+               "  HF_HUB_CACHE or HF_HOME (Hugging Face cache for --model org/name)\n");
 }
 
 int main(int argc, char **argv) {
