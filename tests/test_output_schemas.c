@@ -115,6 +115,10 @@ static void outputs_match_schemas(void **state) {
                     "--batch", "16", "--input-len", "2048", "--output-len", "256", "--mode",
                     "disaggregated", "--format", "json"), 0);
     stdout_matches("infer");
+    expect_exit(RUN("infer", "--model", "llama2-70b", "--system", "dgx-h100", "--tp", "4",
+                    "--batch", "16", "--input-len", "2048", "--output-len", "256", "--mode",
+                    "continuous", "--ops", "--weight-dtype", "fp8", "--format", "json"), 0);
+    stdout_matches("infer");
     expect_exit(RUN("sweep", "train", "--model", "mixtral-8x7b", "--system", "dgx-h100", "--gpus",
                     "32", "--global-batch", "128", "--top", "3", "--format", "json"), 0);
     stdout_matches("sweep-train");
@@ -127,6 +131,12 @@ static void outputs_match_schemas(void **state) {
     stdout_matches("kernel");
     expect_exit(RUN("kernel", "collective", "--gpu", "h100-80g", "--collective", "all_reduce",
                     "--bytes", "64Mi", "--ranks", "8", "--format", "json"), 0);
+    stdout_matches("kernel");
+    expect_exit(RUN("kernel", "attention", "--gpu", "h100-80g", "--batch", "4", "--heads", "32",
+                    "--seq", "4096", "--head-dim", "128", "--causal", "--format", "json"), 0);
+    stdout_matches("kernel");
+    expect_exit(RUN("kernel", "memory", "--gpu", "a100-80g", "--bytes", "256Mi", "--format",
+                    "json"), 0);
     stdout_matches("kernel");
     expect_exit(RUN("validate", AUG_TEST_SOURCE_DIR "/benchmarks/accuracy/training.csv",
                     "--format", "json"), 0);
