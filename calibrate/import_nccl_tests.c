@@ -202,10 +202,14 @@ static int note_device(struct nt_state *st, long line, const char *dev)
         memcpy(st->out->device, d, sizeof d);
         return AUG_OK;
     }
-    if (strcmp(st->out->device, d) != 0)
-        return aug_errorf(AUG_EDATA, "%s:%ld: rank on a '%s' where earlier ranks ran on a '%s': "
-                          "one kernels-db folder holds one GPU model", st->name, line, d,
+    if (strcmp(st->out->device, d) != 0) {
+        char where[64] = ": config.devices";
+        if (line > 0)
+            snprintf(where, sizeof where, ":%ld", line);
+        return aug_errorf(AUG_EDATA, "%s%s: rank on a '%s' where earlier ranks ran on a '%s': "
+                          "one kernels-db folder holds one GPU model", st->name, where, d,
                           st->out->device);
+    }
     return AUG_OK;
 }
 
