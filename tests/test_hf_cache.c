@@ -3,6 +3,10 @@
  * a config was read (`augur models --show`, the warning about fields not modelled). */
 #include "aug_cli_run.h"
 
+#include <jansson.h>
+
+#include "json_schema_subset.h"
+
 #include "augur/model.h"
 #include "augur/status.h"
 
@@ -141,6 +145,21 @@ static void cli_show_and_warning(void **state) {
                     "--gpus", "8", "--micro-batch", "1", "--global-batch", "64"),
                 1);
     err_has("not in the Hugging Face cache: looked for ");
+    /* the same record as JSON, valid against schemas/models-show.schema.json */
+    expect_exit(RUN("models", "--show", "mistralai/Mistral-7B-v0.1", "--format", "json"), 0);
+    json_t *v = json_loads(out_buf, 0, NULL);
+    json_t *sch = json_load_file(AUG_TEST_SOURCE_DIR "/schemas/models-show.schema.json", 0, NULL);
+    assert_non_null(v);
+    assert_non_null(sch);
+    char err[512];
+    if (aug_js_validate(sch, v, "$", err, sizeof err))
+        fail_msg("models --show json: %s", err);
+    assert_int_equal((int)json_array_size(json_object_get(v, "keys")), 20);
+    json_t *k = json_array_get(json_object_get(v, "keys"), 14); /* file order: sliding_window */
+    assert_string_equal(json_string_value(json_object_get(k, "key")), "sliding_window");
+    assert_string_equal(json_string_value(json_object_get(k, "read")), "not modelled");
+    json_decref(v);
+    json_decref(sch);
 }
 
 int main(void) {

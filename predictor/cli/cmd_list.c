@@ -27,12 +27,50 @@ static void system_line(const struct aug_system *s, void *user) {
 }
 
 /* `augur models --show NAME`: the model as augur reads it, and every key of its file. */
-static int show_model(const char *name) {
+static int show_model_json(const struct aug_model *m, const struct aug_model_record *rec) {
+    json_t *o = json_object(), *f = json_object(), *keys = json_array();
+    json_object_set_new(o, "name", json_string(m->name));
+    json_object_set_new(o, "path", json_string(rec->path));
+    json_object_set_new(o, "format", json_string(rec->format));
+    json_object_set_new(o, "source", json_string(m->source));
+    json_object_set_new(f, "arch", json_string(aug_arch_name(m->arch)));
+    json_object_set_new(f, "layers", json_integer(m->layers));
+    json_object_set_new(f, "hidden", json_integer(m->hidden));
+    json_object_set_new(f, "heads", json_integer(m->heads));
+    json_object_set_new(f, "kv_heads", json_integer(m->kv_heads));
+    json_object_set_new(f, "head_dim", json_integer(m->head_dim));
+    json_object_set_new(f, "ffn_hidden", json_integer(m->ffn_hidden));
+    json_object_set_new(f, "vocab", json_integer(m->vocab));
+    json_object_set_new(f, "max_seq", json_integer(m->max_seq));
+    json_object_set_new(f, "mlp", json_string(aug_mlp_name(m->mlp)));
+    json_object_set_new(f, "norm", json_string(m->norm == AUG_NORM_RMSNORM ? "rmsnorm" : "layernorm"));
+    json_object_set_new(f, "pos", json_string(m->pos == AUG_POS_ROPE ? "rope" : "learned"));
+    json_object_set_new(f, "tied_embeddings", json_boolean(m->tied_embeddings));
+    json_object_set_new(f, "linear_bias", json_boolean(m->linear_bias));
+    json_object_set_new(f, "moe_experts", json_integer(m->moe_experts));
+    json_object_set_new(f, "moe_topk", json_integer(m->moe_topk));
+    json_object_set_new(f, "moe_shared_experts", json_integer(m->moe_shared_experts));
+    json_object_set_new(o, "fields", f);
+    json_object_set_new(o, "params", json_real(aug_model_params(m)));
+    for (int i = 0; i < rec->n; i++)
+        json_array_append_new(keys, json_pack("{s:s,s:s,s:s}", "key", rec->keys[i].key, "read",
+                                              aug_key_use_name(rec->keys[i].use), "why",
+                                              rec->keys[i].why));
+    json_object_set_new(o, "keys", keys);
+    json_object_set_new(o, "keys_not_listed", json_integer(rec->n_more));
+    int rc = aug_cli_write(stdout, AUG_FORMAT_JSON, o);
+    json_decref(o);
+    return rc;
+}
+
+static int show_model(const char *name, int json) {
     struct aug_model m;
     static struct aug_model_record rec;
     int st = aug_model_load_record(NULL, name, &m, &rec);
     if (st != AUG_OK)
         return aug_cli_fail(st, NULL);
+    if (json)
+        return show_model_json(&m, &rec);
     printf("# %s read from %s (%s)\n", m.name, rec.path, rec.format);
     printf("# source: %s\n", m.source);
     model_line(&m, NULL);
@@ -56,7 +94,8 @@ static int list(int argc, char **argv, int models) {
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
             printf("usage: augur %s%s\n\nLists the %s presets (names usable with --%s).\n",
-                   argv[0], models ? " [--show NAME]" : "", models ? "model" : "system",
+                   argv[0], models ? " [--show NAME [--format table|json]]" : "",
+                   models ? "model" : "system",
                    models ? "model" : "system");
             if (models)
                 printf("\n  --show NAME   how a model is read: its fields, and every key of its "
@@ -68,9 +107,20 @@ static int list(int argc, char **argv, int models) {
         if (models && strcmp(argv[i], "--show") == 0) {
             if (i + 1 >= argc)
                 return aug_cli_usage(argv[0], "option '--show' needs a model name or path");
-            if (i + 2 < argc)
-                return aug_cli_usage(argv[0], "unexpected argument '%s'", argv[i + 2]);
-            return show_model(argv[i + 1]);
+            const char *name = argv[i + 1];
+            enum aug_format fmt = AUG_FORMAT_TABLE;
+            for (int j = i + 2; j < argc; j++) {
+                if (strcmp(argv[j], "--format") == 0 && j + 1 < argc) {
+                    int rc = aug_cli_format(argv[0], argv[++j], &fmt);
+                    if (rc)
+                        return rc;
+                    if (fmt == AUG_FORMAT_CSV)
+                        return aug_cli_usage(argv[0], "--show prints table or json, not csv");
+                } else {
+                    return aug_cli_usage(argv[0], "unexpected argument '%s'", argv[j]);
+                }
+            }
+            return show_model(name, fmt == AUG_FORMAT_JSON);
         }
         return aug_cli_usage(argv[0], "unexpected argument '%s'", argv[i]);
     }
