@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "augur/csvio.h"
+#include "core/atomic_write.h"
 #include "augur/dtype.h"
 #include "augur/status.h"
 
@@ -176,10 +177,10 @@ static int write_group(const char *dir, const char *stem, const struct aug_sampl
     rc = aug_csv_writer_commit(w);
     if (rc == AUG_OK) {
         snprintf(path, cap, "%s/%s.gp", dir, stem);
-        FILE *fp = fopen(path, "w");
-        if (!fp) {
-            rc = aug_errorf(AUG_EIO, "cannot write '%s': %s", path, strerror(errno));
-        } else {
+        struct aug_atomic gp;
+        rc = aug_atomic_open(&gp, path);
+        if (rc == AUG_OK) {
+            FILE *fp = gp.fp;
             const char *xl = g->family == AUG_FAMILY_GEMM ? "FLOPs (2mnk)"
                              : g->family == AUG_FAMILY_ATTENTION ? "sequence length (keys)"
                                                                   : "size (bytes)";
@@ -198,8 +199,7 @@ static int write_group(const char *dir, const char *stem, const struct aug_sampl
                     "     '%s/%s.csv' skip 1 using 1:3 with %s title 'fitted'\n",
                     dir, stem, stem, g->form, 100 * g->cv_rel_err, aug_fit_verdict_name(g->verdict), xl,
                     dir, stem, dir, stem, one_d ? "lines lw 2" : "points pt 6 ps 0.4");
-            if (fclose(fp) != 0)
-                rc = aug_errorf(AUG_EIO, "cannot write '%s'", path);
+            rc = aug_atomic_commit(&gp);
         }
     }
     free(path);

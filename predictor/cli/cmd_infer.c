@@ -261,7 +261,11 @@ int aug_cmd_infer(int argc, char **argv) {
     }
     rc = emit(f, fmt, &model, &sys, &plan, &res, kdb, roofline, ops, n_ops, want_ops);
     aug_kdb_close(kdb);
-    if (aug_cli_close_output(f, output) != 0 || rc != 0)
+    if (rc != 0) {
+        aug_cli_discard_output(f);
+        return 1;
+    }
+    if (aug_cli_close_output(f, output) != 0)
         return 1;
     return 0;
 }

@@ -231,5 +231,9 @@ int aug_cmd_kernel(int argc, char **argv) {
     }
     int out = aug_cli_write(f, fmt, o);
     json_decref(o);
-    return aug_cli_close_output(f, output) || out ? 1 : 0;
+    if (out) {
+        aug_cli_discard_output(f);
+        return 1;
+    }
+    return aug_cli_close_output(f, output) ? 1 : 0;
 }

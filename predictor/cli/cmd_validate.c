@@ -168,13 +168,17 @@ int aug_cmd_validate(int argc, char **argv) {
     double mape = r->mape_pct;
     size_t predicted = r->predicted_rows;
     aug_validate_report_free(r);
-    if (aug_cli_close_output(f, output) != 0 || out_rc)
+    if (out_rc) {
+        aug_cli_discard_output(f);
+        return 1;
+    }
+    if (aug_cli_close_output(f, output) != 0)
         return 1;
     if (max_mape >= 0 && predicted == 0) {
         fprintf(stderr, "augur: %s: no row could be predicted, cannot check --max-mape\n", path);
         return 1;
     }
-    if (max_mape >= 0 && mape > max_mape) {
+    if (max_mape >= 0 && !(mape <= max_mape)) { /* a NaN MAPE fails the bar */
         fprintf(stderr, "augur: %s: MAPE %.2f%% exceeds the bar of %.2f%%\n", path, mape, max_mape);
         return 1;
     }

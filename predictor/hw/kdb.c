@@ -15,6 +15,7 @@
  *   fallback. */
 #include "augur/kdb.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -218,6 +219,12 @@ int aug_kdb_open(const char *root, const char *gpu_id, struct aug_kdb **out)
     }
     snprintf(path, plen, "%s/%s/curves.csv", root, gpu_id);
     FILE *probe = fopen(path, "r");
+    if (!probe && errno != ENOENT) { /* unreadable is not absent: never fall back silently */
+        int rc = aug_errorf(AUG_EIO, "cannot read '%s': %s", path, strerror(errno));
+        free(path);
+        free(k);
+        return rc;
+    }
     if (!probe) { /* no curves for this GPU: a valid, empty kdb */
         free(path);
         *out = k;
