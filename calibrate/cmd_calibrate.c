@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,10 +54,14 @@ static void usage(FILE *f)
             AUG_FIT_DEFAULT_MAX_CV, AUG_FIT_DEFAULT_FOLDS);
 }
 
-static int usage_error(const char *fmt, const char *arg)
+static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int usage_error(const char *fmt, ...)
 {
+    va_list ap;
     fprintf(stderr, "augur calibrate: ");
-    fprintf(stderr, fmt, arg);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
     fprintf(stderr, "\nTry 'augur calibrate --help'\n");
     return 2;
 }
@@ -146,7 +151,8 @@ static int write_raw(const char *dir, const struct aug_samples *s, const struct 
         /* only "does not exist" means no earlier samples: any other failure to read them
          * would rewrite the file with this run's rows alone */
         FILE *probe = fopen(path, "r");
-        if (!probe && errno != ENOENT)
+        struct stat lst;
+        if (!probe && (errno != ENOENT || lstat(path, &lst) == 0))
             rc = aug_errorf(AUG_EIO, "cannot read '%s': %s (its samples would be lost)", path,
                             strerror(errno));
         if (probe) {

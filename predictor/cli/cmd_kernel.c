@@ -65,6 +65,23 @@ static int size_opt(const char *cmd, const char *opt, const char *val, double *o
     return 0;
 }
 
+/* A memory op name the predictor's graphs use, or one with a curve in this GPU's table:
+ * any other name would time nothing but the fallback, silently. */
+static int known_mem_op(const struct aug_kdb *kdb, const char *name) {
+    static const char *const ops[] = {"elementwise", "norm",      "rmsnorm", "layernorm",
+                                      "softmax",     "activation", "rope",    "embedding",
+                                      "copy",        "add",        "cross_entropy", "optimizer"};
+    for (size_t i = 0; i < sizeof ops / sizeof *ops; i++)
+        if (strcmp(ops[i], name) == 0)
+            return 1;
+    for (int i = 0; i < aug_kdb_curve_count(kdb); i++) {
+        const struct aug_curve *c = aug_kdb_curve_at(kdb, i);
+        if (c->family == AUG_FAMILY_MEMORY && strcmp(c->op, name) == 0)
+            return 1;
+    }
+    return 0;
+}
+
 int aug_cmd_kernel(int argc, char **argv) {
     const char *cmd = "kernel";
     if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
@@ -198,6 +215,13 @@ int aug_cmd_kernel(int argc, char **argv) {
     struct aug_kdb *kdb = NULL;
     if (!roof && (st = aug_kdb_open(kdb_dir, gpu, &kdb)) != AUG_OK)
         return aug_cli_fail(st, NULL);
+    if (fam == AUG_OP_MEMORY && !known_mem_op(kdb, mem_op)) {
+        aug_kdb_close(kdb);
+        return aug_cli_usage(cmd, "--op: unknown memory op '%s' (the predictor's are "
+                             "elementwise, norm, rmsnorm, layernorm, softmax, activation, rope, "
+                             "embedding, copy, add, cross_entropy, optimizer; or a memory curve "
+                             "of the GPU's kernels-db)", mem_op);
+    }
     struct aug_op_ctx ctx = {&sys, kdb, roof};
     struct aug_op_time t;
     st = aug_op_time(&ctx, &op, &t);

@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "augur/csvio.h"
 #include "augur/curve.h"
@@ -219,7 +220,9 @@ int aug_kdb_open(const char *root, const char *gpu_id, struct aug_kdb **out)
     }
     snprintf(path, plen, "%s/%s/curves.csv", root, gpu_id);
     FILE *probe = fopen(path, "r");
-    if (!probe && errno != ENOENT) { /* unreadable is not absent: never fall back silently */
+    struct stat lst;
+    /* unreadable (permissions, a dangling link, I/O) is not absent: never fall back silently */
+    if (!probe && (errno != ENOENT || lstat(path, &lst) == 0)) {
         int rc = aug_errorf(AUG_EIO, "cannot read '%s': %s", path, strerror(errno));
         free(path);
         free(k);

@@ -476,7 +476,7 @@ int aug_system_load(const char *kdb_root, const char *name_or_path, struct aug_s
         return aug_errorf(AUG_EUSAGE, "no system given (a preset name or a JSON path)");
     if (is_path(name_or_path)) {
         char *text;
-        int st = aug_read_file(name_or_path, &text, NULL);
+        int st = aug_read_file_max(name_or_path, AUG_JSON_FILE_MAX, &text, NULL);
         if (st)
             return st;
         st = aug_system_from_json(kdb_root, name_or_path, text, out);

@@ -701,7 +701,7 @@ int aug_model_load(const char *data_root, const char *name_or_path, struct aug_m
         else
             aug_fmt_trunc(path, sizeof path, "%s", name_or_path);
         char *text;
-        int st = aug_read_file(path, &text, NULL);
+        int st = aug_read_file_max(path, AUG_JSON_FILE_MAX, &text, NULL);
         if (st)
             return st;
         st = aug_model_from_json(path, text, out);
