@@ -435,8 +435,8 @@ int aug_cmd_calibrate(int argc, char **argv)
             o.link = optarg;
             break;
         case O_MAXCV:
-            if (aug_parse_double(optarg, "--max-cv-err", &dv) != AUG_OK || !(dv > 0))
-                return usage_error("--max-cv-err: '%s' is not a positive number", optarg);
+            if (aug_parse_double(optarg, "--max-cv-err", &dv) != AUG_OK || !(dv > 0) || dv > 10)
+                return usage_error("--max-cv-err: '%s' is not a relative error in (0, 10]", optarg);
             o.max_cv = dv;
             break;
         case O_FOLDS:

@@ -104,7 +104,8 @@ int aug_cmd_validate(int argc, char **argv) {
         switch (c) {
         case OPT_MAX:
             if ((rc = aug_cli_double(cmd, "--max-mape", optarg, &max_mape))) return rc;
-            if (max_mape < 0) return aug_cli_usage(cmd, "--max-mape must not be negative");
+            if (max_mape < 0 || max_mape > 1e4)
+                return aug_cli_usage(cmd, "--max-mape must be a percentage in [0, 10000]");
             break;
         case OPT_IMPORT:
             if (strcmp(optarg, "vtrain") == 0) kind = AUG_VALIDATE_VTRAIN;

@@ -320,7 +320,7 @@ static int link_from_object(const char *ctx, json_t *obj, const char *key,
     if ((st = aug_json_double(sub, v, "bw_gbps", REQ | POS, &out->bw_gbps)) ||
         (st = aug_json_double(sub, v, "latency_us", REQ | NONNEG, &out->latency_us)))
         return st;
-    if (out->bw_gbps > 1e5)
+    if (out->bw_gbps > 1e5 || out->bw_gbps < 1e-3) /* 1 MB/s .. 100 TB/s per GPU */
         return aug_errorf(AUG_EDATA, "%s: field 'bw_gbps' = %g GB/s per GPU is beyond any "
                           "real link (units are 1e9 B/s)", sub, out->bw_gbps);
     if (out->latency_us > 1e6)
