@@ -363,6 +363,38 @@ static void test_validate_bar_and_ceilings(void **state) {
     out_has("");
 }
 
+/* Mixtral-8x7B (32 layers, h 4096, f 14336 SwiGLU, 8 experts, top-2; Jiang et al. 2024)
+ * at capacity factor c = 0.01 drops 1 - c = 99% of the routed token-expert assignments
+ * (every expert's load, f for the busiest and (E - f)/(E - 1) for the others, is above c,
+ * so sum(load - c) / E = (E - E c) / E). Their expert MLPs, 2 s h f x 3 FLOPs per token
+ * and expert, are not computed: model FLOPs drop by 3 (forward + backward) x 32 layers x
+ * 2 x 4096 x 4096 x 14336 x 3 x top-2 x 0.99 x 64 sequences, and MFU (238.9% before)
+ * stays below 1. */
+static void test_mfu_counts_processed_tokens(void **state) {
+    (void)state;
+    struct aug_model m;
+    struct aug_system s;
+    assert_int_equal(aug_model_load(NULL, "mixtral-8x7b", &m), AUG_OK);
+    assert_int_equal(aug_system_load(NULL, "dgx-h100", &s), AUG_OK);
+    struct aug_train_result r[2];
+    for (int i = 0; i < 2; i++) {
+        struct aug_plan p;
+        aug_plan_init(&p);
+        p.gpus = 8;
+        p.ep = 8;
+        p.micro_batch = 1;
+        p.global_batch = 64;
+        p.seq = 4096;
+        p.moe_capacity_factor = i ? 0.01 : 0.0;
+        assert_int_equal(aug_plan_resolve(&p, &m, &s), AUG_OK);
+        struct aug_train_options opt = {NULL, 0};
+        assert_int_equal(aug_train_predict(&m, &s, &p, &opt, &r[i]), AUG_OK);
+    }
+    double dropped = 32.0 * 2 * 4096 * 4096 * 14336 * 3 * 2 * 0.99 * 64;
+    assert_rel(r[1].model_flops, r[0].model_flops - 3.0 * dropped, 1e-9);
+    assert_true(r[1].mfu > 0 && r[1].mfu <= 1.0);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_plot_name_runs_nothing),
@@ -378,6 +410,7 @@ int main(void) {
         cmocka_unit_test(test_unknown_memory_op),
         cmocka_unit_test(test_json_bom),
         cmocka_unit_test(test_validate_bar_and_ceilings),
+        cmocka_unit_test(test_mfu_counts_processed_tokens),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
