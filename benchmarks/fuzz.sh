@@ -39,10 +39,10 @@ for t in $targets; do
     rc=$?
     set -e
     secs=$((SECONDS - start))
-    done_line=$(grep -E '^#[0-9]+ +(DONE|NEW|REDUCE|pulse)' "$log" | tail -1)
-    execs=$(grep -E '^stat::number_of_executed_units' "$log" | awk '{print $2}')
+    done_line=$(grep -E '^#[0-9]+[[:space:]]+(DONE|NEW|REDUCE|pulse|INITED)' "$log" | tail -1 || true)
+    execs=$(grep -E '^stat::number_of_executed_units' "$log" | awk '{print $2}' || true)
     execs=${execs:-$(echo "$done_line" | sed -E 's/^#([0-9]+).*/\1/')}
-    eps=$(grep -E '^stat::average_exec_per_sec' "$log" | awk '{print $2}')
+    eps=$(grep -E '^stat::average_exec_per_sec' "$log" | awk '{print $2}' || true)
     cov=$(echo "$done_line" | sed -nE 's/.*cov: ([0-9]+).*/\1/p')
     ft=$(echo "$done_line" | sed -nE 's/.*ft: ([0-9]+).*/\1/p')
     corp=$(echo "$done_line" | sed -nE 's/.*corp: ([0-9]+\/[0-9]+[a-zA-Z]*).*/\1/p')

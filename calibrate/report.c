@@ -237,10 +237,15 @@ int aug_report_write(const char *dir, const struct aug_samples *s,
                  dir);
         return AUG_OK;
     }
-    if (strchr(dir, '\'') || strchr(dir, '"')) {
-        snprintf(note, note_cap, "report folder name has quotes: plots skipped");
-        return AUG_OK;
-    }
+    /* the folder name is written into the gnuplot scripts: a quote, a backquote or a
+     * control character (a newline starts a new command, "!" runs a shell) could run
+     * commands, so such a name gets no plots */
+    for (const char *c = dir; *c; c++)
+        if (*c == '\'' || *c == '"' || *c == '`' || (unsigned char)*c < 0x20) {
+            snprintf(note, note_cap, "report folder name has quotes or control characters: "
+                     "plots skipped");
+            return AUG_OK;
+        }
     size_t lcap = strlen(dir) + 200;
     char *script = malloc(lcap), *log = malloc(lcap);
     if (!script || !log) {

@@ -9,6 +9,7 @@
 #include "augur/augur.h"
 #include "cli.h"
 #include "cmd_kernel.h"
+#include "core/finite.h"
 
 static void help(void) {
     printf("usage: augur kernel gemm      --gpu ID --m M --n N --k K [--batch B] [--dtype D]\n"
@@ -228,6 +229,16 @@ int aug_cmd_kernel(int argc, char **argv) {
     aug_kdb_close(kdb);
     if (st != AUG_OK)
         return aug_cli_fail(st, NULL);
+    /* a zero or non-finite time would print "inf" or lose its JSON keys (jansson refuses
+     * them); it is an error naming the kernel instead */
+    const struct aug_finite_field tf[] = {{"time_s", t.time_s}, {"efficiency", t.eff}};
+    char what[96];
+    snprintf(what, sizeof what, "%s kernel on %s", family, gpu);
+    if ((st = aug_finite_check(what, tf, 2)) != AUG_OK)
+        return aug_cli_fail(st, NULL);
+    if (!(t.time_s > 0))
+        return aug_cli_fail(aug_errorf(AUG_EDATA, "%s: predicted time %g s is not positive", what,
+                                       t.time_s), NULL);
 
     double peak = sys.gpu.peak_tflops[dt] * 1e12, bw = sys.gpu.hbm_gbps * 1e9;
     json_t *o = json_object();
