@@ -9,7 +9,7 @@ set -euo pipefail
 out=${1:?usage: make_corpus.sh OUT}
 src=$(cd "$(dirname "$0")/../.." && pwd)
 shared=${AUG_SHARED_DIR:-$src/../shared}
-rows=${SEED_ROWS:-40}
+rows=${SEED_ROWS:-16}
 mkdir -p "$out"
 
 # cut FILE DIR PREFIX: comment lines + header + $rows data rows per piece
@@ -69,11 +69,12 @@ for target in fuzz_profiler_rawcsv fuzz_import_raw; do
     done
 done
 
-# nccl-tests: the vTrain all-reduce tables (nccl-tests runs in the LUT layout)
+# nccl-tests: the vTrain all-reduce tables (nccl-tests runs in the LUT layout); no
+# nccl-tests text output is published under ../shared, the fuzzer finds the text layout
 d=$(t fuzz_import_nccl_tests)
 if [ -d "$shared/external/vtrain/trace" ]; then
     for l in "$shared"/external/vtrain/trace/*/*_LUT; do
-        cp "$l" "$d/$(basename "$(dirname "$l")")_$(basename "$l")"
+        cut_csv "$l" "$d" "$(basename "$(dirname "$l")")_$(basename "$l")"
     done
 fi
 
