@@ -395,6 +395,25 @@ static void test_mfu_counts_processed_tokens(void **state) {
     assert_true(r[1].mfu > 0 && r[1].mfu <= 1.0);
 }
 
+/* A name with an escape sequence (ESC [ 2 J clears a terminal) is refused on load: names
+ * reach terminals, CSV cells and plot titles. */
+static void test_names_without_control_characters(void **state) {
+    (void)state;
+    struct aug_model m;
+    const char *model = "{\"name\": \"x\\u001b[2J\", \"arch\": \"dense\", \"layers\": 2, "
+                        "\"hidden\": 64, \"heads\": 2, \"kv_heads\": 2, \"head_dim\": 32, "
+                        "\"ffn_hidden\": 256, \"vocab\": 100, \"max_seq\": 128, "
+                        "\"mlp\": \"gelu\", \"norm\": \"layernorm\", \"pos\": \"learned\"}";
+    assert_int_equal(aug_model_from_json("m.json", model, &m), AUG_EDATA);
+    assert_non_null(strstr(aug_last_error(), "control character"));
+    struct aug_system s;
+    const char *sys = "{\"name\": \"y\\u0007\", \"gpu\": \"a100-80g\", \"gpus_per_node\": 8, "
+                      "\"nvlink\": {\"bw_gbps\": 300, \"latency_us\": 1}, "
+                      "\"network\": {\"bw_gbps\": 25, \"latency_us\": 4}}";
+    assert_int_equal(aug_system_from_json(NULL, "s.json", sys, &s), AUG_EDATA);
+    assert_non_null(strstr(aug_last_error(), "control character"));
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_plot_name_runs_nothing),
@@ -411,6 +430,7 @@ int main(void) {
         cmocka_unit_test(test_json_bom),
         cmocka_unit_test(test_validate_bar_and_ceilings),
         cmocka_unit_test(test_mfu_counts_processed_tokens),
+        cmocka_unit_test(test_names_without_control_characters),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

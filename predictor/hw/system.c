@@ -350,6 +350,9 @@ static int parse_system(const char *kdb_root, const char *origin, json_t *obj,
         return st;
     if (st == AUG_ENOTFOUND)
         stem_of(origin, s.name, sizeof s.name);
+    for (const char *c = s.name; *c; c++) /* names reach terminals: no escape sequences */
+        if ((unsigned char)*c < 0x20 || *c == 0x7f)
+            return aug_errorf(AUG_EDATA, "%s: field 'name' holds a control character", origin);
     char ctx[PATH_MAX + 128];
     aug_fmt_trunc(ctx, sizeof ctx, "%s: system '%s'", origin, s.name);
     if ((st = check_keys(ctx, obj, known)))
