@@ -123,7 +123,7 @@ static int load_plan_file(const char *cmd, const char *arg, struct aug_plan *pla
             return rc;
     }
     char *text;
-    int st = aug_read_file(path, &text, NULL);
+    int st = aug_read_file_max(path, AUG_JSON_FILE_MAX, &text, NULL);
     if (st == AUG_OK) {
         st = aug_plan_from_json(path, text, index, plan, model, mn, system, sn);
         free(text);
@@ -322,7 +322,11 @@ int aug_cmd_train(int argc, char **argv) {
     }
     json_decref(obj);
     aug_kdb_close(kdb);
-    if (aug_cli_close_output(f, output) != 0 || st != AUG_OK)
+    if (st != AUG_OK) {
+        aug_cli_discard_output(f);
+        return 1;
+    }
+    if (aug_cli_close_output(f, output) != 0)
         return 1;
     return 0;
 }

@@ -209,7 +209,7 @@ int aug_model_load_record(const char *data_root, const char *name_or_path, struc
     aug_fmt_trunc(rec->path, sizeof rec->path, "%s", path);
     char *text;
     json_t *root;
-    if ((st = aug_read_file(path, &text, NULL)))
+    if ((st = aug_read_file_max(path, AUG_JSON_FILE_MAX, &text, NULL)))
         return st;
     st = aug_json_parse(path, text, &root);
     free(text);
