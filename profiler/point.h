@@ -27,14 +27,18 @@ enum aug_prof_timing {
 const char *aug_prof_timing_name(enum aug_prof_timing t);
 int aug_prof_timing_from_name(const char *name, enum aug_prof_timing *out);
 
-#define AUG_PROF_OP_LEN 24
+/* An op name fits the curve name calibrate derives from it (aug_curve.op, 31 characters,
+ * with "_causal" appended): attention ops are at most 24 characters. */
+#define AUG_PROF_OP_LEN 32
+#define AUG_PROF_ATTN_DECODE_OP "fused_decode_fwd"
 #define AUG_PROF_ALGO_LEN 64
 
 /* Shape columns are 0 when the family does not use them (written as empty cells),
  * except `causal`, which attention always writes (0 or 1) and others leave at -1. */
 struct aug_prof_point {
     enum aug_family family;
-    char op[AUG_PROF_OP_LEN];   /* gemm: "gemm"; attention: "fused_fwd", "unfused_fwd";
+    char op[AUG_PROF_OP_LEN];   /* gemm: "gemm"; attention: "fused_fwd",
+                                   "fused_decode_fwd", "unfused_fwd";
                                    memory: "copy", "elementwise", "rmsnorm", "layernorm",
                                    "softmax"; collective: aug_coll_name() */
     enum aug_dtype dtype;
