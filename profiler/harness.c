@@ -379,8 +379,17 @@ int aug_prof_sweep_run(const struct aug_prof_backend *be, const struct aug_prof_
         if ((rc = aug_prof_gpu_id_check(cfg->gpu_id)) != AUG_OK)
             return rc;
         snprintf(gpu_id, sizeof gpu_id, "%s", cfg->gpu_id);
-    } else if ((rc = aug_prof_gpu_id(dev.name, gpu_id, sizeof gpu_id)) != AUG_OK) {
-        return rc;
+    } else {
+        int known = 0;
+        if ((rc = aug_prof_gpu_id(dev.name, gpu_id, sizeof gpu_id, &known)) != AUG_OK)
+            return rc;
+        if (!known)
+            logf_(cfg->log, "'%s' is not one of the GPUs augur knows (kernels-db/gpus.csv): "
+                  "its measurements go under the generated id '%s'. Before `augur calibrate "
+                  "--gpu %s`, add a row with gpu_id %s to kernels-db/gpus.csv (SM count, clock, "
+                  "dense peaks per dtype, HBM size and bandwidth, L2, source: the columns its "
+                  "header describes), and the device name to the table in profiler/gpuid.c; or "
+                  "pass --gpu-id to use an existing row", dev.name, gpu_id, gpu_id, gpu_id);
     }
     if ((rc = resolve_dir(cfg, gpu_id, rep->out_dir, sizeof rep->out_dir)) != AUG_OK)
         return rc;
