@@ -246,9 +246,12 @@ static int run(void *state, const struct aug_prof_point *p, const struct aug_pro
     call.stream[0] = s->stream;
     call.enqueue = enqueue;
     call.arg = s;
-    int rc = aug_gpu_timer_measure(s->timer, &call, cfg, out);
+    int rc = aug_gpu_timer_measure(s->timer, &call, p, cfg, out);
     /* augur's own kernel stands in for the production fused kernels: say so in the row */
     snprintf(out->impl, sizeof out->impl, "%s", fused ? "augur_flash_fallback" : "cublas_softmax");
+    snprintf(out->algo, sizeof out->algo, "%s", fused ? "augur flash-style forward, not a "
+             "production kernel (no cuDNN SDPA in this build)"
+             : "cublasGemmStridedBatchedEx QK^T, softmax kernel, cublasGemmStridedBatchedEx PV");
     return rc;
 }
 
