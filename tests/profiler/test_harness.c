@@ -25,6 +25,8 @@
 struct fake {
     int no_device;
     int devices;
+    const char *name;       /* device name (NULL: an H100 SXM) */
+    int throttled;          /* report clocks of a GPU slowed by its power cap */
     int cc_major;
     long setups, runs;
     long fail_m;            /* GEMMs with this m fail like an out-of-memory */
@@ -52,7 +54,7 @@ static int fake_query(void *ctx, struct aug_prof_device *d) {
     struct fake *f = ctx;
     if (f->no_device)
         return aug_errorf(AUG_ENODEV, "fake: no device");
-    snprintf(d->name, sizeof d->name, "NVIDIA H100 80GB HBM3");
+    snprintf(d->name, sizeof d->name, "%s", f->name ? f->name : "NVIDIA H100 80GB HBM3");
     d->device_count = f->devices;
     d->nodes = 1;
     d->cc_major = f->cc_major;
@@ -125,6 +127,12 @@ static int fake_run(void *state, const struct aug_prof_point *p, const struct au
     out->n = cfg->reps;
     out->timing = AUG_PROF_TIMING_CUPTI;
     snprintf(out->impl, sizeof out->impl, "fake");
+    out->clocks.valid = 1;
+    out->clocks.sm_mhz = f->throttled ? 1410 : 1980;
+    out->clocks.mem_mhz = 2619;
+    out->clocks.temp_c = f->throttled ? 87 : 55;
+    out->clocks.power_w = 700;
+    out->clocks.throttle = f->throttled ? 0x4 : 0; /* NVML SwPowerCap */
     return AUG_OK;
 }
 
@@ -496,8 +504,100 @@ static void dry_run_estimate(void **state) {
     assert_int_equal(fk.setups, 0);
 }
 
+/* Run a sweep with cfg-like options directly, its log into a string. */
+static const char *sweep_log(const char *family_bit_name, int fam, char *buf, size_t cap,
+                             struct aug_prof_sweep_report *rep) {
+    (void)family_bit_name;
+    char dir[512];
+    out_dir(dir, sizeof dir);
+    struct aug_prof_sweep_cfg cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.families = AUG_PROF_FAMILY_BIT(fam);
+    cfg.grid.dtypes = AUG_PROF_DTYPE_BIT(AUG_DTYPE_BF16);
+    cfg.run.warmup = 1;
+    cfg.run.reps = 3;
+    cfg.limit = 2;
+    cfg.output_dir = dir;
+    cfg.log = tmpfile();
+    assert_int_equal(aug_prof_sweep_run(&be, &cfg, rep), AUG_OK);
+    rewind(cfg.log);
+    size_t n = fread(buf, 1, cap - 1, cfg.log);
+    buf[n] = '\0';
+    fclose(cfg.log);
+    return buf;
+}
+
+/* Clocks, temperature and power go in every row; a throttled point is warned about. */
+static void clocks_logged_and_throttle_warned(void **state) {
+    (void)state;
+    static char log[1 << 16];
+    struct aug_prof_sweep_report rep;
+    sweep_log("gemm", AUG_FAMILY_GEMM, log, sizeof log, &rep);
+    assert_int_equal(rep.measured, 2);
+    assert_null(strstr(log, "throttled"));
+    char path[600], dir[512];
+    out_dir(dir, sizeof dir);
+    snprintf(path, sizeof path, "%s/gemm.csv", dir);
+    struct aug_csv *t = NULL;
+    assert_int_equal(aug_csv_load(path, &t), AUG_OK);
+    double v = 0;
+    assert_int_equal(aug_csv_get_double(t, 0, "sm_clock_mhz", AUG_CSV_REQUIRED, &v), AUG_OK);
+    assert_near(v, 1980, 0);
+    assert_int_equal(aug_csv_get_double(t, 0, "temp_c", AUG_CSV_REQUIRED, &v), AUG_OK);
+    assert_near(v, 55, 0);
+    assert_int_equal(aug_csv_get_double(t, 0, "power_w", AUG_CSV_REQUIRED, &v), AUG_OK);
+    assert_near(v, 700, 0);
+    assert_string_equal(aug_csv_cell(t, 0, aug_csv_col(t, "library")), "fake");
+    aug_csv_free(t);
+    /* 1410 MHz is below 90% of the device's 1980, and NVML says SwPowerCap */
+    fk.throttled = 1;
+    sweep_log("memory", AUG_FAMILY_MEMORY, log, sizeof log, &rep);
+    assert_int_equal(rep.measured, 2);
+    assert_non_null(strstr(log, "ran throttled: SM clock 1410 MHz of 1980, 87 C, 700 W, power "
+                                "or thermal slowdown (NVML reasons 0x4)"));
+}
+
+/* One GPU: collectives need two; nothing is measured and the log says why. */
+static void collectives_need_two_gpus(void **state) {
+    (void)state;
+    static char log[1 << 16];
+    struct aug_prof_sweep_report rep;
+    fk.devices = 1;
+    sweep_log("collective", AUG_FAMILY_COLLECTIVE, log, sizeof log, &rep);
+    assert_int_equal(rep.planned, 0);
+    assert_int_equal(rep.measured, 0);
+    assert_int_equal(fk.runs, 0);
+    assert_non_null(strstr(log, "collectives need at least two GPUs and this run has 1: none "
+                                "measured"));
+    /* two GPUs: measured, with the nccl-tests bandwidths in the progress lines */
+    fk.devices = 2;
+    sweep_log("collective", AUG_FAMILY_COLLECTIVE, log, sizeof log, &rep);
+    assert_int_equal(rep.measured, 2);
+    assert_non_null(strstr(log, "algbw "));
+    assert_non_null(strstr(log, "busbw "));
+}
+
+/* A GPU without a gpus.csv row: a generated id and how to add its row. */
+static void unknown_gpu_is_explained(void **state) {
+    (void)state;
+    static char log[1 << 16];
+    struct aug_prof_sweep_report rep;
+    fk.name = "NVIDIA H200 NVL";
+    sweep_log("gemm", AUG_FAMILY_GEMM, log, sizeof log, &rep);
+    assert_non_null(strstr(log, "'NVIDIA H200 NVL' is not one of the GPUs augur knows"));
+    assert_non_null(strstr(log, "generated id 'h200-nvl'"));
+    assert_non_null(strstr(log, "add a row with gpu_id h200-nvl to kernels-db/gpus.csv"));
+    fk.name = "NVIDIA H200";
+    sweep_log("gemm", AUG_FAMILY_GEMM, log, sizeof log, &rep);
+    assert_null(strstr(log, "not one of the GPUs"));
+    assert_non_null(strstr(log, "(h200-141g, "));
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(clocks_logged_and_throttle_warned, setup, teardown),
+        cmocka_unit_test_setup_teardown(collectives_need_two_gpus, setup, teardown),
+        cmocka_unit_test_setup_teardown(unknown_gpu_is_explained, setup, teardown),
         cmocka_unit_test_setup_teardown(sweep_writes_measured_rows, setup, teardown),
         cmocka_unit_test_setup_teardown(rerun_resumes, setup, teardown),
         cmocka_unit_test_setup_teardown(failing_points_are_skipped, setup, teardown),
