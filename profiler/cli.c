@@ -82,7 +82,7 @@ static void usage(FILE *out) {
 "                        deviation is above --max-noise (default 4 x --reps)\n"
 "      --max-noise PCT   stop adding repetitions at this relative standard deviation,\n"
 "                        in percent (default 0.5, as nvbench)\n"
-"      --point-budget S  stop adding repetitions to a point after S seconds (default 1,\n"
+"      --point-budget S  stop adding repetitions to a point after S seconds (default 0.5,\n"
 "                        --full 5)\n"
 "  -w, --warmup N        untimed calls before them, at least (default 5)\n"
 "      --warmup-time S   warm up at least S seconds and until two batches agree within\n"
@@ -306,7 +306,7 @@ int aug_prof_main(int argc, char **argv, const struct aug_prof_backend *be,
         return bad_usage();
     }
     if (cfg.run.budget_s < 0)
-        cfg.run.budget_s = full ? 5.0 : 1.0;
+        cfg.run.budget_s = full ? 5.0 : 0.5;
     if (cfg.run.warmup_s < 0)
         cfg.run.warmup_s = full ? 0.1 : 0.02;
     if (cfg.gpu_id && aug_prof_gpu_id_check(cfg.gpu_id) != AUG_OK)

@@ -553,6 +553,15 @@ int aug_prof_sweep_dry_run(const struct aug_prof_backend *be, const struct aug_p
     fmt_duration(total, d, sizeof d);
     fprintf(out, "# total: %ld points to measure (%ld already present), estimated %s\n", n_points,
             n_present, d);
+    if (cfg->run.budget_s > 0) {
+        /* a point that never settles: warm-up up to its cap, repetitions up to the budget */
+        double worst = total + (double)n_points * (cfg->run.budget_s +
+                                                   (AUG_PROF_WARM_MAX_FACTOR - 1.0) *
+                                                       cfg->run.warmup_s);
+        fmt_duration(worst, d, sizeof d);
+        fprintf(out, "# up to about %s if no point settles (warm-up capped at %g x --warmup-time, "
+                "--point-budget %g s per point)\n", d, AUG_PROF_WARM_MAX_FACTOR, cfg->run.budget_s);
+    }
     if (total_s)
         *total_s = total;
     return AUG_OK;
