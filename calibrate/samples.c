@@ -184,7 +184,13 @@ int aug_samples_add(struct aug_samples *s, const struct aug_sample *x)
         s->v = nv;
         s->cap = nc;
     }
+    /* the algo text lives in this set (a sample copied from another set must not point
+     * into that one, which may be freed first) */
+    int ai = intern(&s->algos, &s->n_algos, x->algo ? x->algo : "");
+    if (ai < 0)
+        return ai;
     s->v[s->n] = *x;
+    s->v[s->n].algo = s->algos[ai];
     if (x->family == AUG_FAMILY_COLLECTIVE) { /* one spelling per collective */
         enum aug_coll c;
         aug_coll_from_name(x->op, &c);

@@ -58,9 +58,12 @@ double aug_prof_point_estimate_s(const struct aug_prof_point *p, const struct au
     const struct aug_prof_bench *b = aug_prof_bench_get(p->family);
     if (!b)
         return 0.0;
-    /* warm-up: its calls and at least warmup_s; timed calls: the minimum count */
-    return b->estimate_us(p) * 1e-6 * (double)(cfg->warmup + cfg->reps) + cfg->warmup_s +
-           b->per_point_s;
+    /* warm-up: its calls, then (warm-up by time) at least two batches of max(3, reps)
+     * calls and at least warmup_s (measure.c); timed calls: the minimum count */
+    double t = b->estimate_us(p) * 1e-6;
+    double batches = cfg->warmup_s > 0 ? 2.0 * t * (cfg->reps > 3 ? cfg->reps : 3) : 0.0;
+    double warm = batches > cfg->warmup_s ? batches : cfg->warmup_s;
+    return t * (double)(cfg->warmup + cfg->reps) + warm + b->per_point_s;
 }
 
 int aug_prof_output_path(const char *dir, enum aug_family f, char *buf, size_t cap) {
