@@ -22,7 +22,7 @@
 #include "rawcsv.h"
 #include "stats.h"
 
-#define N_PROV 24
+#define N_PROV 32
 #define PROV_LEN 512
 
 static void logf_(FILE *log, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -161,6 +161,9 @@ static size_t provenance(const struct aug_prof_backend *be, const struct aug_pro
     LINE("cublas: %s", d->cublas);
     LINE("cupti: %s", d->cupti);
     LINE("nccl: %s", d->nccl);
+    if (f == AUG_FAMILY_ATTENTION)
+        LINE("cudnn: %s; attention rows time augur's own flash-style kernel (library "
+             "augur_flash_fallback), not cuDNN's fused SDPA", d->cudnn[0] ? d->cudnn : "not found");
     LINE("backend: %s", be->name);
     LINE("warmup: %d calls and at least %g s until stable within %g%%; reps: %d to %d, "
          "until the relative standard deviation is at most %g%%%s%s", cfg->run.warmup,
