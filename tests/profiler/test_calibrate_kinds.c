@@ -5,7 +5,10 @@
  * predictor's attention lookup takes only the curve of the kind it asks for. */
 #include "../aug_test.h"
 
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "augur/kdb.h"
 #include "augur/status.h"
@@ -174,6 +177,69 @@ static void foreign_gpu(void **state) {
     aug_samples_free(&s);
 }
 
+/* The predictor's fused-attention lookup by kind: an unfused curve is never used for it, a
+ * decode query takes the decode curve and a prefill query the prefill one. Curves
+ * (attn_sat, eff = p0 S^p2 / (S^p2 + (10^p1)^p2)): fused prefill 0.7 S / (S + 1000),
+ * unfused 0.2 S / (S + 1000), fused decode 0.05 S / (S + 1000). */
+static void lookup_by_kind(void **state) {
+    (void)state;
+    char root[] = "/tmp/augur_kinds.XXXXXX";
+    assert_non_null(mkdtemp(root));
+    char dir[64], path[96];
+    snprintf(dir, sizeof dir, "%s/g", root);
+    assert_int_equal(mkdir(dir, 0777), 0);
+    snprintf(path, sizeof path, "%s/curves.csv", dir);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs("family,op,dtype,ranks,link,form,p0,p1,p2,p3,p4,p5,p6,p7,x_min,x_max,n_points,"
+          "rel_rmse,max_rel_err,cv_rel_err,source\n", f);
+    const char *rows[][2] = {{"unfused_fwd", "0.2"}, {"fused_decode_fwd", "0.05"},
+                             {"fused_fwd", "0.7"}};
+    for (int i = 0; i < 3; i++)
+        fprintf(f, "attention,%s,bf16,0,,attn_sat,%s,3,1,128,,,,,512,32768,7,0.01,0.02,0.02,t\n",
+                rows[i][0], rows[i][1]);
+    fclose(f);
+    struct aug_kdb *k = NULL;
+    assert_int_equal(aug_kdb_open(root, "g", &k), AUG_OK);
+    assert_int_equal(aug_kdb_curve_count(k), 3);
+    double e = 0;
+    /* prefill (seq_q 4096): the fused prefill curve, 0.7 * 4096 / 5096 */
+    assert_int_equal(aug_kdb_attention_eff(k, AUG_DTYPE_BF16, 0, 0, 256, 4096, 4096, 128, &e), 1);
+    assert_rel(e, 0.7 * 4096 / 5096, 1e-9);
+    /* decode (one query row; also a GQA group of 8 folded into the rows) */
+    assert_int_equal(aug_kdb_attention_eff(k, AUG_DTYPE_BF16, 0, 0, 512, 1, 4096, 128, &e), 1);
+    assert_rel(e, 0.05 * 4096 / 5096, 1e-9);
+    assert_int_equal(aug_kdb_attention_eff(k, AUG_DTYPE_BF16, 0, 0, 64, 8, 4096, 128, &e), 1);
+    assert_rel(e, 0.05 * 4096 / 5096, 1e-9);
+    aug_kdb_close(k);
+    /* only the unfused curve: the fused lookup misses (the predictor falls back) */
+    f = fopen(path, "w");
+    assert_non_null(f);
+    fputs("family,op,dtype,ranks,link,form,p0,p1,p2,p3,p4,p5,p6,p7,x_min,x_max,n_points,"
+          "rel_rmse,max_rel_err,cv_rel_err,source\n"
+          "attention,unfused_fwd,bf16,0,,attn_sat,0.2,3,1,128,,,,,512,32768,7,0.01,0.02,0.02,t\n"
+          "attention,fused_fwd,bf16,0,,attn_sat,0.7,3,1,128,,,,,512,32768,7,0.01,0.02,0.02,t\n",
+          f);
+    fclose(f);
+    assert_int_equal(aug_kdb_open(root, "g", &k), AUG_OK);
+    /* no decode curve: a decode query misses rather than take the prefill curve */
+    assert_int_equal(aug_kdb_attention_eff(k, AUG_DTYPE_BF16, 0, 0, 512, 1, 4096, 128, &e), 0);
+    aug_kdb_close(k);
+    f = fopen(path, "w");
+    assert_non_null(f);
+    fputs("family,op,dtype,ranks,link,form,p0,p1,p2,p3,p4,p5,p6,p7,x_min,x_max,n_points,"
+          "rel_rmse,max_rel_err,cv_rel_err,source\n"
+          "attention,unfused_fwd,bf16,0,,attn_sat,0.2,3,1,128,,,,,512,32768,7,0.01,0.02,0.02,t\n",
+          f);
+    fclose(f);
+    assert_int_equal(aug_kdb_open(root, "g", &k), AUG_OK);
+    assert_int_equal(aug_kdb_attention_eff(k, AUG_DTYPE_BF16, 0, 0, 256, 4096, 4096, 128, &e), 0);
+    aug_kdb_close(k);
+    unlink(path);
+    rmdir(dir);
+    rmdir(root);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(kind_names),
@@ -181,6 +247,7 @@ int main(void) {
         cmocka_unit_test(long_names),
         cmocka_unit_test(long_algo),
         cmocka_unit_test(foreign_gpu),
+        cmocka_unit_test(lookup_by_kind),
     };
     return cmocka_run_group_tests_name("calibrate: attention kinds, names, GPU of a file",
                                        tests, NULL, NULL);
