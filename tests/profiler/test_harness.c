@@ -385,6 +385,15 @@ static void exit_codes(void **state) {
     char *unknown[] = {"augur-profile", "--frobnicate"};
     char *missing[] = {"augur-profile", "--output-dir"};
     char *mpi_gemm[] = {"augur-profile", "--mpi", "--family", "gemm", "-o", dir};
+    char *few_max[] = {"augur-profile", "--reps", "5", "--max-reps", "3", "-o", dir};
+    char *bad_noise[] = {"augur-profile", "--max-noise", "-1", "-o", dir};
+    char *nan_budget[] = {"augur-profile", "--point-budget", "nan", "-o", dir};
+    char *bad_warm[] = {"augur-profile", "--warmup-time", "1e9", "-o", dir};
+    assert_int_equal(aug_prof_main(ARGC(few_max), few_max, &be, NULL), 2);
+    assert_int_equal(aug_prof_main(ARGC(bad_noise), bad_noise, &be, NULL), 2);
+    assert_int_equal(aug_prof_main(ARGC(nan_budget), nan_budget, &be, NULL), 2);
+    assert_int_equal(aug_prof_main(ARGC(bad_warm), bad_warm, &be, NULL), 2);
+    assert_int_equal(fk.runs, 0);
     assert_int_equal(aug_prof_main(ARGC(help), help, &be, NULL), 0);
     assert_int_equal(aug_prof_main(ARGC(version), version, &be, NULL), 0);
     assert_int_equal(aug_prof_main(ARGC(bad_family), bad_family, &be, NULL), 2);
