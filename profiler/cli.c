@@ -158,22 +158,27 @@ static int parse_real(const char *arg, const char *opt, double lo, double hi, do
 /* NCCL_ALGO / NCCL_PROTO of this run, as recorded in the algo column: "<algo>/<proto>"
  * lowercased ("ring/ll128"), "<algo>" or "any/<proto>" when only one is set, "" when
  * neither is (NCCL's own choice). */
-static void nccl_env(char *buf, size_t cap) {
+static int nccl_env(char *buf, size_t cap) {
     const char *algo = getenv("NCCL_ALGO"), *proto = getenv("NCCL_PROTO");
-    int has_a = algo && *algo, has_p = proto && *proto;
+    int has_a = algo && *algo, has_p = proto && *proto, n = 0;
     if (has_a && has_p)
-        snprintf(buf, cap, "%s/%s", algo, proto);
+        n = snprintf(buf, cap, "%s/%s", algo, proto);
     else if (has_a)
-        snprintf(buf, cap, "%s", algo);
+        n = snprintf(buf, cap, "%s", algo);
     else if (has_p)
-        snprintf(buf, cap, "any/%s", proto);
+        n = snprintf(buf, cap, "any/%s", proto);
     else
         buf[0] = '\0';
+    if (n < 0 || (size_t)n >= cap) /* never cut short: two settings must not look alike */
+        return aug_errorf(AUG_EUSAGE, "NCCL_ALGO / NCCL_PROTO together are longer than %zu "
+                          "characters, more than the algo column of augur-profile holds",
+                          cap - 1);
     for (char *c = buf; *c; c++)
         if (*c >= 'A' && *c <= 'Z')
             *c = (char)(*c - 'A' + 'a');
         else if (*c == ',' || *c == ' ')
             *c = '+'; /* a list such as "Tree,Ring" stays one CSV cell without quoting */
+    return AUG_OK;
 }
 
 static void join_args(int argc, char **argv, char *buf, size_t cap) {
@@ -311,7 +316,8 @@ int aug_prof_main(int argc, char **argv, const struct aug_prof_backend *be,
         cfg.run.warmup_s = full ? 0.1 : 0.02;
     if (cfg.gpu_id && aug_prof_gpu_id_check(cfg.gpu_id) != AUG_OK)
         return bad_usage();
-    nccl_env(cfg.grid.algo, sizeof cfg.grid.algo);
+    if (nccl_env(cfg.grid.algo, sizeof cfg.grid.algo) != AUG_OK)
+        return bad_usage();
     char command[2048];
     join_args(argc, argv, command, sizeof command);
     cfg.command = command;

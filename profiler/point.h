@@ -31,7 +31,7 @@ int aug_prof_timing_from_name(const char *name, enum aug_prof_timing *out);
  * with "_causal" appended): attention ops are at most 24 characters. */
 #define AUG_PROF_OP_LEN 32
 #define AUG_PROF_ATTN_DECODE_OP "fused_decode_fwd"
-#define AUG_PROF_ALGO_LEN 64
+#define AUG_PROF_ALGO_LEN 256
 
 /* Shape columns are 0 when the family does not use them (written as empty cells),
  * except `causal`, which attention always writes (0 or 1) and others leave at -1. */
@@ -90,7 +90,7 @@ struct aug_prof_measure {
     enum aug_prof_timing timing;
     char impl[32];              /* library that ran the point, for the `library` column and
                                    `source` ("cublasLt", "nccl", "augur_flash_fallback") */
-    char algo[96];              /* the library's algorithm, for `library_algo` ("" unknown) */
+    char algo[AUG_PROF_ALGO_LEN]; /* the library's algorithm, for `library_algo` ("" unknown) */
     int l2_flush;               /* 1: L2 was flushed before every timed call */
     int warmup_calls;           /* untimed calls made before the timed ones */
     double noise;               /* relative standard deviation of the kept repetitions */

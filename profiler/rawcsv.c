@@ -23,7 +23,7 @@ const char *const aug_prof_raw_columns[AUG_PROF_RAW_NCOLS] = {
     "library",  "library_algo", "l2_flush", "warmup_calls", "noise", "sm_clock_mhz",
     "mem_clock_mhz", "temp_c", "power_w"};
 
-#define KEY_LEN 256
+#define KEY_LEN (AUG_PROF_ALGO_LEN + 512)
 
 struct row {
     char *cells[AUG_PROF_RAW_NCOLS];
@@ -374,7 +374,7 @@ static int add_row(struct aug_prof_raw *r, const struct aug_prof_point *p,
         return aug_errorf(AUG_EDATA, "%s: the point %s is already measured", r->path, key);
     if (rc != AUG_OK)
         return rc;
-    char b[AUG_PROF_RAW_NCOLS][96];
+    char b[AUG_PROF_RAW_NCOLS][AUG_PROF_ALGO_LEN + 64];
     snprintf(b[0], sizeof b[0], "%s", aug_family_name(p->family));
     snprintf(b[1], sizeof b[1], "%s", p->op);
     snprintf(b[2], sizeof b[2], "%s", aug_dtype_name(p->dtype));

@@ -393,6 +393,14 @@ static void exit_codes(void **state) {
     assert_int_equal(aug_prof_main(ARGC(bad_noise), bad_noise, &be, NULL), 2);
     assert_int_equal(aug_prof_main(ARGC(nan_budget), nan_budget, &be, NULL), 2);
     assert_int_equal(aug_prof_main(ARGC(bad_warm), bad_warm, &be, NULL), 2);
+    /* an NCCL setting too long for the algo column is refused, not cut short */
+    char long_algo[400];
+    memset(long_algo, 'r', sizeof long_algo - 1);
+    long_algo[sizeof long_algo - 1] = '\0';
+    setenv("NCCL_ALGO", long_algo, 1);
+    char *coll[] = {"augur-profile", "--family", "collective", "-o", dir};
+    assert_int_equal(aug_prof_main(ARGC(coll), coll, &be, NULL), 2);
+    unsetenv("NCCL_ALGO");
     assert_int_equal(fk.runs, 0);
     assert_int_equal(aug_prof_main(ARGC(help), help, &be, NULL), 0);
     assert_int_equal(aug_prof_main(ARGC(version), version, &be, NULL), 0);
