@@ -189,7 +189,7 @@ int aug_prof_point_wants_l2_flush(const struct aug_prof_point *p,
     case AUG_FAMILY_MEMORY:
         return 1;
     case AUG_FAMILY_ATTENTION:
-        return strstr(p->op, "decode") != NULL || (p->seq_q > 0 && p->seq_q <= 16);
+        return strstr(p->op, "decode") != NULL || aug_attn_is_decode((double)p->seq_q);
     case AUG_FAMILY_GEMM:
         /* a decode GEMM streams its weight matrix once: m (tokens) of at most 256 */
         return p->m <= 256 || p->n <= 256;

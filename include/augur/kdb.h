@@ -64,10 +64,13 @@ int aug_kdb_attention_eff(const struct aug_kdb *kdb, enum aug_dtype dt, int caus
                           double head_dim, double *eff);
 /* Attention kernel kinds, read from op and curve names (predictor/hw/attention_kind.c,
  * kernels-db/README.md "Attention op names"). A lookup for a fused kernel never uses an
- * unfused curve; a decode query (seq_q <= AUG_ATTN_DECODE_MAX_Q: one new token per
- * sequence, its GQA group folded into the query rows as FlashAttention-2's flash_api.cpp
- * does since v2.4) uses only decode curves, a prefill query only prefill curves. */
-#define AUG_ATTN_DECODE_MAX_Q 16
+ * unfused curve; a decode query uses only decode curves, a prefill query only prefill
+ * curves. Decode: fewer query rows per (sequence, KV head) than one query tile of
+ * AUG_ATTN_TILE_Q rows (flash-attention 2.x csrc/flash_attn/src/flash_fwd_launch_template.h,
+ * run_mha_fwd_hdim128: kBlockM = 64 or 128), so the tile is partly idle and the kernel is
+ * bound by reading K and V: one new token per sequence, with its GQA group folded into the
+ * query rows as FlashAttention-2's flash_api.cpp does (seq_q = heads / KV heads). */
+#define AUG_ATTN_TILE_Q 64
 struct aug_attn_kind {
     int unfused, decode, backward, causal;
 };

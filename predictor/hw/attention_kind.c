@@ -26,7 +26,7 @@ void aug_attn_kind_of(const char *name, struct aug_attn_kind *out) {
 }
 
 int aug_attn_is_decode(double seq_q) {
-    return seq_q > 0 && seq_q <= AUG_ATTN_DECODE_MAX_Q;
+    return seq_q > 0 && seq_q < AUG_ATTN_TILE_Q;
 }
 
 int aug_attn_curve_op(const char *op, double seq_q, int causal, char *buf, size_t cap) {

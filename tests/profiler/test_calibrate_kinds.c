@@ -51,8 +51,10 @@ static void kind_names(void **state) {
     assert_string_equal(op, "fused_decode_fwd");
     assert_int_equal(aug_attn_curve_op("fused_fwd", 2048, 1, op, sizeof op), AUG_OK);
     assert_string_equal(op, "fused_fwd_causal");
-    /* 16 query rows (a GQA group of 16 folded into the rows) is the last decode shape */
-    assert_true(aug_attn_is_decode(16) && !aug_attn_is_decode(17));
+    /* decode: less than one 64-row query tile (a GQA group of 8 or 16 folded into the
+     * rows is decode; 71 rows, multi-query Falcon-7B, fill a tile and more) */
+    assert_true(aug_attn_is_decode(1) && aug_attn_is_decode(16) && aug_attn_is_decode(63));
+    assert_true(!aug_attn_is_decode(64) && !aug_attn_is_decode(71));
     /* never truncated: 25 characters + "_causal" do not fit 31 */
     assert_int_equal(aug_attn_curve_op("abcdefghijklmnopqrstu_fwd", 2048, 1, op, sizeof op),
                      AUG_EDATA);
