@@ -19,6 +19,7 @@
 #include "cli.h"
 #include "correlate.h"
 #include "harness.h"
+#include "measure.h"
 
 /* ---- the fake backend ---- */
 
@@ -27,6 +28,9 @@ struct fake {
     int devices;
     const char *name;       /* device name (NULL: an H100 SXM) */
     int throttled;          /* report clocks of a GPU slowed by its power cap */
+    int policy;             /* measure through the repetition policy (measure.c) */
+    long flushes, timed;    /* L2 flushes and timed calls it issued */
+    double clock_s;         /* its fake clock */
     int cc_major;
     long setups, runs;
     long fail_m;            /* GEMMs with this m fail like an out-of-memory */
@@ -105,10 +109,36 @@ static double one_call(struct fake *f, double t_us) {
     return got;
 }
 
+/* The repetition policy over a fake device: every call takes 20 us of its clock. */
+static int loop_warm(void *a, int n) {
+    ((struct fake *)a)->clock_s += 20e-6 * n;
+    return AUG_OK;
+}
+
+static int loop_timed(void *a, int n, int flush, double *t) {
+    struct fake *f = a;
+    for (int i = 0; i < n; i++) {
+        f->flushes += flush != 0;
+        f->timed++;
+        f->clock_s += 20e-6;
+        t[i] = 20.0;
+    }
+    return AUG_OK;
+}
+
+static double loop_now(void *a) {
+    return ((struct fake *)a)->clock_s;
+}
+
 static int fake_run(void *state, const struct aug_prof_point *p, const struct aug_prof_run_cfg *cfg,
                     struct aug_prof_measure *out) {
     struct fake *f = state;
     f->runs++;
+    if (f->policy) {
+        struct aug_prof_loop_ops ops = {f, loop_warm, loop_timed, loop_now};
+        out->timing = AUG_PROF_TIMING_CUPTI;
+        return aug_prof_measure_loop(&ops, cfg, aug_prof_point_wants_l2_flush(p, cfg), out);
+    }
     if (f->watch_path && f->runs == f->watch_at)
         f->watched_rows = rows_in(f->watch_path);
     if (f->stop && f->runs == f->stop_at)
@@ -610,8 +640,60 @@ static void unknown_gpu_is_explained(void **state) {
     assert_non_null(strstr(log, "(h200-141g, "));
 }
 
+/* Through the command line: memory-bound points flush L2 before every timed call, GEMMs of
+ * 4096^3 do not; --no-l2-flush turns the flushes off; the l2_flush column says which. */
+static void l2_flush_through_the_sweep(void **state) {
+    (void)state;
+    char dir[512], path[600];
+    out_dir(dir, sizeof dir);
+    fk.policy = 1;
+    char *mem[] = {"augur-profile", "--family", "memory", "--dtype", "bf16", "--limit", "3",
+                   "--output-dir", dir, "--quiet"};
+    assert_int_equal(aug_prof_main(ARGC(mem), mem, &be, NULL), 0);
+    assert_true(fk.timed > 0);
+    assert_int_equal(fk.flushes, fk.timed);
+    snprintf(path, sizeof path, "%s/memory.csv", dir);
+    struct aug_csv *t = NULL;
+    assert_int_equal(aug_csv_load(path, &t), AUG_OK);
+    assert_int_equal(aug_csv_rows(t), 3);
+    assert_string_equal(aug_csv_cell(t, 0, aug_csv_col(t, "l2_flush")), "1");
+    /* quiet 20 us calls: the minimum 20 repetitions; warm-up 5 calls + >= 20 ms of batches */
+    assert_string_equal(aug_csv_cell(t, 0, aug_csv_col(t, "reps")), "20");
+    long warm = 0;
+    assert_int_equal(aug_csv_get_long(t, 0, "warmup_calls", AUG_CSV_REQUIRED, &warm), AUG_OK);
+    assert_true(warm >= 5 + 1000); /* 0.02 s / 20 us */
+    aug_csv_free(t);
+    fk.flushes = fk.timed = 0;
+    char *big[] = {"augur-profile", "--family", "gemm", "--dtype", "bf16", "--limit", "50",
+                   "--output-dir", dir, "--quiet"};
+    assert_int_equal(aug_prof_main(ARGC(big), big, &be, NULL), 0);
+    snprintf(path, sizeof path, "%s/gemm.csv", dir);
+    assert_int_equal(aug_csv_load(path, &t), AUG_OK);
+    int seen_flush = 0, seen_none = 0;
+    for (size_t r = 0; r < aug_csv_rows(t); r++) {
+        long m = 0, n = 0;
+        assert_int_equal(aug_csv_get_long(t, r, "m", AUG_CSV_REQUIRED, &m), AUG_OK);
+        assert_int_equal(aug_csv_get_long(t, r, "n", AUG_CSV_REQUIRED, &n), AUG_OK);
+        const char *fl = aug_csv_cell(t, r, aug_csv_col(t, "l2_flush"));
+        assert_string_equal(fl, m <= 256 || n <= 256 ? "1" : "0");
+        seen_flush |= fl[0] == '1';
+        seen_none |= fl[0] == '0';
+    }
+    assert_true(seen_flush && seen_none);
+    aug_csv_free(t);
+    /* --no-l2-flush: none */
+    fk.flushes = fk.timed = 0;
+    snprintf(path, sizeof path, "%s/hot", dir);
+    char *hot[] = {"augur-profile", "--family", "memory", "--dtype", "bf16", "--limit", "2",
+                   "--no-l2-flush", "--output-dir", path, "--quiet"};
+    assert_int_equal(aug_prof_main(ARGC(hot), hot, &be, NULL), 0);
+    assert_true(fk.timed > 0);
+    assert_int_equal(fk.flushes, 0);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(l2_flush_through_the_sweep, setup, teardown),
         cmocka_unit_test_setup_teardown(clocks_logged_and_throttle_warned, setup, teardown),
         cmocka_unit_test_setup_teardown(collectives_need_two_gpus, setup, teardown),
         cmocka_unit_test_setup_teardown(unknown_gpu_is_explained, setup, teardown),
