@@ -360,7 +360,8 @@ int aug_train_predict(const struct aug_model *m, const struct aug_system *s,
     out->step_time_s = busy + bubble + bd->pp_comm_s + bd->dp_comm_s + bd->optimizer_s + bd->overhead_s;
     double tokens = (double)p->global_batch * (double)p->seq;
     out->tokens_per_s = tokens / out->step_time_s;
-    double fwd_flops = aug_model_fwd_flops_per_seq(m, (double)p->seq) * (double)p->global_batch;
+    /* model FLOPs of the tokens processed: what a capacity factor drops is not work done */
+    double fwd_flops = aug_model_fwd_flops_processed(m, p, (double)p->seq) * (double)p->global_batch;
     out->model_flops = 3.0 * fwd_flops;
     double rec_flops = 0.0;
     if (p->recompute == AUG_RECOMPUTE_FULL)
