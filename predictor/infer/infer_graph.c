@@ -80,21 +80,24 @@ struct aug_op aug_infer_decode_attention(const struct aug_infer_dims *x, const s
     op.kind = AUG_OP_ATTENTION;
     op.dtype = x->adt;
     op.count = 1;
-    /* grouped kernels pack a GQA group's query rows into one pass over their KV head */
-    op.batch_heads = seqs * x->kv_t;
-    op.seq_q = x->a_t / x->kv_t;
-    op.seq_kv = ctx;
-    op.head_dim = x->d;
+    /* grouped kernels pack a GQA group's query rows into one pass over their KV head; the
+     * absorbed MLA kernel (FlashMLA) packs every query head over the one latent */
+    double kv_heads = x->mla ? 1.0 : x->kv_t;
+    double keys = aug_infer_attended(x, ctx);
+    op.batch_heads = seqs * kv_heads;
+    op.seq_q = x->a_t / kv_heads;
+    op.seq_kv = keys;
+    op.head_dim = x->mla ? x->kv_layer : x->d;
     op.causal = 0;
-    op.flops = 4.0 * seqs * x->a_t * ctx * x->d;
+    op.flops = seqs * x->a_t * keys * x->flops_per_key;
     /* flash-decoding splits each sequence's cache until the blocks fill the SMs, at most
      * one split per 256 cached tokens; the fp32 partial outputs (and their log-sum-exp)
      * are written and read back by the reduction */
     double blocks = op.batch_heads, sms = s ? (double)s->gpu.sm_count : 108.0;
     double splits = blocks >= sms ? 1.0 : fmin(ceil(sms / blocks), fmax(1.0, ceil(ctx / 256.0)));
     double partials = splits > 1 ? 2.0 * splits * seqs * x->a_t * (x->d + 1.0) * 4.0 : 0.0;
-    op.bytes = seqs * ctx * 2.0 * x->kv_t * x->d * x->kvb /* cached K and V, read once */
-               + seqs * 2.0 * x->kv_t * x->d * x->kvb    /* this token's K and V written */
+    op.bytes = seqs * keys * x->kv_layer * x->kvb /* cached K and V (or latent), read once */
+               + seqs * x->kv_layer * x->kvb          /* this token's K and V written */
                + 2.0 * seqs * x->a_t * x->d * x->e      /* Q in, O out */
                + partials;
     return op;
@@ -103,7 +106,10 @@ struct aug_op aug_infer_decode_attention(const struct aug_infer_dims *x, const s
 static void prefill_attention(const struct aug_infer_plan *p, const struct aug_infer_dims *x,
                               const struct aug_infer_step *st, struct aug_infer_graph *g) {
     double ps = st->prefill_seqs, n = st->prefill_len, c = st->prefill_ctx;
-    double pairs = n * c + n * (n + 1.0) / 2.0; /* (query, key) pairs per head, causal */
+    /* (query, key) pairs per head, causal; windowed layers see at most the window */
+    double pairs = n * c + n * (n + 1.0) / 2.0;
+    if (x->win > 0 && x->win < c + n)
+        pairs *= aug_infer_attended(x, c + n) / (c + n);
     if (p->flash_attention) {
         struct aug_op fa;
         memset(&fa, 0, sizeof fa);
@@ -118,8 +124,8 @@ static void prefill_attention(const struct aug_infer_plan *p, const struct aug_i
         fa.causal = 1;
         fa.flops = 4.0 * ps * x->a_t * x->d * pairs;
         fa.bytes = 2.0 * ps * n * x->a_t * x->d * x->e +      /* Q in, O out */
-                   ps * (c + n) * 2.0 * x->kv_t * x->d * x->kvb + /* K, V read */
-                   ps * n * 2.0 * x->kv_t * x->d * x->kvb;     /* new K, V to the cache */
+                   ps * aug_infer_attended(x, c + n) * x->kv_layer * x->kvb + /* K, V read */
+                   ps * n * x->kv_layer * x->kvb;              /* new K, V to the cache */
         ADD_L(fa, AUG_ICAT_ATTENTION, 0);
         return;
     }
@@ -203,7 +209,7 @@ void aug_infer_graph_build(const struct aug_model *m, const struct aug_system *s
     int dflt;
 
     ADD_L(norm, AUG_ICAT_MEMORY, 0);
-    struct aug_op qkv = linear("qkv", &x, T, (x.a_t + 2.0 * x.kv_t) * x.d, x.h, 1, &dflt);
+    struct aug_op qkv = linear("qkv", &x, T, x.qkv_cols, x.h, 1, &dflt);
     ADD_L(qkv, AUG_ICAT_GEMM, dflt);
     if (m->pos == AUG_POS_ROPE)
         ADD_L(mem("rope", "rope", &x, 2.0 * T * (x.a_t + x.kv_t) * x.d * x.e,
@@ -220,15 +226,24 @@ void aug_infer_graph_build(const struct aug_model *m, const struct aug_system *s
             g->layer[g->decode_attn].core_eff =
                 x.kvb <= 1.0 ? AUG_INFER_CORE_EFF_8BIT : AUG_INFER_CORE_EFF_16BIT;
     }
-    struct aug_op out = linear("attn_out", &x, T, x.h, x.a_t * x.d, 1, &dflt);
+    struct aug_op out = linear("attn_out", &x, T, x.h, x.out_k, 1, &dflt);
     ADD_L(out, AUG_ICAT_GEMM, dflt);
     tp_all_reduce(&x, T, g);
     ADD_L(resid, AUG_ICAT_MEMORY, 0);
     ADD_L(norm, AUG_ICAT_MEMORY, 0);
-    if (m->arch == AUG_ARCH_MOE && m->moe_experts > 0)
+    /* the mean layer: MoE and dense FFNs at their shares of the layers */
+    int n0 = g->n_layer;
+    if (x.moe_share > 0) {
         moe_mlp(m, &x, T, g);
-    else
-        dense_mlp(m, &x, T, x.f / x.t, g);
+        for (int i = n0; i < g->n_layer; i++)
+            g->layer[i].op.count *= x.moe_share;
+    }
+    n0 = g->n_layer;
+    if (x.moe_share < 1) {
+        dense_mlp(m, &x, T, (m->arch == AUG_ARCH_MOE ? x.dense_f : x.f) / x.t, g);
+        for (int i = n0; i < g->n_layer; i++)
+            g->layer[i].op.count *= 1.0 - x.moe_share;
+    }
     tp_all_reduce(&x, T, g);
     ADD_L(resid, AUG_ICAT_MEMORY, 0);
 
