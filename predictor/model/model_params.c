@@ -19,8 +19,9 @@
  * Dense layers of an MoE model use dense_ffn_hidden. Embeddings: V*h input (+ max_seq*h
  * learned positions) and V*h LM head when untied, plus the final norm.
  * Multi-token prediction (DeepSeek-V3, arXiv 2412.19437, sec. 2.2): each module has two
- * RMSNorms (2h), a projection M (2h x h) and one transformer layer (an MoE layer in V3);
- * the shared embedding and output head are not counted again. */
+ * RMSNorms (2h), a projection M (2h x h), one transformer layer (an MoE layer in V3) and
+ * the output head's own final norm (h); the shared embedding and head are not counted
+ * again. */
 #include "augur/model.h"
 
 static double norm_params(const struct aug_model *m) {
@@ -132,7 +133,8 @@ double aug_model_mtp_params(const struct aug_model *m) {
     double h = (double)m->hidden;
     double ffn = m->arch == AUG_ARCH_MOE ? moe_ffn_params(m, 0)
                                          : mlp_params(m, (double)aug_model_dense_ffn(m));
-    return 2.0 * h * h + 2.0 * norm_params(m) + attention_params(m) + 2.0 * norm_params(m) + ffn;
+    return 2.0 * h * h + 2.0 * norm_params(m) + attention_params(m) + 2.0 * norm_params(m) + ffn +
+           norm_params(m);
 }
 
 static double input_embedding(const struct aug_model *m) {
