@@ -318,9 +318,12 @@ static void moe(const struct aug_model *m, const struct aug_plan *p, const struc
                       5.0 * x->Tsp * E), AUG_CAT_COMPUTE, 0);
     aug_gb_add(g->fwd, &g->n_fwd, aug_gb_act("moe_permute", "copy", x, (tok + disp) * x->h * x->e, 0),
                AUG_CAT_COMPUTE, 0);
-    if (ep > 1)
+    int i_disp = -1, i_comb = -1;
+    if (ep > 1) {
         aug_gb_add(g->fwd, &g->n_fwd, a2a_op("moe_dispatch", r.dispatch_bytes, ep, epd),
                    AUG_CAT_EP, 0);
+        i_disp = g->n_fwd - 1;
+    }
     if (etp > 1)
         aug_gb_add(g->fwd, &g->n_fwd,
                    aug_op_collective("moe_etp_all_gather", AUG_COLL_ALL_GATHER,
@@ -331,14 +334,25 @@ static void moe(const struct aug_model *m, const struct aug_plan *p, const struc
         aug_gb_add(g->fwd, &g->n_fwd,
                    aug_op_collective("moe_etp_reduce_scatter", AUG_COLL_REDUCE_SCATTER,
                                      (double)etp * r.dispatch_bytes, etp, etpd), AUG_CAT_EP, 0);
-    if (ep > 1)
+    if (ep > 1) {
         aug_gb_add(g->fwd, &g->n_fwd, a2a_op("moe_combine", r.dispatch_bytes, ep, epd),
                    AUG_CAT_EP, 0);
+        i_comb = g->n_fwd - 1;
+    }
     aug_gb_add(g->fwd, &g->n_fwd,
                aug_gb_act("moe_unpermute", "copy", x, (tok + disp) * x->h * x->e, disp * x->h),
                AUG_CAT_COMPUTE, 0);
-    if (m->moe_shared_experts > 0)
+    if (m->moe_shared_experts > 0) {
         mlp_dense(m, x, g, x->T, x->f * (double)m->moe_shared_experts / x->t, 1, 0, &ix);
+        if (p->moe_overlap == AUG_MOE_OVERLAP_SHARED && i_disp >= 0) {
+            /* Megatron-Core moe_shared_expert_overlap: fc1 beside the dispatch, fc2 beside
+             * the combine */
+            aug_gb_pair(g, g->fwd, ix.up, i_disp, AUG_OVL_PAIR, 1);
+            g->fwd[ix.up + 1].group = g->fwd[ix.up].group;
+            g->fwd[ix.up + 1].ovl = AUG_OVL_PAIR;
+            aug_gb_pair(g, g->fwd, ix.down, i_comb, AUG_OVL_PAIR, 1);
+        }
+    }
 }
 
 static void moe_bwd(const struct aug_model *m, const struct aug_plan *p, const struct aug_system *s,
@@ -350,14 +364,24 @@ static void moe_bwd(const struct aug_model *m, const struct aug_plan *p, const s
     int epd = ep_domain(p, s), etpd = aug_ranks_per_domain(s, etp, 1);
     double tok = r.tokens_per_rank, disp = r.dispatch_tokens;
     struct mlp_idx ix;
-    if (m->moe_shared_experts > 0)
+    int s0 = g->n_bwd, shared = m->moe_shared_experts > 0;
+    if (shared)
         mlp_dense_bwd(m, x, g, x->T, x->f * (double)m->moe_shared_experts / x->t, 1, 0, &ix);
     aug_gb_add(g->bwd, &g->n_bwd,
                aug_gb_act("moe_unpermute_bwd", "copy", x, (tok + disp) * x->h * x->e, disp * x->h),
                AUG_CAT_COMPUTE, 0);
-    if (ep > 1)
+    int ovl = shared && p->moe_overlap == AUG_MOE_OVERLAP_SHARED && ep > 1;
+    if (ep > 1) {
         aug_gb_add(g->bwd, &g->n_bwd, a2a_op("moe_combine_bwd", r.dispatch_bytes, ep, epd),
                    AUG_CAT_EP, 0);
+        if (ovl) { /* the shared fc2 gradients beside the combine's mirror */
+            aug_gb_pair(g, g->bwd, s0, g->n_bwd - 1, AUG_OVL_PAIR, 1);
+            for (int i = s0 + 1; i <= s0 + 2; i++) {
+                g->bwd[i].group = g->bwd[s0].group;
+                g->bwd[i].ovl = AUG_OVL_PAIR;
+            }
+        }
+    }
     if (etp > 1)
         aug_gb_add(g->bwd, &g->n_bwd,
                    aug_op_collective("moe_etp_all_gather_bwd", AUG_COLL_ALL_GATHER,
@@ -367,9 +391,15 @@ static void moe_bwd(const struct aug_model *m, const struct aug_plan *p, const s
         aug_gb_add(g->bwd, &g->n_bwd,
                    aug_op_collective("moe_etp_reduce_scatter_bwd", AUG_COLL_REDUCE_SCATTER,
                                      (double)etp * r.dispatch_bytes, etp, etpd), AUG_CAT_EP, 0);
-    if (ep > 1)
+    if (ep > 1) {
         aug_gb_add(g->bwd, &g->n_bwd, a2a_op("moe_dispatch_bwd", r.dispatch_bytes, ep, epd),
                    AUG_CAT_EP, 0);
+        if (ovl) { /* the shared fc1 gradients beside the dispatch's mirror */
+            aug_gb_pair(g, g->bwd, s0 + 3, g->n_bwd - 1, AUG_OVL_PAIR, 1);
+            g->bwd[s0 + 4].group = g->bwd[s0 + 3].group;
+            g->bwd[s0 + 4].ovl = AUG_OVL_PAIR;
+        }
+    }
     aug_gb_add(g->bwd, &g->n_bwd,
                aug_gb_act("moe_permute_bwd", "copy", x, (tok + disp) * x->h * x->e, disp * x->h),
                AUG_CAT_COMPUTE, 0);
@@ -461,6 +491,23 @@ static void graph_mtp(const struct aug_model *m, const struct aug_plan *p,
     aug_gb_gemm_bwd(g, &proj, "mtp_proj_dgrad", "mtp_proj_wgrad", AUG_CAT_COMPUTE, 1);
     g->bwd[g->n_bwd - 1].op.count = g->bwd[g->n_bwd - 2].op.count = k;
     aug_gb_mem_bwd(g, &norms, "mtp_norms_bwd", AUG_CAT_COMPUTE);
+}
+
+/* DualPipe-style overlap (DeepSeek-V3 sec. 3.2.1; Megatron-Core's EP communication overlap
+ * pairs one micro-batch's forward with another's backward): the layer's expert-parallel
+ * all-to-alls run beside the compute of the other micro-batch, modelled as the list's own
+ * compute (both micro-batches are alike): one group of every ungrouped compute op and every
+ * EP collective; TP and CP collectives stay where they are. */
+static void batch_overlap(struct aug_graph *g, struct aug_graph_op *arr, int n) {
+    int id = ++g->n_groups;
+    for (int i = 0; i < n; i++) {
+        int comm = arr[i].op.kind == AUG_OP_COLLECTIVE;
+        if (arr[i].group != 0 || (comm && arr[i].cat != AUG_CAT_EP))
+            continue;
+        arr[i].group = id;
+        arr[i].ovl = AUG_OVL_PAIR;
+        arr[i].ovl_n = 1;
+    }
 }
 
 /* Multiply the counts of ops [from, n) of a list by k (a share of the stage's layers). */
@@ -681,6 +728,10 @@ static void graph_layer_mix(const struct aug_model *m, const struct aug_plan *p,
         }
         aug_gb_pair(g, g->bwd, i_proj_d, bag2, AUG_OVL_RING, tpn);
         aug_gb_pair(g, g->bwd, i_qkv_d, brs2, AUG_OVL_RING, tpn);
+    }
+    if (moe_layer && p->moe_overlap == AUG_MOE_OVERLAP_BATCH && p->ep > 1) {
+        batch_overlap(g, g->fwd, g->n_fwd);
+        batch_overlap(g, g->bwd, g->n_bwd);
     }
 }
 

@@ -29,7 +29,8 @@ enum aug_cat {
 enum aug_ovl_kind {
     AUG_OVL_NONE,
     AUG_OVL_RING,  /* n compute steps, n - 1 transfers hidden between them */
-    AUG_OVL_TRAIL  /* n compute chunks, each followed by a transfer */
+    AUG_OVL_TRAIL, /* n compute chunks, each followed by a transfer */
+    AUG_OVL_PAIR   /* compute and transfer start together (overlap.h pair) */
 };
 
 struct aug_graph_op {

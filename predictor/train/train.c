@@ -132,8 +132,9 @@ static int time_list(const struct aug_op_ctx *ctx, const struct aug_graph_op *op
     for (int k = 0; k < ng; k++) {
         if (!(g[k].M > 0))
             continue;
-        double both = g[k].kind == AUG_OVL_TRAIL ? aug_ovl_trail(g[k].C, g[k].M, g[k].n, s)
-                                                 : aug_ovl_ring(g[k].C, g[k].M, g[k].n, s);
+        double both = g[k].kind == AUG_OVL_TRAIL  ? aug_ovl_trail(g[k].C, g[k].M, g[k].n, s)
+                      : g[k].kind == AUG_OVL_PAIR ? aug_ovl_pair(g[k].C, g[k].M, s)
+                                                  : aug_ovl_ring(g[k].C, g[k].M, g[k].n, s);
         double exposed = both - g[k].C;
         a->cat[g[k].comm_cat] += exposed;
         a->src[g[k].comm_src] += exposed;
