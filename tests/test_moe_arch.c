@@ -457,6 +457,40 @@ static void test_moe_overlap(void **state) {
     assert_int_equal(aug_moe_overlap_from_name("dualpipe2", &o), AUG_EUSAGE);
 }
 
+/* DeepSeek-V3 served on 8 GPUs (tp 8, ep 8, fp8): the 576-element latent is cached whole on
+ * every TP rank; with attention data-parallel each rank caches only its own eighth of the
+ * sequences, so the KV cache per GPU falls 8x and the largest batch grows. */
+static void test_attention_dp(void **state) {
+    (void)state;
+    struct aug_model m = load("deepseek-v3");
+    struct aug_system h200;
+    assert_int_equal(aug_system_load(KDB, "dgx-h200", &h200), AUG_OK);
+    struct aug_infer_plan p;
+    aug_infer_plan_init(&p);
+    p.tp = p.ep = 8;
+    p.batch = 64;
+    p.input_len = p.output_len = 1000;
+    p.dtype = AUG_DTYPE_FP8;
+    assert_int_equal(aug_infer_plan_resolve(&p, &m, &h200), AUG_OK);
+    struct aug_infer_memory a, b;
+    aug_infer_memory(&m, &h200, &p, &a);
+    long mb_tp = aug_infer_max_batch(&m, &h200, &p);
+    /* 64 sequences x 2000 tokens x 61 layers x 576 elements x 1 byte, on every rank */
+    assert_near(a.kv_cache_gib * 1073741824.0, 64.0 * 2000 * 61 * 576, 1.0);
+    p.attn_dp = 1;
+    assert_int_equal(aug_infer_plan_resolve(&p, &m, &h200), AUG_OK);
+    aug_infer_memory(&m, &h200, &p, &b);
+    assert_near(b.kv_cache_gib, a.kv_cache_gib / 8.0, 1e-9);
+    assert_true(b.weights_gib > a.weights_gib); /* attention, shared expert and dense FFN whole */
+    assert_true(aug_infer_max_batch(&m, &h200, &p) > 2 * mb_tp);
+    struct aug_infer_result r;
+    assert_int_equal(aug_infer_predict(&m, &h200, &p, NULL, &r), AUG_OK);
+    assert_true(r.decode.tp_comm_s > 0); /* the expert all-to-alls */
+    p.ep = 4;
+    assert_int_equal(aug_infer_plan_resolve(&p, &m, &h200), AUG_EUSAGE);
+    assert_non_null(strstr(aug_last_error(), "ep = tp"));
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_deepseek_v3_params),
@@ -473,6 +507,7 @@ int main(void) {
         cmocka_unit_test(test_mla_flops),
         cmocka_unit_test(test_mfu_with_capacity),
         cmocka_unit_test(test_moe_overlap),
+        cmocka_unit_test(test_attention_dp),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }

@@ -126,8 +126,12 @@ void aug_cli_infer_table(FILE *f, const struct aug_model *m, const struct aug_sy
             roofline ? "--roofline" : p->launch_us >= 0 ? "--launch-us" : "kernels-db/gpus.csv launch_us",
             overhead_used(p, roofline),
             roofline ? "--roofline" : p->step_overhead_us >= 0 ? "--step-overhead-us" : "default");
-    fprintf(f, "# memory: analytical (weights in their storage dtype, KV cache 2 x layers x KV "
-               "heads x head dim x bytes per token, prefill working set, workspace)\n");
+    fprintf(f, "# memory: analytical (weights in their storage dtype, KV cache %s x bytes per "
+               "token%s%s, prefill working set, workspace)\n",
+            m->attention == AUG_ATTN_MLA ? "layers x (kv_lora_rank + qk_rope_head_dim)"
+                                         : "2 x layers x KV heads x head dim",
+            m->sliding_window > 0 ? ", windowed layers at most their window" : "",
+            p->attn_dp ? ", each rank its own sequences (attention data-parallel)" : "");
     if (r->mode == AUG_SERVE_STATIC)
         fprintf(f, "TTFT                     %12.6f s    prefill of %ld x %ld tokens and the first "
                    "token\n", r->ttft_s, p->batch / p->dp, p->input_len);

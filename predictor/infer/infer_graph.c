@@ -185,8 +185,8 @@ static void moe_mlp(const struct aug_model *m, const struct aug_infer_dims *x, d
           AUG_ICAT_MEMORY, 0);
     struct aug_op down = linear("expert_down", x, tokens, x->h, f_local, active, &dflt);
     ADD_L(down, AUG_ICAT_GEMM, dflt);
-    if (m->moe_shared_experts > 0)
-        dense_mlp(m, x, T, x->f * (double)m->moe_shared_experts / x->t, g);
+    if (m->moe_shared_experts > 0) /* on this rank's tokens beside data-parallel attention */
+        dense_mlp(m, x, T / x->adp, x->f * (double)m->moe_shared_experts * x->adp / x->t, g);
 }
 
 void aug_infer_graph_build(const struct aug_model *m, const struct aug_system *s,
@@ -200,9 +200,15 @@ void aug_infer_graph_build(const struct aug_model *m, const struct aug_system *s
     aug_infer_dims(m, s, p, &x);
     g->n_layer = g->n_head = 0;
     g->decode_attn = -1;
-    double T = st->decode_seqs + st->prefill_seqs * st->prefill_len;
-    if (!(T > 0))
+    double Tr = st->decode_seqs + st->prefill_seqs * st->prefill_len; /* replica's tokens */
+    if (!(Tr > 0))
         return;
+    /* with attention data parallelism each rank runs attention (and the dense FFNs) on its
+     * share of the sequences; the experts still see the replica's tokens */
+    double T = Tr / x.adp;
+    struct aug_infer_step sa = *st;
+    sa.decode_seqs /= x.adp;
+    sa.prefill_seqs /= x.adp;
     const char *norm_kind = m->norm == AUG_NORM_RMSNORM ? "rmsnorm" : "layernorm";
     struct aug_op norm = mem("norm", norm_kind, &x, 2.0 * T * x.h * x.e, 8.0 * T * x.h);
     struct aug_op resid = mem("residual", "elementwise", &x, 3.0 * T * x.h * x.e, T * x.h);
@@ -215,11 +221,11 @@ void aug_infer_graph_build(const struct aug_model *m, const struct aug_system *s
         ADD_L(mem("rope", "rope", &x, 2.0 * T * (x.a_t + x.kv_t) * x.d * x.e,
                   6.0 * T * (x.a_t + x.kv_t) * x.d),
               AUG_ICAT_MEMORY, 0);
-    if (st->prefill_seqs > 0 && st->prefill_len > 0)
-        prefill_attention(p, &x, st, g);
-    if (st->decode_seqs > 0) {
+    if (sa.prefill_seqs > 0 && sa.prefill_len > 0)
+        prefill_attention(p, &x, &sa, g);
+    if (sa.decode_seqs > 0) {
         g->decode_attn = g->n_layer;
-        ADD_L(aug_infer_decode_attention(&x, s, st->decode_seqs, st->decode_ctx + 1.0),
+        ADD_L(aug_infer_decode_attention(&x, s, sa.decode_seqs, sa.decode_ctx + 1.0),
               AUG_ICAT_ATTENTION, 1);
         g->layer[g->decode_attn].stream = 1;
         if (p->decode_per_head)
@@ -228,23 +234,34 @@ void aug_infer_graph_build(const struct aug_model *m, const struct aug_system *s
     }
     struct aug_op out = linear("attn_out", &x, T, x.h, x.out_k, 1, &dflt);
     ADD_L(out, AUG_ICAT_GEMM, dflt);
-    tp_all_reduce(&x, T, g);
+    if (x.adp <= 1)
+        tp_all_reduce(&x, T, g);
     ADD_L(resid, AUG_ICAT_MEMORY, 0);
     ADD_L(norm, AUG_ICAT_MEMORY, 0);
     /* the mean layer: MoE and dense FFNs at their shares of the layers */
     int n0 = g->n_layer;
     if (x.moe_share > 0) {
-        moe_mlp(m, &x, T, g);
+        if (x.adp > 1) /* this rank's tokens to the ranks of their experts (k copies each) */
+            ADD_L(aug_op_collective("moe_dispatch", AUG_COLL_ALL_TO_ALL, T * x.k * x.h * x.e,
+                                    x.tp_ranks, x.tp_domain),
+                  AUG_ICAT_TP, 0);
+        moe_mlp(m, &x, Tr, g);
+        if (x.adp > 1)
+            ADD_L(aug_op_collective("moe_combine", AUG_COLL_ALL_TO_ALL, T * x.k * x.h * x.e,
+                                    x.tp_ranks, x.tp_domain),
+                  AUG_ICAT_TP, 0);
         for (int i = n0; i < g->n_layer; i++)
             g->layer[i].op.count *= x.moe_share;
     }
     n0 = g->n_layer;
     if (x.moe_share < 1) {
-        dense_mlp(m, &x, T, (m->arch == AUG_ARCH_MOE ? x.dense_f : x.f) / x.t, g);
+        /* dense FFNs: split over TP, or whole on every rank beside data-parallel attention */
+        dense_mlp(m, &x, T, (m->arch == AUG_ARCH_MOE ? x.dense_f : x.f) * x.adp / x.t, g);
         for (int i = n0; i < g->n_layer; i++)
             g->layer[i].op.count *= 1.0 - x.moe_share;
     }
-    tp_all_reduce(&x, T, g);
+    if (x.adp <= 1)
+        tp_all_reduce(&x, T, g);
     ADD_L(resid, AUG_ICAT_MEMORY, 0);
 
     /* first stage: embedding rows (+ learned positions); vocabulary-parallel tables are

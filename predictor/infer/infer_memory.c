@@ -42,8 +42,9 @@ static void layer_params(const struct aug_model *m, const struct aug_infer_dims 
     if (m->arch == AUG_ARCH_MOE && m->moe_experts > 0) {
         /* E/ep experts, each split tp/ep ways: E * expert / tp per rank; the mean layer
          * mixes MoE and dense layers at their shares */
-        double dense = (gated ? 3.0 : 2.0) * x->h * x->dense_f / x->t;
-        mlp = x->moe_share * (x->E * mlp1 + (double)m->moe_shared_experts * mlp1) +
+        /* beside data-parallel attention the dense FFNs and shared experts are whole */
+        double dense = (gated ? 3.0 : 2.0) * x->h * x->dense_f * x->adp / x->t;
+        mlp = x->moe_share * (x->E * mlp1 + (double)m->moe_shared_experts * mlp1 * x->adp) +
               (1.0 - x->moe_share) * dense;
         router = x->moe_share * x->h * x->E;
     }
@@ -76,15 +77,17 @@ void aug_infer_memory_at(const struct aug_model *m, const struct aug_system *s,
     double last = layers_bytes + head;
     double weights = fmax(first, last);
 
-    double kv = Ls * x.kv_layer * x.kvb * seqs * aug_infer_attended(&x, kv_tokens);
+    /* data-parallel attention: each rank caches its own share of the sequences */
+    double kv = Ls * x.kv_layer * x.kvb * seqs / x.adp * aug_infer_attended(&x, kv_tokens);
 
     int gated = m->mlp == AUG_MLP_SWIGLU;
     double f_inner = x.f / x.t;
     if (m->arch == AUG_ARCH_MOE && m->moe_experts > 0)
         f_inner = x.f * x.ep / x.t * x.k + x.f * (double)m->moe_shared_experts / x.t;
     double wide = fmax((x.a_t + 2.0 * x.kv_t) * x.d + x.a_t * x.d, (gated ? 3.0 : 2.0) * f_inner);
-    double act = prefill_tokens * (2.0 * x.h + wide) * x.e;
-    double logits = seqs * x.V * 4.0 * (1.0 + 1.0 / x.t);
+    /* beside data-parallel attention a rank prefills and samples its own sequences */
+    double act = prefill_tokens / x.adp * (2.0 * x.h + wide) * x.e;
+    double logits = seqs / x.adp * x.V * 4.0 * (1.0 + 1.0 / x.t);
 
     out->weights_gib = weights / AUG_GIB;
     out->kv_cache_gib = kv / AUG_GIB;

@@ -19,9 +19,12 @@ void aug_infer_dims(const struct aug_model *m, const struct aug_system *s,
     x->t = (double)p->tp;
     x->h = (double)m->hidden;
     x->d = (double)m->head_dim;
-    x->a_t = (double)m->heads / x->t;
+    /* attention data parallelism: every rank holds all heads for its own sequences */
+    x->adp = p->attn_dp && p->tp > 1 ? (double)p->tp : 1.0;
+    double ta = x->t / x->adp;
+    x->a_t = (double)m->heads / ta;
     /* fewer KV heads than TP ranks: each rank keeps a copy of its group's KV head */
-    x->kv_t = m->kv_heads >= p->tp ? (double)m->kv_heads / x->t : 1.0;
+    x->kv_t = (double)m->kv_heads >= ta ? (double)m->kv_heads / ta : 1.0;
     x->f = (double)m->ffn_hidden;
     x->V = (double)m->vocab;
     x->E = (double)m->moe_experts;

@@ -67,6 +67,7 @@ struct aug_infer_dims {
      * sliding window with the share of the layers that use it */
     double qkv_cols, out_k, kv_layer, flops_per_key, win, win_share;
     double moe_share; /* of the layers with an MoE FFN (the rest dense, FFN dense_f) */
+    double adp;       /* attention data-parallel degree (plan attn_dp: tp, else 1) */
     double dense_f;
     int mla;
 };
