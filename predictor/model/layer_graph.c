@@ -522,6 +522,13 @@ static void scale_counts(struct aug_graph_op *arr, int from, int n, double k) {
  * with the most MoE layers, and of equal ones the most global-attention layers. */
 static void stage_shares(const struct aug_model *m, const struct aug_plan *p, double *f_moe,
                          double *f_win) {
+    *f_moe = *f_win = 0.0;
+    if (m->arch != AUG_ARCH_MOE && m->sliding_window <= 0)
+        return; /* every layer alike (the common case; sweeps build millions of graphs) */
+    if (m->sliding_window <= 0 && m->moe_dense_layers == 0 && m->moe_layer_freq <= 1) {
+        *f_moe = 1.0;
+        return;
+    }
     long L = m->layers, pp = p->pp > 0 ? p->pp : 1, v = p->interleave > 0 ? p->interleave : 1;
     long c = (L + pp * v - 1) / (pp * v);
     if (c < 1)
@@ -529,13 +536,12 @@ static void stage_shares(const struct aug_model *m, const struct aug_plan *p, do
     double best_moe = -1.0, best_win = 0.0;
     for (long st = 0; st < pp; st++) {
         long n = 0, nm = 0, nw = 0;
-        for (long i = 0; i < L; i++) {
-            if ((i / c) % pp != st)
-                continue;
-            n++;
-            nm += aug_model_layer_is_moe(m, i);
-            nw += aug_model_layer_is_windowed(m, i);
-        }
+        for (long chunk = st; chunk * c < L; chunk += pp) /* one pass over the layers in all */
+            for (long i = chunk * c; i < (chunk + 1) * c && i < L; i++) {
+                n++;
+                nm += aug_model_layer_is_moe(m, i);
+                nw += aug_model_layer_is_windowed(m, i);
+            }
         if (n == 0)
             continue;
         double fm = (double)nm / (double)n, fw = (double)nw / (double)n;
