@@ -103,6 +103,8 @@ static void attn_plan_init(const struct aug_model *m, const struct aug_plan *p,
                            double share, struct attn_plan *ap) {
     attn_shape(m, p, x, window, &ap->a, &ap->steps);
     ap->share = share;
+    if (!(share > 0))
+        return; /* no layer of the stage runs it */
     /* fp8 recipes (Transformer Engine) keep attention in bf16 */
     ap->adt = x->dt == AUG_DTYPE_FP8 ? AUG_DTYPE_BF16 : x->dt;
     if (p->flash_attention)

@@ -78,18 +78,22 @@ int aug_model_layer_is_windowed(const struct aug_model *m, long i) {
     return m->global_attn_every <= 0 || (i + 1) % m->global_attn_every != 0;
 }
 
+/* Closed forms of the counts of the two predicates above: the layers i in [k, L) with
+ * (i + 1) % n == 0 number floor(L / n) - floor(k / n). */
 long aug_model_moe_layers(const struct aug_model *m) {
-    long n = 0;
-    for (long i = 0; i < m->layers; i++)
-        n += aug_model_layer_is_moe(m, i);
-    return n;
+    if (m->arch != AUG_ARCH_MOE || m->layers <= 0)
+        return 0;
+    long freq = m->moe_layer_freq > 1 ? m->moe_layer_freq : 1;
+    long k = m->moe_dense_layers < m->layers ? m->moe_dense_layers : m->layers;
+    return m->layers / freq - (k > 0 ? k / freq : 0);
 }
 
 long aug_model_window_layers(const struct aug_model *m) {
-    long n = 0;
-    for (long i = 0; i < m->layers; i++)
-        n += aug_model_layer_is_windowed(m, i);
-    return n;
+    if (m->sliding_window <= 0 || m->layers <= 0)
+        return 0;
+    if (m->global_attn_every <= 0)
+        return m->layers;
+    return m->layers - m->layers / m->global_attn_every;
 }
 
 static double router_params(const struct aug_model *m) {
