@@ -422,6 +422,11 @@ static void test_mfu_with_capacity(void **state) {
         o.pure_roofline = 1;
         assert_int_equal(aug_train_predict(&m, &h100, &p, &o, &r), AUG_OK);
         assert_true(r.mfu > 0 && r.mfu <= 1.0);
+        p.recompute = AUG_RECOMPUTE_FULL; /* the recomputed forward counts processed work too */
+        struct aug_train_result rf;
+        assert_int_equal(aug_train_predict(&m, &h100, &p, &o, &rf), AUG_OK);
+        assert_true(rf.hfu > rf.mfu && rf.hfu <= 1.0);
+        p.recompute = AUG_RECOMPUTE_NONE;
         if (cf[i] > 0 && cf[i] <= 1.0) {
             assert_true(r.model_flops > prev); /* more kept, more counted */
             prev = r.model_flops;

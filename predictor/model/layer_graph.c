@@ -853,16 +853,23 @@ double aug_model_fwd_flops_per_seq(const struct aug_model *m, double seq) {
            2.0 * seq * (double)m->hidden * (double)m->vocab;
 }
 
+/* Share of the routed top-k work a plan processes (1 - dropped under a capacity factor). */
+static double kept(const struct aug_model *m, const struct aug_plan *p) {
+    if (m->arch != AUG_ARCH_MOE)
+        return 1.0;
+    struct aug_moe_routing r;
+    aug_moe_routing(m, p, 2.0, &r);
+    return r.dropped_fraction < 1.0 ? 1.0 - r.dropped_fraction : 0.0;
+}
+
 double aug_model_fwd_flops_processed(const struct aug_model *m, const struct aug_plan *p,
                                      double seq) {
-    double keep = 1.0;
-    if (m->arch == AUG_ARCH_MOE) {
-        struct aug_moe_routing r;
-        aug_moe_routing(m, p, 2.0, &r);
-        keep = 1.0 - r.dropped_fraction;
-        if (keep < 0)
-            keep = 0;
-    }
+    double keep = kept(m, p);
     return layers_fwd_flops(m, seq, keep) + mtp_fwd_flops(m, seq, keep) +
            2.0 * seq * (double)m->hidden * (double)m->vocab;
+}
+
+double aug_layers_fwd_flops_processed(const struct aug_model *m, const struct aug_plan *p,
+                                      double seq) {
+    return layers_fwd_flops(m, seq, kept(m, p));
 }

@@ -77,5 +77,8 @@ double aug_layer_fwd_flops_per_seq(const struct aug_model *m, double seq);
  * the plan's capacity factor (moe.h) is not counted, so MFU stays a fraction of peak. */
 double aug_model_fwd_flops_processed(const struct aug_model *m, const struct aug_plan *p,
                                      double seq);
+/* Its transformer layers only (what full recomputation repeats). */
+double aug_layers_fwd_flops_processed(const struct aug_model *m, const struct aug_plan *p,
+                                      double seq);
 
 #endif

@@ -366,7 +366,7 @@ int aug_train_predict(const struct aug_model *m, const struct aug_system *s,
     out->model_flops = 3.0 * fwd_flops;
     double rec_flops = 0.0;
     if (p->recompute == AUG_RECOMPUTE_FULL)
-        rec_flops = (double)m->layers * aug_layer_fwd_flops_per_seq(m, (double)p->seq);
+        rec_flops = aug_layers_fwd_flops_processed(m, p, (double)p->seq);
     else if (p->recompute == AUG_RECOMPUTE_SELECTIVE && !p->flash_attention)
         rec_flops = (double)m->layers * 4.0 * (double)p->seq * (double)p->seq *
                     (double)(m->heads * m->head_dim);
