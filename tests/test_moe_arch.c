@@ -21,7 +21,9 @@
 #include "augur/system.h"
 #include "augur/train.h"
 
+#include "augur/csvio.h"
 #include "model/layer_graph.h"
+#include "validate/validate_internal.h"
 
 #define KDB AUG_TEST_SOURCE_DIR "/kernels-db"
 #define DATA_ROOT AUG_TEST_SOURCE_DIR "/predictor"
@@ -496,6 +498,44 @@ static void test_attention_dp(void **state) {
     assert_non_null(strstr(aug_last_error(), "ep = tp"));
 }
 
+/* The accuracy-set columns of the MoE schema: a DeepSeek-V3 row described by dimensions
+ * and the architecture columns gives the preset's counts; "mla" without the latent widths
+ * takes DeepSeek-V2/V3's and says so; an unknown attention kind names its column; a file
+ * without the columns keeps the defaults. */
+static void test_schema_columns(void **state) {
+    (void)state;
+    const char *csv =
+        "id,layers,hidden,heads,kv_heads,ffn_hidden,vocab,mlp,moe_experts,moe_topk,head_dim,"
+        "moe_ffn_hidden,moe_shared_experts,moe_dense_layers,attention_kind,moe_layer_freq,"
+        "dense_ffn_hidden,mtp_layers,moe_groups,moe_topk_groups\n"
+        "ds,61,7168,128,128,2048,129280,swiglu,256,8,192,2048,1,3,mla,,18432,1,8,4\n"
+        "mav,48,5120,40,8,8192,202048,swiglu,128,1,128,8192,1,0,gqa,2,16384,,,\n"
+        "bad,2,64,4,4,128,100,swiglu,8,2,,,,,linear,,,,,\n";
+    struct aug_csv *t;
+    assert_int_equal(aug_csv_load_mem("moe.csv", csv, strlen(csv), &t), AUG_OK);
+    struct aug_model m;
+    assert_int_equal(aug_vrow_model(t, 0, &m), AUG_OK);
+    struct aug_model ds = load("deepseek-v3");
+    m.max_seq = ds.max_seq;
+    assert_near(aug_model_params(&m), aug_model_params(&ds), 0);
+    assert_near(aug_model_kv_elems_per_token(&m, 0), 61.0 * 576, 0);
+    assert_int_equal(m.mtp_layers, 1);
+    assert_non_null(strstr(m.source, "kv_lora_rank 512"));
+    assert_int_equal(aug_vrow_model(t, 1, &m), AUG_OK);
+    struct aug_model mav = load("llama4-maverick");
+    /* the preset also carries the chunked-attention window, which adds no parameters */
+    assert_near(aug_model_params(&m), aug_model_params(&mav), 0);
+    assert_int_equal(aug_vrow_model(t, 2, &m), AUG_EDATA);
+    assert_non_null(strstr(aug_last_error(), "attention_kind"));
+    aug_csv_free(t);
+    const char *old = "id,layers,hidden,heads,moe_experts,moe_topk\nx,4,256,4,8,2\n";
+    assert_int_equal(aug_csv_load_mem("old.csv", old, strlen(old), &t), AUG_OK);
+    assert_int_equal(aug_vrow_model(t, 0, &m), AUG_OK);
+    assert_int_equal(m.attention, AUG_ATTN_GQA);
+    assert_int_equal(aug_model_moe_layers(&m), 4);
+    aug_csv_free(t);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_deepseek_v3_params),
@@ -513,6 +553,7 @@ int main(void) {
         cmocka_unit_test(test_mfu_with_capacity),
         cmocka_unit_test(test_moe_overlap),
         cmocka_unit_test(test_attention_dp),
+        cmocka_unit_test(test_schema_columns),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }
