@@ -408,10 +408,7 @@ int aug_hf_parse_llama(const char *origin, json_t *obj, struct aug_model *out,
     m.norm = type_in(type, layernorm_types) ? AUG_NORM_LAYERNORM : AUG_NORM_RMSNORM;
     if (rget(&r, "rms_norm_eps"))
         m.norm = AUG_NORM_RMSNORM;
-    rget(&r, "layer_norm_eps");
     m.pos = strcasecmp(type, "opt") == 0 ? AUG_POS_LEARNED : AUG_POS_ROPE;
-    rget(&r, "rope_theta");
-    rget(&r, "rope_scaling");
     m.tied_embeddings = strncasecmp(type, "gemma", 5) == 0;
     if ((st = rbool(&r, "tie_word_embeddings", &m.tied_embeddings)) == AUG_EDATA)
         return st;
@@ -476,7 +473,6 @@ int aug_hf_parse_llama(const char *origin, json_t *obj, struct aug_model *out,
          * global, without RoPE); a chunk bounds keys and cache like a window of its size */
         m.sliding_window = chunk;
         m.global_attn_every = 4;
-        rget(&r, "no_rope_layers");
         aug_model_add_note(m.source, sizeof m.source,
                            "chunked attention (attention_chunk_size) counted as a sliding "
                            "window of the chunk size on 3 of 4 layers: an upper bound");
