@@ -21,22 +21,22 @@
  * gradients), attention running on the full sequence with heads/cp heads. All-gather CP
  * gathers K and V once per layer and reduce-scatters their gradients.
  *
- * MoE layers (moe.h for the routing arithmetic; Megatron-Core's all-to-all dispatcher)
- * replace the MLP by a router, a permutation, an all-to-all dispatch over EP, an expert-TP
- * all-gather, grouped expert GEMMs on the busiest rank's tokens, the mirror reduce-scatter
- * and combine, and shared experts run as a dense TP MLP beside them. MatMul-free layers
- * are built by matmulfree.c. With plan->tp_overlap each TP collective overlaps the GEMM
+ * MoE layers replace the MLP by the MoE FFN of moe_layer.c; models whose layers differ
+ * (dense first layers, every n-th layer MoE, sliding windows) get the mean layer of the
+ * slowest pipeline stage, each op at its share of the stage's layers; latent attention's
+ * projections come from mla.c; DeepSeek's MTP modules ride on the last stage. Model FLOP
+ * counts are in model_flops.c. MatMul-free layers are built by matmulfree.c. With plan->tp_overlap each TP collective overlaps the GEMM
  * beside it in tp chunks (T3, Pati et al. ASPLOS 2024; Transformer Engine userbuffers). */
 #include "layer_graph.h"
 
 #include <string.h>
 
 #include "augur/attention.h"
-#include "augur/moe.h"
 #include "graph_build.h"
 #include "matmulfree_internal.h"
 #include "hw/topology.h"
 #include "model/mla.h"
+#include "model/moe_layer.h"
 
 /* ---- attention and context parallelism ------------------------------------------------ */
 
@@ -255,163 +255,6 @@ static void context_parallel(const struct aug_plan *p, const struct aug_system *
                                      cp_domain), AUG_CAT_CP, 0);
 }
 
-/* ---- MLP and mixture of experts --------------------------------------------------------- */
-
-struct mlp_idx {
-    int up, down;          /* forward GEMMs */
-    int down_dgrad, up_dgrad;
-};
-
-static void mlp_dense(const struct aug_model *m, const struct aug_dims *x, struct aug_graph *g,
-                      double tokens, double f_local, double groups, int expert, struct mlp_idx *ix) {
-    int gated = m->mlp == AUG_MLP_SWIGLU;
-    struct aug_op up = aug_op_gemm(expert ? "expert_up" : "mlp_up", x->dt, tokens,
-                                   (gated ? 2.0 : 1.0) * f_local, x->h, groups);
-    double inner = tokens * f_local * groups;
-    struct aug_op act = aug_gb_act(expert ? "expert_act" : "mlp_act", "activation", x,
-                               inner * x->e * (gated ? 3.0 : 2.0), inner * (gated ? 8.0 : 10.0));
-    struct aug_op down = aug_op_gemm(expert ? "expert_down" : "mlp_down", x->dt, tokens, x->h,
-                                     f_local, groups);
-    aug_gb_add(g->fwd, &g->n_fwd, up, AUG_CAT_COMPUTE, 0);
-    ix->up = g->n_fwd - 1;
-    aug_gb_add(g->fwd, &g->n_fwd, act, AUG_CAT_COMPUTE, 0);
-    aug_gb_add(g->fwd, &g->n_fwd, down, AUG_CAT_COMPUTE, 0);
-    ix->down = g->n_fwd - 1;
-}
-
-static void mlp_dense_bwd(const struct aug_model *m, const struct aug_dims *x, struct aug_graph *g,
-                          double tokens, double f_local, double groups, int expert,
-                          struct mlp_idx *ix) {
-    int gated = m->mlp == AUG_MLP_SWIGLU;
-    struct aug_op up = aug_op_gemm("", x->dt, tokens, (gated ? 2.0 : 1.0) * f_local, x->h, groups);
-    double inner = tokens * f_local * groups;
-    struct aug_op act = aug_gb_act("", "activation", x, inner * x->e * (gated ? 3.0 : 2.0),
-                               inner * (gated ? 8.0 : 10.0));
-    struct aug_op down = aug_op_gemm("", x->dt, tokens, x->h, f_local, groups);
-    ix->down_dgrad = aug_gb_gemm_bwd(g, &down, expert ? "expert_down_dgrad" : "mlp_down_dgrad",
-                                     expert ? "expert_down_wgrad" : "mlp_down_wgrad",
-                                     AUG_CAT_COMPUTE, 1);
-    aug_gb_mem_bwd(g, &act, expert ? "expert_act_bwd" : "mlp_act_bwd", AUG_CAT_COMPUTE);
-    ix->up_dgrad = aug_gb_gemm_bwd(g, &up, expert ? "expert_up_dgrad" : "mlp_up_dgrad",
-                                   expert ? "expert_up_wgrad" : "mlp_up_wgrad", AUG_CAT_COMPUTE, 1);
-}
-
-/* Ranks of the EP group that share an NVLink domain: EP peers sit next to the expert-TP
- * ranks (Megatron's default order), or, with ep_outer, outside expert data parallelism. */
-static int ep_domain(const struct aug_plan *p, const struct aug_system *s) {
-    long etp = aug_plan_etp(p);
-    long stride = p->ep_outer ? etp * aug_plan_edp(p) : etp;
-    return aug_ranks_per_domain(s, p->ep, stride);
-}
-
-static void moe(const struct aug_model *m, const struct aug_plan *p, const struct aug_system *s,
-                const struct aug_dims *x, struct aug_graph *g) {
-    struct aug_moe_routing r;
-    aug_moe_routing(m, p, x->e, &r);
-    double E = (double)m->moe_experts, k = (double)m->moe_topk;
-    int ep = (int)p->ep, etp = (int)aug_plan_etp(p);
-    int epd = ep_domain(p, s), etpd = aug_ranks_per_domain(s, etp, 1);
-    double tok = r.tokens_per_rank, disp = r.dispatch_tokens;
-    aug_gb_add(g->fwd, &g->n_fwd, aug_op_gemm("router", x->dt, x->Tsp, E, x->h, 1),
-               AUG_CAT_COMPUTE, 0);
-    /* fp32 logits softmax and top-k selection */
-    aug_gb_add(g->fwd, &g->n_fwd,
-               aug_gb_act("router_topk", "softmax", x, x->Tsp * E * 8.0 + x->Tsp * k * 12.0,
-                      5.0 * x->Tsp * E), AUG_CAT_COMPUTE, 0);
-    aug_gb_add(g->fwd, &g->n_fwd, aug_gb_act("moe_permute", "copy", x, (tok + disp) * x->h * x->e, 0),
-               AUG_CAT_COMPUTE, 0);
-    int i_disp = -1, i_comb = -1;
-    if (ep > 1) {
-        aug_gb_add(g->fwd, &g->n_fwd, a2a_op("moe_dispatch", r.dispatch_bytes, ep, epd),
-                   AUG_CAT_EP, 0);
-        i_disp = g->n_fwd - 1;
-    }
-    if (etp > 1)
-        aug_gb_add(g->fwd, &g->n_fwd,
-                   aug_op_collective("moe_etp_all_gather", AUG_COLL_ALL_GATHER,
-                                     (double)etp * r.dispatch_bytes, etp, etpd), AUG_CAT_EP, 0);
-    struct mlp_idx ix;
-    mlp_dense(m, x, g, r.tokens_per_expert, x->f / (double)etp, r.local_experts, 1, &ix);
-    if (etp > 1)
-        aug_gb_add(g->fwd, &g->n_fwd,
-                   aug_op_collective("moe_etp_reduce_scatter", AUG_COLL_REDUCE_SCATTER,
-                                     (double)etp * r.dispatch_bytes, etp, etpd), AUG_CAT_EP, 0);
-    if (ep > 1) {
-        aug_gb_add(g->fwd, &g->n_fwd, a2a_op("moe_combine", r.dispatch_bytes, ep, epd),
-                   AUG_CAT_EP, 0);
-        i_comb = g->n_fwd - 1;
-    }
-    aug_gb_add(g->fwd, &g->n_fwd,
-               aug_gb_act("moe_unpermute", "copy", x, (tok + disp) * x->h * x->e, disp * x->h),
-               AUG_CAT_COMPUTE, 0);
-    if (m->moe_shared_experts > 0) {
-        mlp_dense(m, x, g, x->T, x->f * (double)m->moe_shared_experts / x->t, 1, 0, &ix);
-        if (p->moe_overlap == AUG_MOE_OVERLAP_SHARED && i_disp >= 0) {
-            /* Megatron-Core moe_shared_expert_overlap: fc1 beside the dispatch, fc2 beside
-             * the combine */
-            aug_gb_pair(g, g->fwd, ix.up, i_disp, AUG_OVL_PAIR, 1);
-            g->fwd[ix.up + 1].group = g->fwd[ix.up].group;
-            g->fwd[ix.up + 1].ovl = AUG_OVL_PAIR;
-            aug_gb_pair(g, g->fwd, ix.down, i_comb, AUG_OVL_PAIR, 1);
-        }
-    }
-}
-
-static void moe_bwd(const struct aug_model *m, const struct aug_plan *p, const struct aug_system *s,
-                    const struct aug_dims *x, struct aug_graph *g) {
-    struct aug_moe_routing r;
-    aug_moe_routing(m, p, x->e, &r);
-    double E = (double)m->moe_experts, k = (double)m->moe_topk;
-    int ep = (int)p->ep, etp = (int)aug_plan_etp(p);
-    int epd = ep_domain(p, s), etpd = aug_ranks_per_domain(s, etp, 1);
-    double tok = r.tokens_per_rank, disp = r.dispatch_tokens;
-    struct mlp_idx ix;
-    int s0 = g->n_bwd, shared = m->moe_shared_experts > 0;
-    if (shared)
-        mlp_dense_bwd(m, x, g, x->T, x->f * (double)m->moe_shared_experts / x->t, 1, 0, &ix);
-    aug_gb_add(g->bwd, &g->n_bwd,
-               aug_gb_act("moe_unpermute_bwd", "copy", x, (tok + disp) * x->h * x->e, disp * x->h),
-               AUG_CAT_COMPUTE, 0);
-    int ovl = shared && p->moe_overlap == AUG_MOE_OVERLAP_SHARED && ep > 1;
-    if (ep > 1) {
-        aug_gb_add(g->bwd, &g->n_bwd, a2a_op("moe_combine_bwd", r.dispatch_bytes, ep, epd),
-                   AUG_CAT_EP, 0);
-        if (ovl) { /* the shared fc2 gradients beside the combine's mirror */
-            aug_gb_pair(g, g->bwd, s0, g->n_bwd - 1, AUG_OVL_PAIR, 1);
-            for (int i = s0 + 1; i <= s0 + 2; i++) {
-                g->bwd[i].group = g->bwd[s0].group;
-                g->bwd[i].ovl = AUG_OVL_PAIR;
-            }
-        }
-    }
-    if (etp > 1)
-        aug_gb_add(g->bwd, &g->n_bwd,
-                   aug_op_collective("moe_etp_all_gather_bwd", AUG_COLL_ALL_GATHER,
-                                     (double)etp * r.dispatch_bytes, etp, etpd), AUG_CAT_EP, 0);
-    mlp_dense_bwd(m, x, g, r.tokens_per_expert, x->f / (double)etp, r.local_experts, 1, &ix);
-    if (etp > 1)
-        aug_gb_add(g->bwd, &g->n_bwd,
-                   aug_op_collective("moe_etp_reduce_scatter_bwd", AUG_COLL_REDUCE_SCATTER,
-                                     (double)etp * r.dispatch_bytes, etp, etpd), AUG_CAT_EP, 0);
-    if (ep > 1) {
-        aug_gb_add(g->bwd, &g->n_bwd, a2a_op("moe_dispatch_bwd", r.dispatch_bytes, ep, epd),
-                   AUG_CAT_EP, 0);
-        if (ovl) { /* the shared fc1 gradients beside the dispatch's mirror */
-            aug_gb_pair(g, g->bwd, s0 + 3, g->n_bwd - 1, AUG_OVL_PAIR, 1);
-            g->bwd[s0 + 4].group = g->bwd[s0 + 3].group;
-            g->bwd[s0 + 4].ovl = AUG_OVL_PAIR;
-        }
-    }
-    aug_gb_add(g->bwd, &g->n_bwd,
-               aug_gb_act("moe_permute_bwd", "copy", x, (tok + disp) * x->h * x->e, disp * x->h),
-               AUG_CAT_COMPUTE, 0);
-    aug_gb_add(g->bwd, &g->n_bwd,
-               aug_gb_act("router_topk_bwd", "softmax", x, x->Tsp * E * 12.0 + x->Tsp * k * 12.0,
-                      5.0 * x->Tsp * E), AUG_CAT_COMPUTE, 0);
-    struct aug_op router = aug_op_gemm("", x->dt, x->Tsp, E, x->h, 1);
-    aug_gb_gemm_bwd(g, &router, "router_dgrad", "router_wgrad", AUG_CAT_COMPUTE, 1);
-}
-
 /* ---- one layer ------------------------------------------------------------------------- */
 
 static void graph_layer(const struct aug_model *m, const struct aug_plan *p,
@@ -493,23 +336,6 @@ static void graph_mtp(const struct aug_model *m, const struct aug_plan *p,
     aug_gb_gemm_bwd(g, &proj, "mtp_proj_dgrad", "mtp_proj_wgrad", AUG_CAT_COMPUTE, 1);
     g->bwd[g->n_bwd - 1].op.count = g->bwd[g->n_bwd - 2].op.count = k;
     aug_gb_mem_bwd(g, &norms, "mtp_norms_bwd", AUG_CAT_COMPUTE);
-}
-
-/* DualPipe-style overlap (DeepSeek-V3 sec. 3.2.1; Megatron-Core's EP communication overlap
- * pairs one micro-batch's forward with another's backward): the layer's expert-parallel
- * all-to-alls run beside the compute of the other micro-batch, modelled as the list's own
- * compute (both micro-batches are alike): one group of every ungrouped compute op and every
- * EP collective; TP and CP collectives stay where they are. */
-static void batch_overlap(struct aug_graph *g, struct aug_graph_op *arr, int n) {
-    int id = ++g->n_groups;
-    for (int i = 0; i < n; i++) {
-        int comm = arr[i].op.kind == AUG_OP_COLLECTIVE;
-        if (arr[i].group != 0 || (comm && arr[i].cat != AUG_CAT_EP))
-            continue;
-        arr[i].group = id;
-        arr[i].ovl = AUG_OVL_PAIR;
-        arr[i].ovl_n = 1;
-    }
 }
 
 /* Multiply the counts of ops [from, n) of a list by k (a share of the stage's layers). */
@@ -641,15 +467,15 @@ static void graph_layer_mix(const struct aug_model *m, const struct aug_plan *p,
         ag2 = g->n_fwd - 1;
         scale_counts(g->fwd, ag2, g->n_fwd, coll_share);
     }
-    struct mlp_idx mi = {-1, -1, -1, -1};
+    struct aug_mlp_idx mi = {-1, -1, -1, -1};
     int n0 = g->n_fwd;
     if (moe_layer) {
-        moe(m, p, s, &x, g);
+        aug_moe_layer_fwd(m, p, s, &x, g);
         scale_counts(g->fwd, n0, g->n_fwd, f_moe);
     }
     n0 = g->n_fwd;
     if (f_dense > 0) {
-        mlp_dense(m, &x, g, x.T, (moe_layer || m->arch == AUG_ARCH_MOE ? fd : x.f) / x.t, 1, 0, &mi);
+        aug_gb_mlp(m, &x, g, x.T, (moe_layer || m->arch == AUG_ARCH_MOE ? fd : x.f) / x.t, 1, 0, &mi);
         scale_counts(g->fwd, n0, g->n_fwd, f_dense);
     }
     if (mlp_sp_colls && rs1 >= 0) {
@@ -679,12 +505,12 @@ static void graph_layer_mix(const struct aug_model *m, const struct aug_plan *p,
     }
     n0 = g->n_bwd;
     if (f_dense > 0) {
-        mlp_dense_bwd(m, &x, g, x.T, (m->arch == AUG_ARCH_MOE ? fd : x.f) / x.t, 1, 0, &mi);
+        aug_gb_mlp_bwd(m, &x, g, x.T, (m->arch == AUG_ARCH_MOE ? fd : x.f) / x.t, 1, 0, &mi);
         scale_counts(g->bwd, n0, g->n_bwd, f_dense);
     }
     n0 = g->n_bwd;
     if (moe_layer) {
-        moe_bwd(m, p, s, &x, g);
+        aug_moe_layer_bwd(m, p, s, &x, g);
         scale_counts(g->bwd, n0, g->n_bwd, f_moe);
     }
     if (mlp_sp_colls) {
@@ -738,8 +564,8 @@ static void graph_layer_mix(const struct aug_model *m, const struct aug_plan *p,
         aug_gb_pair(g, g->bwd, i_qkv_d, brs2, AUG_OVL_RING, tpn);
     }
     if (moe_layer && p->moe_overlap == AUG_MOE_OVERLAP_BATCH && p->ep > 1) {
-        batch_overlap(g, g->fwd, g->n_fwd);
-        batch_overlap(g, g->bwd, g->n_bwd);
+        aug_moe_batch_overlap(g, g->fwd, g->n_fwd);
+        aug_moe_batch_overlap(g, g->bwd, g->n_bwd);
     }
 }
 
@@ -792,84 +618,3 @@ static void graph_head(const struct aug_model *m, const struct aug_plan *p,
     aug_gb_mem_bwd(g, &norm, "final_norm_bwd", AUG_CAT_EMBEDDING);
 }
 
-/* Forward FLOPs of the attention of one layer for one sequence: projections (2 x their
- * weights per token) and the core without causal savings, 4 s k a d with k = s keys per
- * query, or min(s, window) on windowed layers; MLA's core is 2 s k a (d_qk + d_v). */
-static double attn_flops(const struct aug_model *m, double seq, int windowed) {
-    double h = (double)m->hidden, a = (double)m->heads, d = (double)m->head_dim;
-    double keys = seq;
-    if (windowed && m->sliding_window > 0 && (double)m->sliding_window < seq)
-        keys = (double)m->sliding_window;
-    if (m->attention == AUG_ATTN_MLA)
-        return seq * aug_mla_proj_flops_per_token(m) +
-               2.0 * seq * keys * a * (double)(m->qk_nope_head_dim + m->qk_rope_head_dim + m->v_head_dim);
-    double q = a * d, kv = (double)m->kv_heads * d;
-    return 2.0 * seq * h * (q + 2.0 * kv) + 2.0 * seq * q * h + 4.0 * seq * keys * q;
-}
-
-static double mlp_flops(const struct aug_model *m, double seq, double f) {
-    return 2.0 * seq * (double)m->hidden * f * (m->mlp == AUG_MLP_SWIGLU ? 3.0 : 2.0);
-}
-
-/* One MoE layer's FFN: router, shared experts and the routed experts' share `keep` of the
- * top-k assignments (1 - the dropped fraction under a capacity factor). */
-static double moe_flops(const struct aug_model *m, double seq, double keep) {
-    double f = (double)m->ffn_hidden;
-    return mlp_flops(m, seq, f) * ((double)m->moe_topk * keep + (double)m->moe_shared_experts) +
-           2.0 * seq * (double)m->hidden * (double)m->moe_experts;
-}
-
-/* Sum over the layers (and the MTP modules) for one sequence. */
-static double layers_fwd_flops(const struct aug_model *m, double seq, double keep) {
-    double h = (double)m->hidden, f = (double)m->ffn_hidden, L = (double)m->layers;
-    if (m->arch == AUG_ARCH_MATMULFREE)
-        return L * 2.0 * seq * (4.0 * h * h + 3.0 * h * f);
-    double nw = (double)aug_model_window_layers(m), nm = (double)aug_model_moe_layers(m);
-    double t = (L - nw) * attn_flops(m, seq, 0) + nw * attn_flops(m, seq, 1);
-    t += (L - nm) * mlp_flops(m, seq, (double)aug_model_dense_ffn(m));
-    if (m->arch == AUG_ARCH_MOE)
-        t += nm * moe_flops(m, seq, keep);
-    return t;
-}
-
-/* DeepSeek-V3 sec. 2.2: each MTP module projects [h; emb] (2h -> h), runs one layer (MoE
- * in V3) and the shared output head. */
-static double mtp_fwd_flops(const struct aug_model *m, double seq, double keep) {
-    if (m->mtp_layers <= 0 || m->arch == AUG_ARCH_MATMULFREE)
-        return 0.0;
-    double h = (double)m->hidden;
-    double ffn = m->arch == AUG_ARCH_MOE ? moe_flops(m, seq, keep)
-                                         : mlp_flops(m, seq, (double)aug_model_dense_ffn(m));
-    return (double)m->mtp_layers * (2.0 * seq * 2.0 * h * h + attn_flops(m, seq, 0) + ffn +
-                                    2.0 * seq * h * (double)m->vocab);
-}
-
-double aug_layer_fwd_flops_per_seq(const struct aug_model *m, double seq) {
-    return layers_fwd_flops(m, seq, 1.0) / (double)(m->layers > 0 ? m->layers : 1);
-}
-
-double aug_model_fwd_flops_per_seq(const struct aug_model *m, double seq) {
-    return layers_fwd_flops(m, seq, 1.0) + mtp_fwd_flops(m, seq, 1.0) +
-           2.0 * seq * (double)m->hidden * (double)m->vocab;
-}
-
-/* Share of the routed top-k work a plan processes (1 - dropped under a capacity factor). */
-static double kept(const struct aug_model *m, const struct aug_plan *p) {
-    if (m->arch != AUG_ARCH_MOE)
-        return 1.0;
-    struct aug_moe_routing r;
-    aug_moe_routing(m, p, 2.0, &r);
-    return r.dropped_fraction < 1.0 ? 1.0 - r.dropped_fraction : 0.0;
-}
-
-double aug_model_fwd_flops_processed(const struct aug_model *m, const struct aug_plan *p,
-                                     double seq) {
-    double keep = kept(m, p);
-    return layers_fwd_flops(m, seq, keep) + mtp_fwd_flops(m, seq, keep) +
-           2.0 * seq * (double)m->hidden * (double)m->vocab;
-}
-
-double aug_layers_fwd_flops_processed(const struct aug_model *m, const struct aug_plan *p,
-                                      double seq) {
-    return layers_fwd_flops(m, seq, kept(m, p));
-}
