@@ -19,7 +19,8 @@ struct fam {
 };
 
 static struct fam fams[] = {
-    {"attention core (FlashAttention fwd+bwd)", {"attn_fwd", "attn_bwd", "attn_qk", "attn_av", "attn_soft", NULL}, 0},
+    {"attention core (FlashAttention fwd+bwd)",
+     {"attn_fwd", "attn_bwd", "attn_qk", "attn_av", "attn_soft", NULL}, 0},
     {"attention projections (MLA/QKV, out, rope)", {"mla_", "qkv", "attn_out", "rope", NULL}, 0},
     {"routed experts (grouped GEMMs, act)", {"expert_", NULL}, 0},
     {"shared expert and dense-layer MLP", {"mlp_", NULL}, 0},
@@ -37,11 +38,13 @@ static void add(const struct aug_op_ctx *ctx, const struct aug_graph_op *ops, in
         if (aug_op_time(ctx, &ops[i].op, &t) != AUG_OK)
             continue;
         for (size_t f = 0; f < NF; f++)
-            for (int j = 0; fams[f].prefixes[j]; j++)
-                if (strncmp(ops[i].op.name, fams[f].prefixes[j], strlen(fams[f].prefixes[j])) == 0) {
+            for (int j = 0; fams[f].prefixes[j]; j++) {
+                const char *pre = fams[f].prefixes[j];
+                if (strncmp(ops[i].op.name, pre, strlen(pre)) == 0) {
                     fams[f].s += k * t.time_s * ops[i].op.count;
                     goto next;
                 }
+            }
     next:;
     }
 }

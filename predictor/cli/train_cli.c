@@ -134,8 +134,8 @@ void aug_cli_train_table(FILE *f, const struct aug_model *m, const struct aug_sy
         fprintf(f, "# context parallelism: %s over %ld ranks, %ld tokens each\n",
                 aug_cp_algo_name(p->cp_algo), p->cp, p->seq / p->cp);
     if (m->arch == AUG_ARCH_MOE)
-        fprintf(f, "# experts: %ld (top-%ld, %ld shared), ep %ld placed %s, etp %ld, %s, imbalance %.2f, "
-                   "a2a overlap %s; MoE layers %ld of %ld\n",
+        fprintf(f, "# experts: %ld (top-%ld, %ld shared), ep %ld placed %s, etp %ld, %s, "
+                   "imbalance %.2f, a2a overlap %s; MoE layers %ld of %ld\n",
                 m->moe_experts, m->moe_topk, m->moe_shared_experts, p->ep,
                 p->ep_outer ? "across nodes (outer)" : "next to TP (inner)", aug_plan_etp(p),
                 p->moe_capacity_factor > 0 ? "capacity-padded" : "dropless", p->moe_imbalance,

@@ -70,7 +70,8 @@ void aug_gb_mem_bwd(struct aug_graph *g, const struct aug_op *f, const char *nam
 }
 
 void aug_gb_mlp(const struct aug_model *m, const struct aug_dims *x, struct aug_graph *g,
-                      double tokens, double f_local, double groups, int expert, struct aug_mlp_idx *ix) {
+                double tokens, double f_local, double groups, int expert,
+                struct aug_mlp_idx *ix) {
     int gated = m->mlp == AUG_MLP_SWIGLU;
     struct aug_op up = aug_op_gemm(expert ? "expert_up" : "mlp_up", x->dt, tokens,
                                    (gated ? 2.0 : 1.0) * f_local, x->h, groups);
@@ -87,8 +88,8 @@ void aug_gb_mlp(const struct aug_model *m, const struct aug_dims *x, struct aug_
 }
 
 void aug_gb_mlp_bwd(const struct aug_model *m, const struct aug_dims *x, struct aug_graph *g,
-                          double tokens, double f_local, double groups, int expert,
-                          struct aug_mlp_idx *ix) {
+                    double tokens, double f_local, double groups, int expert,
+                    struct aug_mlp_idx *ix) {
     int gated = m->mlp == AUG_MLP_SWIGLU;
     struct aug_op up = aug_op_gemm("", x->dt, tokens, (gated ? 2.0 : 1.0) * f_local, x->h, groups);
     double inner = tokens * f_local * groups;

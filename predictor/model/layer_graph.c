@@ -25,8 +25,9 @@
  * (dense first layers, every n-th layer MoE, sliding windows) get the mean layer of the
  * slowest pipeline stage, each op at its share of the stage's layers; latent attention's
  * projections come from mla.c; DeepSeek's MTP modules ride on the last stage. Model FLOP
- * counts are in model_flops.c. MatMul-free layers are built by matmulfree.c. With plan->tp_overlap each TP collective overlaps the GEMM
- * beside it in tp chunks (T3, Pati et al. ASPLOS 2024; Transformer Engine userbuffers). */
+ * counts are in model_flops.c. MatMul-free layers are built by matmulfree.c. With
+ * plan->tp_overlap each TP collective overlaps the GEMM beside it in tp chunks (T3, Pati et
+ * al. ASPLOS 2024; Transformer Engine userbuffers). */
 #include "layer_graph.h"
 
 #include <string.h>
@@ -322,8 +323,9 @@ static void graph_mtp(const struct aug_model *m, const struct aug_plan *p,
     double k = (double)m->mtp_layers;
     struct aug_graph head = *g, layer;
     graph_layer_mix(m, p, s, x, m->arch == AUG_ARCH_MOE ? 1.0 : 0.0, 0.0, &layer);
-    struct aug_op norms = aug_gb_act("mtp_norms", m->norm == AUG_NORM_RMSNORM ? "rmsnorm" : "layernorm",
-                                     x, 4.0 * x->Tsp * x->h * x->e, 16.0 * x->Tsp * x->h);
+    const char *nk = m->norm == AUG_NORM_RMSNORM ? "rmsnorm" : "layernorm";
+    struct aug_op norms = aug_gb_act("mtp_norms", nk, x, 4.0 * x->Tsp * x->h * x->e,
+                                     16.0 * x->Tsp * x->h);
     struct aug_op proj = aug_op_gemm("mtp_proj", x->dt, x->T, x->h / x->t, 2.0 * x->h, 1);
     norms.count = proj.count = k;
     aug_gb_add(g->fwd, &g->n_fwd, norms, AUG_CAT_COMPUTE, 0);
@@ -415,7 +417,8 @@ static void graph_layer_mix(const struct aug_model *m, const struct aug_plan *p,
     /* RoPE rotates q and k; MLA rotates the d_r part of every query head and one shared key */
     double rot = mla ? (x.a_t + 1.0) * (double)m->qk_rope_head_dim : (x.a_t + x.kv_t) * x.d;
     struct aug_op rope = aug_gb_act("rope", "rope", &x, 2.0 * x.T * rot * x.e, 6.0 * x.T * rot);
-    struct aug_op proj = mla ? aug_mla_out(m, &x) : aug_op_gemm("attn_out", x.dt, x.T, x.h, x.a_t * x.d, 1);
+    struct aug_op proj = mla ? aug_mla_out(m, &x)
+                             : aug_op_gemm("attn_out", x.dt, x.T, x.h, x.a_t * x.d, 1);
     int moe_layer = f_moe > 0;
     /* an MoE layer's routed experts take SP-local tokens: the MLP's SP all-gather and
      * reduce-scatter remain only for shared experts (and dense layers) */
@@ -475,7 +478,7 @@ static void graph_layer_mix(const struct aug_model *m, const struct aug_plan *p,
     }
     n0 = g->n_fwd;
     if (f_dense > 0) {
-        aug_gb_mlp(m, &x, g, x.T, (moe_layer || m->arch == AUG_ARCH_MOE ? fd : x.f) / x.t, 1, 0, &mi);
+        aug_gb_mlp(m, &x, g, x.T, (m->arch == AUG_ARCH_MOE ? fd : x.f) / x.t, 1, 0, &mi);
         scale_counts(g->fwd, n0, g->n_fwd, f_dense);
     }
     if (mlp_sp_colls && rs1 >= 0) {

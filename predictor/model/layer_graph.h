@@ -66,9 +66,9 @@ void aug_graph_head(const struct aug_model *m, const struct aug_plan *p,
 void aug_graph_all(const struct aug_model *m, const struct aug_plan *p, const struct aug_system *s,
                    struct aug_graph *layer, struct aug_graph *first, struct aug_graph *last);
 
-/* (model_flops.c) Forward matmul FLOPs of one sequence through the whole model, counting attention
- * without causal savings (the convention of Narayanan et al. eq. 3 and PaLM's MFU; a
- * windowed layer's queries see at most the window), the MTP modules included.
+/* Forward matmul FLOPs of one sequence through the whole model (model_flops.c), counting
+ * attention without causal savings (the convention of Narayanan et al. eq. 3 and PaLM's
+ * MFU; a windowed layer's queries see at most the window), the MTP modules included.
  * MatMul-free layers count their ternary projections as the GEMMs of the same shapes. */
 double aug_model_fwd_flops_per_seq(const struct aug_model *m, double seq);
 /* The mean layer's part of it (full recomputation repeats layers times this). */

@@ -16,7 +16,8 @@ static double attn_flops(const struct aug_model *m, double seq, int windowed) {
         keys = (double)m->sliding_window;
     if (m->attention == AUG_ATTN_MLA)
         return seq * aug_mla_proj_flops_per_token(m) +
-               2.0 * seq * keys * a * (double)(m->qk_nope_head_dim + m->qk_rope_head_dim + m->v_head_dim);
+               2.0 * seq * keys * a *
+                   (double)(m->qk_nope_head_dim + m->qk_rope_head_dim + m->v_head_dim);
     double q = a * d, kv = (double)m->kv_heads * d;
     return 2.0 * seq * h * (q + 2.0 * kv) + 2.0 * seq * q * h + 4.0 * seq * keys * q;
 }

@@ -25,8 +25,9 @@ static int ep_domain(const struct aug_plan *p, const struct aug_system *s) {
     return aug_ranks_per_domain(s, p->ep, stride);
 }
 
-void aug_moe_layer_fwd(const struct aug_model *m, const struct aug_plan *p, const struct aug_system *s,
-                          const struct aug_dims *x, struct aug_graph *g) {
+void aug_moe_layer_fwd(const struct aug_model *m, const struct aug_plan *p,
+                       const struct aug_system *s, const struct aug_dims *x,
+                       struct aug_graph *g) {
     struct aug_moe_routing r;
     aug_moe_routing(m, p, x->e, &r);
     double E = (double)m->moe_experts, k = (double)m->moe_topk;
@@ -78,8 +79,9 @@ void aug_moe_layer_fwd(const struct aug_model *m, const struct aug_plan *p, cons
     }
 }
 
-void aug_moe_layer_bwd(const struct aug_model *m, const struct aug_plan *p, const struct aug_system *s,
-                    const struct aug_dims *x, struct aug_graph *g) {
+void aug_moe_layer_bwd(const struct aug_model *m, const struct aug_plan *p,
+                       const struct aug_system *s, const struct aug_dims *x,
+                       struct aug_graph *g) {
     struct aug_moe_routing r;
     aug_moe_routing(m, p, x->e, &r);
     double E = (double)m->moe_experts, k = (double)m->moe_topk;
