@@ -296,6 +296,44 @@ static void test_hf_families(void **state) {
     assert_non_null(strstr(m.source, "attention_chunk_size"));
 }
 
+/* Windows of the dense families: Mistral 7B v0.1 windows every layer (4096); Gemma 2
+ * alternates local and global layers (even layers local); Gemma 3 has one global layer in
+ * six (sliding_window_pattern 6) and q/k norms of head_dim 256 over hidden 2560; Qwen2
+ * ignores its window unless use_sliding_window. */
+static void test_hf_windows(void **state) {
+    (void)state;
+    static struct aug_model_keys k;
+    struct aug_model m = from_file(
+        "{\"model_type\": \"mistral\", \"hidden_size\": 4096, \"intermediate_size\": 14336,"
+        " \"num_hidden_layers\": 32, \"num_attention_heads\": 32, \"num_key_value_heads\": 8,"
+        " \"vocab_size\": 32000, \"sliding_window\": 4096}", &k);
+    assert_int_equal(aug_model_window_layers(&m), 32);
+    assert_near(aug_model_kv_elems_per_token(&m, 32768), 32.0 * 2 * 8 * 128 / 8, 1e-9);
+    m = from_file(
+        "{\"model_type\": \"gemma2\", \"hidden_size\": 3584, \"intermediate_size\": 14336,"
+        " \"num_hidden_layers\": 42, \"num_attention_heads\": 16, \"num_key_value_heads\": 8,"
+        " \"head_dim\": 256, \"vocab_size\": 256000, \"sliding_window\": 4096,"
+        " \"hidden_activation\": \"gelu_pytorch_tanh\"}", &k);
+    assert_int_equal(m.global_attn_every, 2);
+    assert_int_equal(aug_model_window_layers(&m), 21);
+    assert_int_equal(m.mlp, AUG_MLP_SWIGLU); /* GeGLU: three matrices */
+    assert_int_equal(m.tied_embeddings, 1);
+    m = from_file(
+        "{\"model_type\": \"gemma3_text\", \"hidden_size\": 2560, \"intermediate_size\": 10240,"
+        " \"num_hidden_layers\": 34, \"num_attention_heads\": 8, \"num_key_value_heads\": 4,"
+        " \"head_dim\": 256, \"vocab_size\": 262208, \"sliding_window\": 1024,"
+        " \"sliding_window_pattern\": 6}", &k);
+    assert_int_equal(aug_model_window_layers(&m), 34 - 5);
+    assert_int_equal(m.qk_norm, 1);
+    assert_true(aug_model_layer_is_windowed(&m, 4) && !aug_model_layer_is_windowed(&m, 5));
+    m = from_file(
+        "{\"model_type\": \"qwen2\", \"hidden_size\": 896, \"intermediate_size\": 4864,"
+        " \"num_hidden_layers\": 24, \"num_attention_heads\": 14, \"num_key_value_heads\": 2,"
+        " \"vocab_size\": 151936, \"sliding_window\": 32768, \"use_sliding_window\": false}",
+        &k);
+    assert_int_equal(m.sliding_window, 0);
+}
+
 static void test_hf_refuses_what_it_cannot_model(void **state) {
     (void)state;
     struct aug_model m;
@@ -546,6 +584,7 @@ int main(void) {
         cmocka_unit_test(test_grok_mixtral_params),
         cmocka_unit_test(test_kv_bytes),
         cmocka_unit_test(test_hf_families),
+        cmocka_unit_test(test_hf_windows),
         cmocka_unit_test(test_hf_refuses_what_it_cannot_model),
         cmocka_unit_test(test_layer_mix_and_mtp),
         cmocka_unit_test(test_window_attention),
