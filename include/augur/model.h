@@ -57,7 +57,10 @@ struct aug_model {
     long moe_layer_freq;     /* every n-th layer is MoE (1: all; Llama 4 Maverick 2) */
     long dense_ffn_hidden;   /* FFN of the dense layers of an MoE model (0: ffn_hidden) */
     long moe_groups;         /* grouped routing: experts in n groups (DeepSeek n_group; 0/1 none) */
-    long moe_topk_groups;    /* ... of which each token uses at most this many (topk_group) */
+    long moe_topk_groups;    /* ... of which each token uses at most this many (topk_group);
+                                it limits which experts a token reaches, not the bytes that
+                                Megatron-Core's all-to-all dispatcher sends (k copies per
+                                token), so it changes no cost here */
     /* attention details */
     enum aug_attn attention;
     long q_lora_rank;        /* MLA: query compression rank (0: full-rank W_Q, V2-Lite) */
