@@ -111,9 +111,10 @@ void aug_cli_infer_table(FILE *f, const struct aug_model *m, const struct aug_sy
     double I = (double)p->input_len, O = (double)p->output_len;
     fprintf(f, "# augur infer: %s (%.3g B params) on %s, %ld x %s, %s batching\n", m->name,
             r->params / 1e9, s->name, p->gpus, s->gpu.name, aug_serve_mode_name(r->mode));
-    fprintf(f, "# plan: tp %ld, pp %ld, ep %ld, replicas %ld; batch %ld, input %ld, output %ld "
+    fprintf(f, "# plan: tp %ld, pp %ld, ep %ld%s, replicas %ld; batch %ld, input %ld, output %ld "
                "tokens; compute %s, weights %s, KV cache %s; attention %s, decode KV reads %s\n",
-            p->tp, p->pp, p->ep, p->dp, p->batch, p->input_len, p->output_len,
+            p->tp, p->pp, p->ep, p->attn_dp ? " (attention data-parallel over the tp ranks)" : "",
+            p->dp, p->batch, p->input_len, p->output_len,
             aug_dtype_name(p->dtype), aug_dtype_name(p->weight_dtype), aug_dtype_name(p->kv_dtype),
             p->flash_attention ? "fused (FlashAttention, flash-decoding)" : "unfused prefill",
             p->decode_per_head ? "per query head" : "per GQA group");
