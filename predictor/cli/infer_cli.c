@@ -35,14 +35,15 @@ json_t *aug_cli_infer_json(const struct aug_model *m, const struct aug_system *s
     json_object_set_new(o, "mode", json_string(aug_serve_mode_name(r->mode)));
     json_object_set_new(
         o, "plan",
-        json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:s,s:s,s:s,s:s,s:s}", "gpus", (json_int_t)p->gpus,
+        json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:s,s:s,s:s,s:s,s:s,s:b}", "gpus",
+                  (json_int_t)p->gpus,
                   "tp", (json_int_t)p->tp, "pp", (json_int_t)p->pp, "ep", (json_int_t)p->ep, "dp",
                   (json_int_t)p->dp, "batch", (json_int_t)p->batch, "input_len",
                   (json_int_t)p->input_len, "output_len", (json_int_t)p->output_len, "dtype",
                   aug_dtype_name(p->dtype), "weight_dtype", aug_dtype_name(p->weight_dtype),
                   "kv_dtype", aug_dtype_name(p->kv_dtype), "attention",
                   p->flash_attention ? "fused" : "unfused", "decode_attention",
-                  p->decode_per_head ? "per-head" : "grouped"));
+                  p->decode_per_head ? "per-head" : "grouped", "attn_dp", p->attn_dp));
     json_object_set_new(o, "ttft_s", json_real(r->ttft_s));
     json_object_set_new(o, "tpot_s", json_real(r->tpot_s));
     json_object_set_new(o, "tpot_last_s", json_real(r->tpot_last_s));

@@ -26,6 +26,7 @@ static json_t *plan_json(const struct aug_plan *p) {
     json_object_set_new(o, "ternary_kernel", json_string(aug_ternary_kernel_name(p->ternary)));
     json_object_set_new(o, "tp_overlap", json_boolean(p->tp_overlap));
     json_object_set_new(o, "pp_overlap", json_boolean(p->pp_overlap));
+    json_object_set_new(o, "moe_overlap", json_string(aug_moe_overlap_name(p->moe_overlap)));
     json_object_set_new(o, "comm_slowdown", json_real(p->comm_slowdown));
     return o;
 }
