@@ -282,6 +282,7 @@ static void test_hf_families(void **state) {
     assert_int_equal(m.global_attn_every, 2);
     assert_true(has_key(k.unmodelled, k.n_unmodelled, "quantization_config"));
     assert_non_null(strstr(m.source, "not modelled: quantization_config"));
+    assert_non_null(strstr(m.caveats, "not modelled: quantization_config"));
     m = from_file(
         "{\"model_type\": \"llama4\", \"vision_config\": {\"hidden_size\": 1408},"
         " \"text_config\": {\"model_type\": \"llama4_text\", \"hidden_size\": 5120,"
@@ -294,6 +295,9 @@ static void test_hf_families(void **state) {
     same_counts(&m, "llama4-maverick");
     assert_true(has_key(k.unmodelled, k.n_unmodelled, "vision_config"));
     assert_non_null(strstr(m.source, "attention_chunk_size"));
+    assert_non_null(strstr(m.caveats, "vision_config"));
+    struct aug_model preset = load("deepseek-v3");
+    assert_string_equal(preset.caveats, ""); /* a preset is what it says */
 }
 
 /* Windows of the dense families: Mistral 7B v0.1 windows every layer (4096); Gemma 2

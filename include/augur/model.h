@@ -76,6 +76,8 @@ struct aug_model {
     long mtp_layers;         /* DeepSeek-V3 multi-token prediction modules (extra layers,
                                 trained beside the model, not in the parameter total) */
     char source[1024];
+    char caveats[256];       /* what the loader approximated or could not model, by name
+                                ("not modelled: vision_config"; empty: nothing) */
 };
 
 /* Which keys a loaded config used and which it ignored (for `augur models --show`):

@@ -119,6 +119,8 @@ void aug_cli_infer_table(FILE *f, const struct aug_model *m, const struct aug_sy
             aug_dtype_name(p->dtype), aug_dtype_name(p->weight_dtype), aug_dtype_name(p->kv_dtype),
             p->flash_attention ? "fused (FlashAttention, flash-decoding)" : "unfused prefill",
             p->decode_per_head ? "per query head" : "per GQA group");
+    if (m->caveats[0])
+        fprintf(f, "# model caveats: %s\n", m->caveats);
     fprintf(f, "# times: hybrid op model; share of predicted time by source: %s\n", prov);
     fprintf(f, "#   (calibrated = kernels-db/%s curves (%d), fallback = documented default "
                "efficiencies, roofline = peak only%s)\n",

@@ -146,6 +146,8 @@ void aug_cli_train_table(FILE *f, const struct aug_model *m, const struct aug_sy
                 p->ternary == AUG_TERNARY_ACCUMULATE
                     ? "accumulate-only on the CUDA cores (non-tensor rate, 2-bit weights)"
                     : "as 16-bit tensor-core GEMMs (reference implementation)");
+    if (m->caveats[0])
+        fprintf(f, "# model caveats: %s\n", m->caveats);
     fprintf(f, "# times: hybrid op model; share of predicted time by source: %s\n", prov);
     fprintf(f, "#   (calibrated = kernels-db/%s curves (%d), fallback = documented default "
                "efficiencies, roofline = peak only)\n",

@@ -127,7 +127,7 @@ static void note_unmodelled(struct rd *r, struct aug_model *m) {
     if (used) {
         char note[300];
         aug_fmt_trunc(note, sizeof note, "not modelled: %s", list);
-        aug_model_add_note(m->source, sizeof m->source, note);
+        aug_model_caveat(m, note);
     }
 }
 
@@ -296,7 +296,7 @@ static int hf_moe(struct rd *r, const char *type, struct aug_model *m, long *moe
         /* Qwen2-MoE: one wide shared expert = shared_ffn / moe_ffn fine-grained ones */
         m->moe_shared_experts = (shared_ffn + *moe_ffn / 2) / *moe_ffn;
         if (shared_ffn % *moe_ffn)
-            aug_model_add_note(m->source, sizeof m->source,
+            aug_model_caveat(m,
                                "shared expert rounded to shared_expert_intermediate_size / "
                                "moe_intermediate_size experts");
     }
@@ -429,7 +429,7 @@ int aug_hf_parse_llama(const char *origin, json_t *obj, struct aug_model *out,
         return st;
     m.attn_bias = attn_bias && !m.linear_bias;
     if (!m.linear_bias && !attn_bias && strncasecmp(type, "qwen2", 5) == 0)
-        aug_model_add_note(m.source, sizeof m.source, "QKV projection biases not counted");
+        aug_model_caveat(&m, "QKV projection biases not counted");
     m.qk_norm = type_in(type, qk_norm_types);
     m.attn_sinks = strcasecmp(type, "gpt_oss") == 0; /* GptOssAttention.sinks */
 
@@ -473,7 +473,7 @@ int aug_hf_parse_llama(const char *origin, json_t *obj, struct aug_model *out,
          * global, without RoPE); a chunk bounds keys and cache like a window of its size */
         m.sliding_window = chunk;
         m.global_attn_every = 4;
-        aug_model_add_note(m.source, sizeof m.source,
+        aug_model_caveat(&m,
                            "chunked attention (attention_chunk_size) counted as a sliding "
                            "window of the chunk size on 3 of 4 layers: an upper bound");
     }

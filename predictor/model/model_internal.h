@@ -16,6 +16,8 @@ void aug_model_last_component(const char *s, char *buf, size_t n);
 void aug_model_name_from_origin(const char *origin, char *buf, size_t n);
 /* Append "; note" to a source string. */
 void aug_model_add_note(char *src, size_t n, const char *note);
+/* A caveat: appended to the model's source and to its caveats. */
+void aug_model_caveat(struct aug_model *m, const char *note);
 
 /* Record `key` as used (once); no-op when keys is NULL. */
 void aug_model_keys_use(struct aug_model_keys *keys, const char *key);

@@ -461,6 +461,13 @@ void aug_model_add_note(char *src, size_t n, const char *note) {
         aug_fmt_trunc(src + len, n - len, "; %s", note);
 }
 
+void aug_model_caveat(struct aug_model *m, const char *note) {
+    aug_model_add_note(m->source, sizeof m->source, note);
+    size_t len = strlen(m->caveats);
+    if (len + 3 < sizeof m->caveats)
+        aug_fmt_trunc(m->caveats + len, sizeof m->caveats - len, "%s%s", len ? "; " : "", note);
+}
+
 static int keys_has(char (*list)[48], int n, const char *key) {
     for (int i = 0; i < n; i++)
         if (strcmp(list[i], key) == 0)
@@ -537,7 +544,7 @@ static int parse_text_config(const char *origin, json_t *obj, json_t *text_cfg,
             continue;
         char note[96];
         aug_fmt_trunc(note, sizeof note, "not modelled: %s (only the text model is)", *k);
-        aug_model_add_note(out->source, sizeof out->source, note);
+        aug_model_caveat(out, note);
         if (keys && keys->n_unmodelled < AUG_MODEL_MAX_KEYS)
             aug_fmt_trunc(keys->unmodelled[keys->n_unmodelled++], sizeof keys->unmodelled[0],
                           "%s", *k);

@@ -115,6 +115,8 @@ static int vrow_arch(const struct aug_csv *t, size_t i, struct aug_model *m) {
                  m->kv_lora_rank, m->q_lora_rank, m->qk_rope_head_dim, m->v_head_dim);
         size_t len = strlen(m->source);
         snprintf(m->source + len, sizeof m->source - len, "%s%s", len ? "; " : "", note);
+        len = strlen(m->caveats);
+        snprintf(m->caveats + len, sizeof m->caveats - len, "%s%s", len ? "; " : "", note);
     }
     return AUG_OK;
 }
