@@ -92,8 +92,8 @@ static const char *const unmodelled_keys[] = {
     "quantization_config", /* stored weight format: augur uses the plan's dtype */
     "mlp_only_layers",     /* Qwen-MoE dense layers at listed indices */
     "max_window_layers",   /* Qwen2 sliding window on the top layers only */
-    "cross_attention_layers",
-    "num_experts_per_tok_dense", NULL};
+    "cross_attention_layers", /* Llama 3.2 Vision's image cross-attention layers */
+    NULL};
 
 static int meaningful(json_t *v) {
     if (!v || json_is_null(v) || json_is_false(v))
