@@ -34,6 +34,7 @@
 #include "overlap.h"
 #include "model/memory.h"
 #include "hw/topology.h"
+#include "train/train_check.h"
 
 /* Framework floor of one iteration (data-loader hand-off, loss logging, grad-norm and
  * scaler checks): a documented default. */
@@ -392,5 +393,5 @@ int aug_train_predict(const struct aug_model *m, const struct aug_system *s,
     aug_train_memory(m, s, p, &out->memory);
     out->memory_capacity_gib = s->gpu.hbm_gib;
     out->fits_in_memory = out->memory.total_gib <= s->gpu.hbm_gib;
-    return AUG_OK;
+    return aug_train_check_finite(m, s, p, out);
 }
