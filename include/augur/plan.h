@@ -30,6 +30,12 @@ enum aug_cp_algo { AUG_CP_RING, AUG_CP_ULYSSES, AUG_CP_ALLGATHER, AUG_CP_COUNT }
  * non-tensor rate (the MatMul-free design), or ternary values run as 16-bit tensor-core
  * GEMMs (what the reference PyTorch/Triton implementation does on GPUs). */
 enum aug_ternary_kernel { AUG_TERNARY_ACCUMULATE, AUG_TERNARY_TENSOR, AUG_TERNARY_COUNT };
+/* What hides the expert-parallel all-to-alls of an MoE layer: nothing; the shared expert's
+ * GEMMs, run beside the dispatch and the combine (Megatron-Core --moe-shared-expert-overlap);
+ * or another micro-batch's compute (DeepSeek-V3's DualPipe, arXiv 2412.19437 sec. 3.2.1;
+ * Megatron-Core --overlap-moe-expert-parallel-comm). */
+enum aug_moe_overlap { AUG_MOE_OVERLAP_NONE, AUG_MOE_OVERLAP_SHARED, AUG_MOE_OVERLAP_BATCH,
+                       AUG_MOE_OVERLAP_COUNT };
 
 const char *aug_recompute_name(enum aug_recompute r);
 int aug_recompute_from_name(const char *s, enum aug_recompute *out);
@@ -39,6 +45,8 @@ const char *aug_cp_algo_name(enum aug_cp_algo a);             /* "ring", "ulysse
 int aug_cp_algo_from_name(const char *s, enum aug_cp_algo *out);
 const char *aug_ternary_kernel_name(enum aug_ternary_kernel k); /* "accumulate", "tensor" */
 int aug_ternary_kernel_from_name(const char *s, enum aug_ternary_kernel *out);
+const char *aug_moe_overlap_name(enum aug_moe_overlap o); /* "none", "shared", "batch" */
+int aug_moe_overlap_from_name(const char *s, enum aug_moe_overlap *out);
 
 struct aug_plan {
     long gpus;
@@ -69,6 +77,7 @@ struct aug_plan {
                                     the GEMMs next to them (T3 / userbuffers style) */
     int pp_overlap;              /* 1: stage-to-stage sends overlap the next chunk's compute */
     double comm_slowdown;        /* compute slowdown while a collective shares the SMs */
+    enum aug_moe_overlap moe_overlap; /* what hides the EP all-to-alls (default none) */
 };
 
 /* Defaults: all degrees 1 (dp 0 = derive), bf16, FlashAttention, overlap, no recompute;

@@ -47,7 +47,7 @@ static int read_plan(const char *ctx, json_t *o, struct aug_plan *p) {
         "gpus", "tp", "pp", "dp", "cp", "ep", "sp", "interleave", "micro_batch", "global_batch",
         "seq", "recompute", "zero", "fsdp", "dtype", "attention", "dp_overlap", "cp_algo", "etp",
         "ep_placement", "moe_capacity_factor", "moe_imbalance", "ternary_kernel", "tp_overlap",
-        "pp_overlap", "comm_slowdown", "uneven_pp", NULL};
+        "pp_overlap", "comm_slowdown", "uneven_pp", "moe_overlap", NULL};
     const char *key;
     json_t *v;
     json_object_foreach(o, key, v) {
@@ -124,6 +124,11 @@ static int read_plan(const char *ctx, json_t *o, struct aug_plan *p) {
         return st;
     if (s[0] && aug_ternary_kernel_from_name(s, &p->ternary) != AUG_OK)
         return aug_errorf(AUG_EDATA, "%s: field 'ternary_kernel': %s", ctx, aug_last_error());
+    s[0] = '\0';
+    if ((st = string_key(ctx, o, "moe_overlap", s, sizeof s)))
+        return st;
+    if (s[0] && aug_moe_overlap_from_name(s, &p->moe_overlap) != AUG_OK)
+        return aug_errorf(AUG_EDATA, "%s: field 'moe_overlap': %s", ctx, aug_last_error());
     return AUG_OK;
 }
 
