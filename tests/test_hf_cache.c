@@ -14,7 +14,8 @@ static char home[128];
 
 /* Mistral-7B-v0.1's config.json as published (mistralai/Mistral-7B-v0.1, transformers 4.34):
  * 32 layers, hidden 4096, 32 heads with 8 KV heads, FFN 14336, vocab 32000, a 4096-token
- * sliding window that augur does not model. */
+ * sliding window; with the quantization_config an AWQ upload of it adds, which augur does
+ * not model (the weight dtype is --weight-dtype). */
 static const char *mistral =
     "{\"architectures\":[\"MistralForCausalLM\"],\"bos_token_id\":1,\"eos_token_id\":2,"
     "\"hidden_act\":\"silu\",\"hidden_size\":4096,\"initializer_range\":0.02,"
@@ -22,7 +23,8 @@ static const char *mistral =
     "\"num_attention_heads\":32,\"num_hidden_layers\":32,\"num_key_value_heads\":8,"
     "\"rms_norm_eps\":1e-05,\"rope_theta\":10000.0,\"sliding_window\":4096,"
     "\"tie_word_embeddings\":false,\"torch_dtype\":\"bfloat16\",\"transformers_version\":\"4.34.0\","
-    "\"use_cache\":true,\"vocab_size\":32000}\n";
+    "\"use_cache\":true,\"vocab_size\":32000,"
+    "\"quantization_config\":{\"quant_method\":\"awq\",\"bits\":4,\"group_size\":128}}\n";
 
 static void write_file(const char *path, const char *text) {
     FILE *f = fopen(path, "w");
@@ -110,20 +112,20 @@ static void record_of_keys(void **state) {
     static struct aug_model_record rec;
     assert_int_equal(aug_model_load_record(NULL, "mistralai/Mistral-7B-v0.1", &m, &rec), AUG_OK);
     assert_string_equal(rec.format, "Hugging Face config.json");
-    assert_int_equal(rec.n, 20); /* every key of the file */
+    assert_int_equal(rec.n, 21); /* every key of the file */
     int used = 0, ignored = 0, unmodeled = 0;
     for (int i = 0; i < rec.n; i++) {
         used += rec.keys[i].use == AUG_KEY_USED;
         ignored += rec.keys[i].use == AUG_KEY_IGNORED;
         if (rec.keys[i].use == AUG_KEY_UNMODELED) {
             unmodeled++;
-            assert_string_equal(rec.keys[i].key, "sliding_window");
+            assert_string_equal(rec.keys[i].key, "quantization_config");
         }
     }
     /* used: hidden_act hidden_size intermediate_size max_position_embeddings model_type
-     * num_attention_heads num_hidden_layers num_key_value_heads rms_norm_eps
+     * num_attention_heads num_hidden_layers num_key_value_heads rms_norm_eps sliding_window
      * tie_word_embeddings vocab_size */
-    assert_int_equal(used, 11);
+    assert_int_equal(used, 12);
     assert_int_equal(ignored, 8);
     assert_int_equal(unmodeled, 1);
 }
@@ -136,11 +138,12 @@ static void cli_show_and_warning(void **state) {
     out_has("Mistral-7B-v0.1 read from ");
     out_has("num_key_value_heads                used          kv_heads");
     out_has("torch_dtype                        ignored       storage dtype");
-    out_has("sliding_window                     not modelled  sliding-window attention");
+    out_has("sliding_window                     used");
+    out_has("quantization_config                not modelled  the checkpoint is quantized");
     expect_exit(RUN("train", "--model", "mistralai/Mistral-7B-v0.1", "--system", "dgx-h100",
                     "--gpus", "8", "--micro-batch", "1", "--global-batch", "64", "--seq", "4096"),
                 0);
-    err_has("1 field augur does not model: sliding_window");
+    err_has("1 field augur does not model: quantization_config");
     expect_exit(RUN("train", "--model", "meta-llama/Llama-3.1-8B", "--system", "dgx-h100",
                     "--gpus", "8", "--micro-batch", "1", "--global-batch", "64"),
                 1);
@@ -154,9 +157,9 @@ static void cli_show_and_warning(void **state) {
     char err[512];
     if (aug_js_validate(sch, v, "$", err, sizeof err))
         fail_msg("models --show json: %s", err);
-    assert_int_equal((int)json_array_size(json_object_get(v, "keys")), 20);
-    json_t *k = json_array_get(json_object_get(v, "keys"), 14); /* file order: sliding_window */
-    assert_string_equal(json_string_value(json_object_get(k, "key")), "sliding_window");
+    assert_int_equal((int)json_array_size(json_object_get(v, "keys")), 21);
+    json_t *k = json_array_get(json_object_get(v, "keys"), 20); /* file order: the last */
+    assert_string_equal(json_string_value(json_object_get(k, "key")), "quantization_config");
     assert_string_equal(json_string_value(json_object_get(k, "read")), "not modelled");
     json_decref(v);
     json_decref(sch);

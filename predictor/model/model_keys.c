@@ -177,7 +177,16 @@ static void add_key(struct aug_model_record *rec, const char *key, enum aug_key_
     aug_fmt_trunc(k->why, sizeof k->why, "%s", why);
 }
 
-static void classify_hf(struct aug_model_record *rec, json_t *obj) {
+static int listed(char (*list)[48], int n, const char *key) {
+    for (int i = 0; i < n; i++)
+        if (strcmp(list[i], key) == 0)
+            return 1;
+    return 0;
+}
+
+/* The loader's own record (aug_model_load_keys) decides used / ignored / not modelled;
+ * the table above gives the reason, and decides alone for keys the loader did not list. */
+static void classify_hf(struct aug_model_record *rec, json_t *obj, const struct aug_model_keys *lk) {
     const char *key;
     json_t *v;
     json_object_foreach(obj, key, v) {
@@ -185,7 +194,18 @@ static void classify_hf(struct aug_model_record *rec, json_t *obj) {
         for (size_t i = 0; i < sizeof hf_rules / sizeof hf_rules[0] && !r; i++)
             if (strcmp(hf_rules[i].key, key) == 0)
                 r = &hf_rules[i];
-        if (r)
+        char (*used)[48] = (char (*)[48])lk->used, (*ign)[48] = (char (*)[48])lk->ignored,
+             (*unm)[48] = (char (*)[48])lk->unmodelled;
+        if (listed(used, lk->n_used, key))
+            add_key(rec, key, AUG_KEY_USED, r && r->use == AUG_KEY_USED ? r->why
+                                                                         : "read into the model");
+        else if (listed(unm, lk->n_unmodelled, key))
+            add_key(rec, key, AUG_KEY_UNMODELED, r && r->use == AUG_KEY_UNMODELED
+                                                     ? r->why : "changes cost; not modelled");
+        else if (listed(ign, lk->n_ignored, key))
+            add_key(rec, key, AUG_KEY_IGNORED, r && r->use == AUG_KEY_IGNORED
+                                                   ? r->why : "changes no timing or memory");
+        else if (r)
             add_key(rec, key, r->use, r->why);
         else
             add_key(rec, key, AUG_KEY_UNMODELED, "not a key augur reads");
@@ -195,7 +215,9 @@ static void classify_hf(struct aug_model_record *rec, json_t *obj) {
 int aug_model_load_record(const char *data_root, const char *name_or_path, struct aug_model *out,
                           struct aug_model_record *rec) {
     memset(rec, 0, sizeof *rec);
-    int st = aug_model_load(data_root, name_or_path, out);
+    static struct aug_model_keys lk;
+    memset(&lk, 0, sizeof lk);
+    int st = aug_model_load_keys(data_root, name_or_path, out, &lk);
     if (st)
         return st;
     char path[1024];
@@ -230,7 +252,7 @@ int aug_model_load_record(const char *data_root, const char *name_or_path, struc
             add_key(rec, key, AUG_KEY_USED, "the struct aug_model field of that name");
     } else {
         aug_fmt_trunc(rec->format, sizeof rec->format, "Hugging Face config.json");
-        classify_hf(rec, obj);
+        classify_hf(rec, obj, &lk);
     }
     json_decref(root);
     return AUG_OK;
