@@ -188,7 +188,7 @@ static void test_train_json(void **state) {
     assert_int_equal(aug_plan_resolve(&p, &m, &s), AUG_OK);
     struct aug_kdb *kdb = NULL;
     assert_int_equal(aug_kdb_open(NULL, s.gpu.id, &kdb), AUG_OK);
-    struct aug_train_options opt = {kdb, 0};
+    struct aug_train_options opt = {kdb, 0, NULL};
     struct aug_train_result r;
     assert_int_equal(aug_train_predict(&m, &s, &p, &opt, &r), AUG_OK);
     aug_kdb_close(kdb);

@@ -53,7 +53,7 @@ static struct aug_train_result predict(struct aug_plan *p) {
     if (aug_plan_resolve(p, &gpt, &sys) != AUG_OK)
         fail_msg("plan: %s", aug_last_error());
     struct aug_train_result r;
-    struct aug_train_options o = {NULL, 0};
+    struct aug_train_options o = {NULL, 0, NULL};
     if (aug_train_predict(&gpt, &sys, p, &o, &r) != AUG_OK)
         fail_msg("predict: %s", aug_last_error());
     return r;
@@ -194,7 +194,7 @@ static void test_pp_boundary_crossing_nodes(void **state) {
     struct aug_plan q = plan(16, 4, 4, 1, 1, 16);
     assert_int_equal(aug_plan_resolve(&q, &gpt, &big), AUG_OK);
     struct aug_train_result r16;
-    struct aug_train_options o = {NULL, 0};
+    struct aug_train_options o = {NULL, 0, NULL};
     assert_int_equal(aug_train_predict(&gpt, &big, &q, &o, &r16), AUG_OK);
     /* the time of one 16 MiB activation transfer over NVLink and over the network */
     double act = 2048.0 * 4096.0 * 2.0;

@@ -120,7 +120,7 @@ static struct aug_train_result predict_opt(const struct aug_model *m, const stru
                                            const struct aug_plan *p, const struct aug_kdb *kdb,
                                            int roofline) {
     struct aug_train_result r;
-    struct aug_train_options o = {kdb, roofline};
+    struct aug_train_options o = {kdb, roofline, NULL};
     if (aug_train_predict(m, s, p, &o, &r) != AUG_OK)
         fail_msg("predict %s: %s", m->name, aug_last_error());
     return r;

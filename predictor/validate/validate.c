@@ -112,7 +112,7 @@ static void score(struct aug_validate_row *row, const struct aug_validate_case *
     const struct aug_kdb *kdb = opt && opt->fallback_only
                                     ? NULL
                                     : cached_kdb(cache, opt ? opt->kdb_root : NULL, vc->system.gpu.id);
-    struct aug_train_options to = {kdb, 0};
+    struct aug_train_options to = {kdb, 0, opt ? opt->host : NULL};
     struct aug_train_result res;
     struct aug_plan plan = vc->plan;
     int st = aug_plan_resolve(&plan, &vc->model, &vc->system);
