@@ -64,9 +64,12 @@ static double predict_gpt(long layers, long hidden, long heads, long gpus, long 
     p.recompute = rc;
     p.dtype = AUG_DTYPE_FP16;
     p.uneven_pp = 1;
-    if (vtrain) { /* Megatron-DeepSpeed of vTrain: unfused attention, no gradient buckets */
+    if (vtrain) { /* Megatron-DeepSpeed of vTrain: unfused attention, no gradient buckets,
+                     and that framework's host issue cost per kernel */
         p.flash_attention = 0;
         p.dp_overlap = 0;
+        aug_framework_apply(AUG_FW_MEGATRON_DEEPSPEED, &p,
+                            AUG_FWSET_ATTENTION | AUG_FWSET_DP_OVERLAP | AUG_FWSET_SHARDING, NULL, 0);
     }
     assert_int_equal(aug_plan_resolve(&p, &m, &s), AUG_OK);
     struct aug_train_options o = {NULL, 0, NULL};
