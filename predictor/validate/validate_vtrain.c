@@ -9,7 +9,6 @@
 #include <string.h>
 
 #include "augur/augur.h"
-#include "augur/framework.h"
 #include "validate_internal.h"
 
 #define VTRAIN_SYSTEM "dgx-a100-80g"
@@ -63,8 +62,8 @@ static int read_row(struct aug_validate_reader *rd, size_t i, struct aug_validat
     p->dp_overlap = 0;
     /* the run's own framework: its host dispatch cost (the plan fields above are
      * explicit, so the profile only adds what the configs leave to it) */
-    aug_framework_apply(AUG_FW_MEGATRON_DEEPSPEED, p,
-                        AUG_FWSET_ATTENTION | AUG_FWSET_DP_OVERLAP | AUG_FWSET_SHARDING, NULL, 0);
+    vc->framework = AUG_FW_MEGATRON_DEEPSPEED;
+    vc->fw_set = AUG_FWSET_ATTENTION | AUG_FWSET_DP_OVERLAP | AUG_FWSET_SHARDING;
     if (p->tp * p->dp * p->pp != p->gpus)
         return aug_errorf(AUG_EDATA, "%s:%ld: tp*dp*pp = %ld does not equal # GPUs %ld",
                           aug_csv_name(t), aug_csv_line(t, i), p->tp * p->dp * p->pp, p->gpus);
