@@ -461,6 +461,7 @@ static void test_matmulfree_training_predicts(void **state) {
     p.gpus = 8;
     p.global_batch = 64;
     p.micro_batch = 8;
+    p.ternary = AUG_TERNARY_ACCUMULATE;
     assert_int_equal(aug_plan_resolve(&p, &m, &h100), AUG_OK);
     struct aug_train_result acc = predict_opt(&m, &h100, &p, NULL, 0);
     check_invariants("matmulfree accumulate", &acc);

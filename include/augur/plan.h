@@ -88,8 +88,8 @@ struct aug_plan {
 };
 
 /* Defaults: all degrees 1 (dp 0 = derive), bf16, FlashAttention, overlap, no recompute;
- * ring CP, dropless routing with the documented load imbalance, accumulate-only ternary
- * layers, no TP/PP overlap, the documented compute slowdown under overlapped collectives. */
+ * ring CP, dropless routing with the documented load imbalance, ternary layers as 16-bit
+ * tensor-core GEMMs (the reference implementation), no TP/PP overlap, the documented compute slowdown under overlapped collectives. */
 void aug_plan_init(struct aug_plan *p);
 
 /* Derive dp (gpus / (tp*pp*cp)) and seq, then check divisibility and consistency

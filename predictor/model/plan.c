@@ -120,7 +120,9 @@ void aug_plan_init(struct aug_plan *p) {
     p->ep_outer = 0;
     p->moe_capacity_factor = 0.0;
     p->moe_imbalance = aug_eff_defaults()->moe_imbalance;
-    p->ternary = AUG_TERNARY_ACCUMULATE;
+    /* the reference implementation (ridgerchu/matmulfreellm, ops/fusedbitnet.py) runs
+     * BitLinear as F.linear on 16-bit copies of the ternarized weights */
+    p->ternary = AUG_TERNARY_TENSOR;
     p->tp_overlap = 0;
     p->pp_overlap = 0;
     p->comm_slowdown = aug_eff_defaults()->comm_slowdown;
