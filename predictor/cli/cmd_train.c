@@ -305,7 +305,6 @@ int aug_cmd_train(int argc, char **argv) {
     char applied[512] = "";
     if (st == AUG_OK && framework != AUG_FW_NONE) {
         aug_framework_apply(framework, &plan, set, applied, sizeof applied);
-        aug_framework_apply(framework, &plan0, set, NULL, 0);
         st = aug_plan_resolve(&plan, &model, &sys);
     }
     if (st != AUG_OK)
@@ -316,6 +315,10 @@ int aug_cmd_train(int argc, char **argv) {
         if ((st = aug_mmf_transformer_twin(&model, &twin)) != AUG_OK)
             return aug_cli_fail(st, NULL);
         st = aug_plan_resolve(&twin_plan, &twin, &sys);
+        if (st == AUG_OK && framework != AUG_FW_NONE) {
+            aug_framework_apply(framework, &twin_plan, set, NULL, 0);
+            st = aug_plan_resolve(&twin_plan, &twin, &sys);
+        }
         if (st != AUG_OK)
             return aug_cli_usage(cmd, "--compare-transformer: the plan does not fit %s: %s",
                                  twin.name, aug_last_error());
