@@ -250,6 +250,26 @@ static void test_pipeline_scatter_gather(void **state) {
     assert_rel(predict(&s1).breakdown.pp_comm_s, predict(&s2).breakdown.pp_comm_s, 1e-12);
 }
 
+static void test_param_gather_overlap(void **state) {
+    (void)state;
+    /* ZeRO-1 on 8 GPUs, one micro-batch, one bucket per layer (32): the parameter
+     * all-gather of 2 P bytes costs t_ag exposed; overlapped with the next forward it
+     * hides all but its first bucket behind compute, so the saving is positive, at most
+     * t_ag, and at least t_ag / 32 stays exposed */
+    double P = aug_model_params(&gpt);
+    struct aug_plan a = plan(8, 1, 1, 1, 8);
+    a.zero = 1;
+    struct aug_plan b = a;
+    b.param_gather_overlap = 1;
+    struct aug_train_result ra = predict(&a), rb = predict(&b);
+    double t_ag = op_s(aug_op_collective("ag", AUG_COLL_ALL_GATHER, 2.0 * P, 8, 8));
+    double saved = ra.breakdown.dp_comm_s - rb.breakdown.dp_comm_s;
+    assert_true(saved > 0.0);
+    assert_true(saved <= t_ag * (1.0 + 1e-12));
+    assert_true(saved <= t_ag - t_ag / 32.0 + 1e-12);
+    assert_rel(ra.step_time_s - rb.step_time_s, saved, 1e-9);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_host_timeline),
@@ -257,6 +277,7 @@ int main(void) {
         cmocka_unit_test(test_profiles_apply_defaults),
         cmocka_unit_test(test_optimizer_bytes),
         cmocka_unit_test(test_pipeline_scatter_gather),
+        cmocka_unit_test(test_param_gather_overlap),
     };
     return cmocka_run_group_tests(tests, group_setup, NULL);
 }

@@ -37,7 +37,8 @@ enum {
     AUG_FWSET_SHARDING = 1u << 6, /* --zero / --fsdp */
     AUG_FWSET_GRADS = 1u << 7,
     AUG_FWSET_CUDA_GRAPHS = 1u << 8,
-    AUG_FWSET_BUCKET = 1u << 9
+    AUG_FWSET_BUCKET = 1u << 9,
+    AUG_FWSET_PARAM_GATHER = 1u << 10
 };
 
 /* Host time to issue one kernel, by op kind, in microseconds. */
@@ -52,6 +53,7 @@ struct aug_framework {
     int sp;                    /* 1: sequence parallelism whenever tp > 1 */
     int flash_attention;
     int dp_overlap, tp_overlap;
+    int param_gather_overlap;  /* sharded-optimizer all-gather behind the next forward */
     int pp_overlap;            /* 2: only with an interleaved schedule */
     int pp_scatter;
     int zero;                  /* ZeRO stage / distributed optimizer */

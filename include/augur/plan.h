@@ -85,6 +85,8 @@ struct aug_plan {
     enum aug_main_grads main_grads; /* gradient and optimizer-state bytes (above) */
     int cuda_graphs;             /* 1: layers replay as CUDA graphs: no per-kernel host issue */
     double bucket_params;        /* gradient bucket size in parameters (0: one per layer) */
+    int param_gather_overlap;    /* 1: ZeRO-1/2 parameter all-gather overlapped with the next
+                                    iteration's first forward (Megatron-Core) */
 };
 
 /* Defaults: all degrees 1 (dp 0 = derive), bf16, FlashAttention, overlap, no recompute;

@@ -25,6 +25,7 @@ static void help(void) {
            "                   [--no-sp] [--dp-overlap] [--no-tp-overlap] [--no-pp-overlap]\n"
            "                   [--pp-scatter on|off] [--main-grads dtype|fp32|fp32-copy]\n"
            "                   [--cuda-graphs on|off] [--bucket-params N]\n"
+           "                   [--param-gather-overlap on|off]\n"
            "                   [--format table|json|csv] [--output FILE]\n\n"
            "Predicts the time of one training iteration, tokens/s, MFU and HFU, the time\n"
            "breakdown, memory per GPU and whether it fits. --model takes a preset name (augur\n"
@@ -73,7 +74,9 @@ static void help(void) {
            "  --main-grads G        dtype (ZeRO paper: 16 B/param), fp32 (Megatron bf16: fp32\n"
            "                        gradients reduced in fp32, 18 B), fp32-copy (Megatron fp16, 20 B)\n"
            "  --cuda-graphs on|off  layers replayed as CUDA graphs: no per-kernel host issue\n"
-           "  --bucket-params N     gradient bucket size in parameters (0: one per layer)\n");
+           "  --bucket-params N     gradient bucket size in parameters (0: one per layer)\n"
+           "  --param-gather-overlap on|off  ZeRO-1/2: all-gather the updated parameters behind\n"
+           "                        the next iteration's first forward (Megatron-Core)\n");
 }
 
 enum {
@@ -83,7 +86,7 @@ enum {
     OPT_CP_ALGO, OPT_ETP, OPT_EP_PLACEMENT, OPT_MOE_CF, OPT_MOE_IMB, OPT_TERNARY, OPT_TP_OVERLAP,
     OPT_PP_OVERLAP, OPT_COMM_SLOWDOWN, OPT_COMPARE, OPT_FRAMEWORK, OPT_NO_SP, OPT_DP_OVERLAP,
     OPT_NO_TP_OVERLAP, OPT_NO_PP_OVERLAP, OPT_PP_SCATTER, OPT_MAIN_GRADS, OPT_CUDA_GRAPHS,
-    OPT_BUCKET
+    OPT_BUCKET, OPT_PARAM_GATHER
 };
 
 static const struct option options[] = {
@@ -131,6 +134,7 @@ static const struct option options[] = {
     {"main-grads", required_argument, 0, OPT_MAIN_GRADS},
     {"cuda-graphs", required_argument, 0, OPT_CUDA_GRAPHS},
     {"bucket-params", required_argument, 0, OPT_BUCKET},
+    {"param-gather-overlap", required_argument, 0, OPT_PARAM_GATHER},
     {0, 0, 0, 0},
 };
 
@@ -240,6 +244,7 @@ int aug_cmd_train(int argc, char **argv) {
                 return aug_cli_usage(cmd, "--framework: %s", aug_last_error());
             break;
         case OPT_PP_SCATTER:
+        case OPT_PARAM_GATHER:
         case OPT_CUDA_GRAPHS: {
             int on;
             if (strcmp(optarg, "on") == 0)
@@ -248,10 +253,16 @@ int aug_cmd_train(int argc, char **argv) {
                 on = 0;
             else
                 return aug_cli_usage(cmd, "--%s: use on or off, not '%s'",
-                                     c == OPT_PP_SCATTER ? "pp-scatter" : "cuda-graphs", optarg);
+                                     c == OPT_PP_SCATTER   ? "pp-scatter"
+                                     : c == OPT_PARAM_GATHER ? "param-gather-overlap"
+                                                             : "cuda-graphs",
+                                     optarg);
             if (c == OPT_PP_SCATTER) {
                 plan.pp_scatter = on;
                 set |= AUG_FWSET_PP_SCATTER;
+            } else if (c == OPT_PARAM_GATHER) {
+                plan.param_gather_overlap = on;
+                set |= AUG_FWSET_PARAM_GATHER;
             } else {
                 plan.cuda_graphs = on;
                 set |= AUG_FWSET_CUDA_GRAPHS;

@@ -33,6 +33,7 @@ static json_t *plan_json(const struct aug_plan *p) {
     json_object_set_new(o, "main_grads", json_string(aug_main_grads_name(p->main_grads)));
     json_object_set_new(o, "cuda_graphs", json_boolean(p->cuda_graphs));
     json_object_set_new(o, "bucket_params", json_real(p->bucket_params));
+    json_object_set_new(o, "param_gather_overlap", json_boolean(p->param_gather_overlap));
     return o;
 }
 
@@ -133,9 +134,10 @@ void aug_cli_train_table(FILE *f, const struct aug_model *m, const struct aug_sy
             p->tp, p->pp, p->dp, p->cp, p->ep, p->sp ? "on" : "off", p->interleave, p->micro_batch,
             p->global_batch, p->seq, aug_recompute_name(p->recompute), p->zero,
             aug_fsdp_name(p->fsdp), aug_dtype_name(p->dtype), p->flash_attention ? "fused" : "unfused");
-    fprintf(f, "# overlap: dp %s, tp %s, pp %s; compute slowdown %.2f while a collective shares "
-               "the SMs\n", p->dp_overlap ? "on" : "off", p->tp_overlap ? "on" : "off",
-            p->pp_overlap ? "on" : "off", p->comm_slowdown);
+    fprintf(f, "# overlap: dp %s, tp %s, pp %s, parameter all-gather %s; compute slowdown %.2f "
+               "while a collective shares the SMs\n", p->dp_overlap ? "on" : "off",
+            p->tp_overlap ? "on" : "off", p->pp_overlap ? "on" : "off",
+            p->param_gather_overlap ? "on" : "off", p->comm_slowdown);
     if (p->cp > 1)
         fprintf(f, "# context parallelism: %s over %ld ranks, %ld tokens each\n",
                 aug_cp_algo_name(p->cp_algo), p->cp, p->seq / p->cp);

@@ -35,7 +35,7 @@ static const struct aug_framework table[AUG_FW_COUNT] = {
         .name = "none",
         .source = "the plan as given; a flat per-kernel host cost (efficiency.c "
                   "framework_op_us)",
-        .sp = -1, .flash_attention = -1, .dp_overlap = -1, .tp_overlap = -1,
+        .sp = -1, .flash_attention = -1, .dp_overlap = -1, .tp_overlap = -1, .param_gather_overlap = -1,
         .pp_overlap = -1, .pp_scatter = -1, .zero = -1, .fsdp = -1, .main_grads = -1,
         .cuda_graphs = -1, .bucket_min = -1, .bucket_per_dp = 0,
         .host = {{0}}, /* filled from framework_op_us at run time */
@@ -45,7 +45,7 @@ static const struct aug_framework table[AUG_FW_COUNT] = {
      * Megatron-LM arguments of core_r0.12.0): sequence parallelism with TP
      * (sequence_parallel=True in the recipes), TE FlashAttention, distributed optimizer
      * (use_distributed_optimizer=True) with overlapped gradient reduce-scatter and
-     * parameter all-gather, bf16 main gradients reduced in fp32 (grad_reduce_in_fp32=True
+     * parameter all-gather (overlap_grad_reduce, overlap_param_gather), bf16 main gradients reduced in fp32 (grad_reduce_in_fp32=True
      * of the bf16 mixed-precision plugin), DDP buckets of max(40M, 1M * dp) parameters
      * (distributed_data_parallel.py), P2P overlapped with compute under the interleaved
      * schedule (overlap_p2p_comm, on by default, applies to it), no scatter/gather of
@@ -54,7 +54,7 @@ static const struct aug_framework table[AUG_FW_COUNT] = {
     [AUG_FW_MEGATRON_CORE] = {
         .name = "megatron-core",
         .source = "NeMo 2 / Megatron-Core 0.12 recipe defaults",
-        .sp = 1, .flash_attention = 1, .dp_overlap = 1, .tp_overlap = 0, .pp_overlap = 2,
+        .sp = 1, .flash_attention = 1, .dp_overlap = 1, .tp_overlap = 0, .param_gather_overlap = 1, .pp_overlap = 2,
         .pp_scatter = 0, .zero = 1, .fsdp = AUG_FSDP_NONE, .main_grads = 3,
         .cuda_graphs = 0, .bucket_min = 4e7, .bucket_per_dp = 1e6,
         .host = EAGER_HOST, .host_fit = EAGER_FIT,
@@ -66,7 +66,7 @@ static const struct aug_framework table[AUG_FW_COUNT] = {
     [AUG_FW_MEGATRON_LM_2022] = {
         .name = "megatron-lm-2022",
         .source = "Megatron-LM v2.x-v3.0 (Narayanan et al. SC21, Korthikanti et al. 2022)",
-        .sp = -1, .flash_attention = 0, .dp_overlap = 0, .tp_overlap = 0, .pp_overlap = 0,
+        .sp = -1, .flash_attention = 0, .dp_overlap = 0, .tp_overlap = 0, .param_gather_overlap = 0, .pp_overlap = 0,
         .pp_scatter = 1, .zero = 0, .fsdp = AUG_FSDP_NONE, .main_grads = 3,
         .cuda_graphs = 0, .bucket_min = -1, .bucket_per_dp = 0,
         .host = EAGER_HOST, .host_fit = EAGER_FIT,
@@ -79,7 +79,7 @@ static const struct aug_framework table[AUG_FW_COUNT] = {
     [AUG_FW_MEGATRON_DEEPSPEED] = {
         .name = "megatron-deepspeed",
         .source = "microsoft/Megatron-DeepSpeed with the DeepSpeed 0.9-0.14 engine",
-        .sp = -1, .flash_attention = 0, .dp_overlap = 0, .tp_overlap = 0, .pp_overlap = 0,
+        .sp = -1, .flash_attention = 0, .dp_overlap = 0, .tp_overlap = 0, .param_gather_overlap = 0, .pp_overlap = 0,
         .pp_scatter = 0, .zero = -1, .fsdp = AUG_FSDP_NONE, .main_grads = AUG_GRADS_DTYPE,
         .cuda_graphs = 0, .bucket_min = 5e8, .bucket_per_dp = 0,
         .host = EAGER_HOST, .host_fit = EAGER_FIT,
@@ -90,7 +90,7 @@ static const struct aug_framework table[AUG_FW_COUNT] = {
     [AUG_FW_DEEPSPEED_ZERO] = {
         .name = "deepspeed-zero",
         .source = "DeepSpeed 0.14 ZeRO stage 3 defaults",
-        .sp = -1, .flash_attention = -1, .dp_overlap = 1, .tp_overlap = 0, .pp_overlap = 0,
+        .sp = -1, .flash_attention = -1, .dp_overlap = 1, .tp_overlap = 0, .param_gather_overlap = 0, .pp_overlap = 0,
         .pp_scatter = 0, .zero = 3, .fsdp = AUG_FSDP_NONE, .main_grads = AUG_GRADS_DTYPE,
         .cuda_graphs = 0, .bucket_min = 5e8, .bucket_per_dp = 0,
         .host = EAGER_HOST, .host_fit = EAGER_FIT,
@@ -100,7 +100,7 @@ static const struct aug_framework table[AUG_FW_COUNT] = {
     [AUG_FW_PYTORCH_FSDP] = {
         .name = "pytorch-fsdp",
         .source = "PyTorch 2.x FSDP FULL_SHARD, one unit per layer",
-        .sp = -1, .flash_attention = 1, .dp_overlap = 1, .tp_overlap = 0, .pp_overlap = 0,
+        .sp = -1, .flash_attention = 1, .dp_overlap = 1, .tp_overlap = 0, .param_gather_overlap = 0, .pp_overlap = 0,
         .pp_scatter = 0, .zero = 0, .fsdp = AUG_FSDP_FULL, .main_grads = AUG_GRADS_DTYPE,
         .cuda_graphs = 0, .bucket_min = 0, .bucket_per_dp = 0,
         .host = EAGER_HOST, .host_fit = EAGER_FIT,
@@ -155,6 +155,11 @@ void aug_framework_apply(int id, struct aug_plan *p, unsigned explicit_mask, cha
     if (f->dp_overlap >= 0 && !(explicit_mask & AUG_FWSET_DP_OVERLAP)) {
         p->dp_overlap = f->dp_overlap;
         note(applied, applied_size, "%sdp-overlap %s", p->dp_overlap ? "on" : "off");
+    }
+    if (f->param_gather_overlap >= 0 && !(explicit_mask & AUG_FWSET_PARAM_GATHER)) {
+        p->param_gather_overlap = f->param_gather_overlap;
+        note(applied, applied_size, "%sparam-gather-overlap %s",
+             p->param_gather_overlap ? "on" : "off");
     }
     if (f->tp_overlap >= 0 && !(explicit_mask & AUG_FWSET_TP_OVERLAP)) {
         p->tp_overlap = f->tp_overlap;

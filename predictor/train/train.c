@@ -299,6 +299,7 @@ int aug_train_predict(const struct aug_model *m, const struct aug_system *s,
     long etp = aug_plan_etp(p);
     int edp_domain = aug_ranks_per_domain(s, edp, p->ep_outer ? etp : etp * p->ep);
     double bwd_last_mb = L_stage * bwd.total;
+    double fwd_first_mb = L_stage * fwd.total;
     /* gradient buckets: one per layer, or the framework's bucket size in parameters */
     double buckets = p->bucket_params > 0 ? fmax(ceil(stage_params / p->bucket_params), 1.0)
                                           : fmax(L_stage, 1.0);
@@ -324,6 +325,11 @@ int aug_train_predict(const struct aug_model *m, const struct aug_system *s,
             if (has_experts)
                 t_ag += coll(&ctx, AUG_COLL_ALL_GATHER, expert_params * wbytes, edp, edp_domain,
                              &s2, &st);
+            /* Megatron-Core's overlap_param_gather: each bucket's all-gather is issued
+             * ahead of the next iteration's first forward, which waits only for the
+             * buckets it reaches (the first one is never hidden) */
+            if (p->param_gather_overlap)
+                t_ag = aug_ovl_trail(fwd_first_mb, t_ag, buckets, slow) - fwd_first_mb;
             srcs[src] += t_ag;
         }
         bd->dp_comm_s = exposed + t_ag;
