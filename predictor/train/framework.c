@@ -5,11 +5,11 @@
  * need to put one kernel of each kind on the stream (train/host_dispatch.c runs them as a
  * second timeline beside the GPU's). The eager-PyTorch values were fitted on the public
  * vTrain single-node set (VIA-Research/vTrain data/ground_truth_single.csv, 1,440
- * Megatron-DeepSpeed runs on 8x A100) by benchmarks/host_dispatch_fit (5-fold cross-
- * validation, folds by row order modulo 5; the final values are the fit on all rows, the
- * held-out error is what benchmarks/accuracy/README.md reports). Megatron-LM, Megatron-
- * Core, DeepSpeed and FSDP issue kernels through the same eager PyTorch path and reuse
- * them; no other set was used to tune them. */
+ * Megatron-DeepSpeed runs on 8x A100) by benchmarks/bench_host_dispatch_fit.c (5-fold
+ * cross-validation, folds by row order modulo 5; the values kept are the fit on all rows,
+ * the held-out errors are in README.md, "What the framework does"). Megatron-LM,
+ * Megatron-Core, DeepSpeed and FSDP issue kernels through the same eager PyTorch path and
+ * reuse them; no other set was used to tune them. */
 #include "augur/framework.h"
 
 #include <stdio.h>
@@ -28,14 +28,15 @@
  * attention: it takes the GEMM cost (one module call through the same path). */
 #define EAGER_HOST {{[AUG_OP_GEMM] = 114.1, [AUG_OP_ATTENTION] = 114.1, [AUG_OP_MEMORY] = 20.0, \
                      [AUG_OP_COLLECTIVE] = 27.7}}
-#define EAGER_FIT "fitted on vTrain ground_truth_single.csv (benchmarks/host_dispatch_fit)"
+#define EAGER_FIT "fitted on vTrain ground_truth_single.csv (benchmarks/bench_host_dispatch_fit.c)"
 
 static const struct aug_framework table[AUG_FW_COUNT] = {
     [AUG_FW_NONE] = {
         .name = "none",
         .source = "the plan as given; a flat per-kernel host cost (efficiency.c "
                   "framework_op_us)",
-        .sp = -1, .flash_attention = -1, .dp_overlap = -1, .tp_overlap = -1, .param_gather_overlap = -1,
+        .sp = -1, .flash_attention = -1, .dp_overlap = -1, .tp_overlap = -1,
+        .param_gather_overlap = -1,
         .pp_overlap = -1, .pp_scatter = -1, .zero = -1, .fsdp = -1, .main_grads = -1,
         .cuda_graphs = -1, .bucket_min = -1, .bucket_per_dp = 0,
         .host = {{0}}, /* filled from framework_op_us at run time */
@@ -54,7 +55,8 @@ static const struct aug_framework table[AUG_FW_COUNT] = {
     [AUG_FW_MEGATRON_CORE] = {
         .name = "megatron-core",
         .source = "NeMo 2 / Megatron-Core 0.12 recipe defaults",
-        .sp = 1, .flash_attention = 1, .dp_overlap = 1, .tp_overlap = 0, .param_gather_overlap = 1, .pp_overlap = 2,
+        .sp = 1, .flash_attention = 1, .dp_overlap = 1, .tp_overlap = 0,
+        .param_gather_overlap = 1, .pp_overlap = 2,
         .pp_scatter = 0, .zero = 1, .fsdp = AUG_FSDP_NONE, .main_grads = 3,
         .cuda_graphs = 0, .bucket_min = 4e7, .bucket_per_dp = 1e6,
         .host = EAGER_HOST, .host_fit = EAGER_FIT,
@@ -66,7 +68,8 @@ static const struct aug_framework table[AUG_FW_COUNT] = {
     [AUG_FW_MEGATRON_LM_2022] = {
         .name = "megatron-lm-2022",
         .source = "Megatron-LM v2.x-v3.0 (Narayanan et al. SC21, Korthikanti et al. 2022)",
-        .sp = -1, .flash_attention = 0, .dp_overlap = 0, .tp_overlap = 0, .param_gather_overlap = 0, .pp_overlap = 0,
+        .sp = -1, .flash_attention = 0, .dp_overlap = 0, .tp_overlap = 0,
+        .param_gather_overlap = 0, .pp_overlap = 0,
         .pp_scatter = 1, .zero = 0, .fsdp = AUG_FSDP_NONE, .main_grads = 3,
         .cuda_graphs = 0, .bucket_min = -1, .bucket_per_dp = 0,
         .host = EAGER_HOST, .host_fit = EAGER_FIT,
@@ -79,7 +82,8 @@ static const struct aug_framework table[AUG_FW_COUNT] = {
     [AUG_FW_MEGATRON_DEEPSPEED] = {
         .name = "megatron-deepspeed",
         .source = "microsoft/Megatron-DeepSpeed with the DeepSpeed 0.9-0.14 engine",
-        .sp = -1, .flash_attention = 0, .dp_overlap = 0, .tp_overlap = 0, .param_gather_overlap = 0, .pp_overlap = 0,
+        .sp = -1, .flash_attention = 0, .dp_overlap = 0, .tp_overlap = 0,
+        .param_gather_overlap = 0, .pp_overlap = 0,
         .pp_scatter = 0, .zero = -1, .fsdp = AUG_FSDP_NONE, .main_grads = AUG_GRADS_DTYPE,
         .cuda_graphs = 0, .bucket_min = 5e8, .bucket_per_dp = 0,
         .host = EAGER_HOST, .host_fit = EAGER_FIT,
@@ -90,7 +94,8 @@ static const struct aug_framework table[AUG_FW_COUNT] = {
     [AUG_FW_DEEPSPEED_ZERO] = {
         .name = "deepspeed-zero",
         .source = "DeepSpeed 0.14 ZeRO stage 3 defaults",
-        .sp = -1, .flash_attention = -1, .dp_overlap = 1, .tp_overlap = 0, .param_gather_overlap = 0, .pp_overlap = 0,
+        .sp = -1, .flash_attention = -1, .dp_overlap = 1, .tp_overlap = 0,
+        .param_gather_overlap = 0, .pp_overlap = 0,
         .pp_scatter = 0, .zero = 3, .fsdp = AUG_FSDP_NONE, .main_grads = AUG_GRADS_DTYPE,
         .cuda_graphs = 0, .bucket_min = 5e8, .bucket_per_dp = 0,
         .host = EAGER_HOST, .host_fit = EAGER_FIT,
@@ -100,7 +105,8 @@ static const struct aug_framework table[AUG_FW_COUNT] = {
     [AUG_FW_PYTORCH_FSDP] = {
         .name = "pytorch-fsdp",
         .source = "PyTorch 2.x FSDP FULL_SHARD, one unit per layer",
-        .sp = -1, .flash_attention = 1, .dp_overlap = 1, .tp_overlap = 0, .param_gather_overlap = 0, .pp_overlap = 0,
+        .sp = -1, .flash_attention = 1, .dp_overlap = 1, .tp_overlap = 0,
+        .param_gather_overlap = 0, .pp_overlap = 0,
         .pp_scatter = 0, .zero = 0, .fsdp = AUG_FSDP_FULL, .main_grads = AUG_GRADS_DTYPE,
         .cuda_graphs = 0, .bucket_min = 0, .bucket_per_dp = 0,
         .host = EAGER_HOST, .host_fit = EAGER_FIT,
