@@ -46,8 +46,9 @@ static const struct aug_framework table[AUG_FW_COUNT] = {
      * Megatron-LM arguments of core_r0.12.0): sequence parallelism with TP
      * (sequence_parallel=True in the recipes), TE FlashAttention, distributed optimizer
      * (use_distributed_optimizer=True) with overlapped gradient reduce-scatter and
-     * parameter all-gather (overlap_grad_reduce, overlap_param_gather), bf16 main gradients reduced in fp32 (grad_reduce_in_fp32=True
-     * of the bf16 mixed-precision plugin), DDP buckets of max(40M, 1M * dp) parameters
+     * parameter all-gather (overlap_grad_reduce, overlap_param_gather), bf16 main
+     * gradients reduced in fp32 (grad_reduce_in_fp32=True of the bf16 mixed-precision
+     * plugin), DDP buckets of max(40M, 1M * dp) parameters
      * (distributed_data_parallel.py), P2P overlapped with compute under the interleaved
      * schedule (overlap_p2p_comm, on by default, applies to it), no scatter/gather of
      * pipeline sends (removed from Megatron-Core's p2p_communication.py). TP overlap and
