@@ -7,12 +7,14 @@
  * Rows are split into folds by row order modulo k (default 5). For each fold the costs
  * of GEMM, memory-bound and collective kernels are fitted on the other folds (coordinate
  * descent, golden-section search per cost in [0, 300] us, minimizing MAPE) and the MAPE of
- * the held-out fold is reported; then the fit on all rows, which is what the profiles
- * keep. vTrain's runs use unfused attention, so the fused-attention cost is not
+ * the held-out fold is reported; then the same with each TP degree held out in turn (does
+ * the fit carry to a TP degree it never saw?); then the fit on all rows, which is what the
+ * profiles keep. vTrain's runs use unfused attention, so the fused-attention cost is not
  * identifiable here and is set to the GEMM cost (one kernel through the same path). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "augur/augur.h"
 #include "augur/framework.h"
@@ -24,6 +26,9 @@ static const char *const par_name[NPAR] = {"gemm", "memory", "collective"};
 static const char *path;
 static int folds;
 static long evals;
+/* fold of each row (file order, as the report lists them) */
+static int *fold_of;
+static size_t n_fold_of;
 
 static void to_cost(const double *x, struct aug_host_cost *c) {
     for (int k = 0; k < AUG_OP_KIND_COUNT; k++)
@@ -50,7 +55,7 @@ static double mape(const double *x, int fold, int in) {
         const struct aug_validate_row *row = &r->rows[i];
         if (row->skipped)
             continue;
-        int f = (int)(i % (size_t)folds);
+        int f = i < n_fold_of ? fold_of[i] : -1;
         if (fold >= 0 && (f == fold) != in)
             continue;
         sum += fabs(row->error_pct);
@@ -91,6 +96,40 @@ static void fit(int fold, double *x) {
         }
 }
 
+/* The TP degree (8th column) of every data row of the vTrain file, in file order. */
+static int read_tp(size_t *n, int **tp) {
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return -1;
+    char line[512];
+    size_t cap = 2048;
+    *tp = malloc(cap * sizeof **tp);
+    *n = 0;
+    int header = 1;
+    while (*tp && fgets(line, sizeof line, f)) {
+        if (header) {
+            header = 0;
+            continue;
+        }
+        int v[8], k = 0;
+        char *p = line;
+        while (k < 8) {
+            v[k++] = atoi(p);
+            p = strchr(p, ',');
+            if (!p)
+                break;
+            p++;
+        }
+        if (k < 8)
+            continue;
+        if (*n == cap)
+            break;
+        (*tp)[(*n)++] = v[7];
+    }
+    fclose(f);
+    return *tp ? 0 : -1;
+}
+
 int main(int argc, char **argv) {
     path = argc > 1 ? argv[1] : AUG_SHARED_DIR "/external/vtrain/data/ground_truth_single.csv";
     folds = argc > 2 ? atoi(argv[2]) : 5;
@@ -98,6 +137,18 @@ int main(int argc, char **argv) {
         fprintf(stderr, "bench_host_dispatch_fit: folds must be 2..20\n");
         return 2;
     }
+    int *tp = NULL;
+    size_t n_rows = 0;
+    if (read_tp(&n_rows, &tp) != 0) {
+        fprintf(stderr, "bench_host_dispatch_fit: cannot read %s\n", path);
+        return 1;
+    }
+    fold_of = malloc(n_rows * sizeof *fold_of);
+    if (!fold_of)
+        return 1;
+    n_fold_of = n_rows;
+    for (size_t i = 0; i < n_rows; i++)
+        fold_of[i] = (int)(i % (size_t)folds);
     double zero[NPAR] = {0};
     printf("# host dispatch fit on %s, %d folds by row order modulo %d\n", path, folds, folds);
     printf("# no host cost at all: MAPE %.2f%%\n", mape(zero, -1, 0));
@@ -112,11 +163,24 @@ int main(int argc, char **argv) {
         printf("%-6d %10.2f %10.2f %12.2f %12.2f %12.2f\n", k, x[0], x[1], x[2], tr, ho);
     }
     printf("mean held-out MAPE over %d folds: %.2f%%\n", folds, held / folds);
+    static const int tps[] = {1, 2, 4, 8};
+    for (size_t i = 0; i < n_rows; i++)
+        fold_of[i] = tp[i] == 1 ? 0 : tp[i] == 2 ? 1 : tp[i] == 4 ? 2 : 3;
+    printf("%-6s %10s %10s %12s %12s %12s\n", "tp_out", "gemm_us", "memory_us",
+           "collective_us", "train_MAPE%", "heldout_MAPE%");
+    for (int k = 0; k < 4; k++) {
+        double x[NPAR] = {20.0, 20.0, 20.0};
+        fit(k, x);
+        printf("%-6d %10.2f %10.2f %12.2f %12.2f %12.2f\n", tps[k], x[0], x[1], x[2],
+               mape(x, k, 0), mape(x, k, 1));
+    }
+    free(tp);
     double x[NPAR] = {20.0, 20.0, 20.0};
     fit(-1, x);
     printf("fit on all rows (kept in framework.c):");
     for (int i = 0; i < NPAR; i++)
         printf(" %s %.1f us", par_name[i], x[i]);
     printf("; MAPE %.2f%% (%ld evaluations)\n", mape(x, -1, 0), evals);
+    free(fold_of);
     return 0;
 }

@@ -22,7 +22,8 @@
 /* Fitted on vTrain ground_truth_single.csv (see above): microseconds per kernel issued
  * for GEMMs, fused attention, memory-bound kernels and collectives. Fit on all 1,440 rows:
  * GEMM 114.1, memory 20.0, collective 27.7 (MAPE 30.9% without host time -> 8.1%; 5-fold
- * held-out MAPE 7.7 - 8.7%, mean 8.11%; per-fold costs within 1.3 us). augur's graph has
+ * held-out MAPE 7.7 - 8.7%, mean 8.11%; per-fold costs within 1.3 us; each TP degree
+ * held out in turn scores 7.0 / 8.0 / 10.8 / 15.6% for TP 1 / 2 / 4 / 8). augur's graph has
  * one op per GEMM where the framework also runs views, bias adds, dropout and autograd
  * bookkeeping, so a GEMM's cost carries its module's other host work. vTrain has no fused
  * attention: it takes the GEMM cost (one module call through the same path). */
