@@ -239,6 +239,13 @@ static void test_training_step(void **state) {
     assert_int_equal(aug_train_predict(&m, &h100, &p, &o, &r), AUG_OK);
     assert_true(r.breakdown.tp_comm_s > 0);
     assert_near(r.breakdown.cp_comm_s, 0, 0);
+    /* no attention core: selective recomputation repeats nothing, HFU = MFU */
+    struct aug_plan sel = p;
+    sel.recompute = AUG_RECOMPUTE_SELECTIVE;
+    struct aug_train_result rs;
+    assert_int_equal(aug_train_predict(&m, &h100, &sel, &o, &rs), AUG_OK);
+    assert_rel(rs.hardware_flops, rs.model_flops, 1e-15);
+    assert_near(rs.breakdown.recompute_s, 0.0, 0.0);
     /* 16 bytes per parameter of mixed-precision Adam: the latent weights train as usual */
     assert_rel((r.memory.weights_gib + r.memory.gradients_gib + r.memory.optimizer_gib) * 1073741824.0,
                16.0 * aug_train_stage_params_per_gpu(&m, &p, 0), 1e-12);

@@ -394,7 +394,7 @@ int aug_train_predict(const struct aug_model *m, const struct aug_system *s,
     double rec_flops = 0.0;
     if (p->recompute == AUG_RECOMPUTE_FULL)
         rec_flops = (double)m->layers * aug_layer_fwd_flops_per_seq(m, (double)p->seq);
-    else if (p->recompute == AUG_RECOMPUTE_SELECTIVE)
+    else if (p->recompute == AUG_RECOMPUTE_SELECTIVE && m->arch != AUG_ARCH_MATMULFREE)
         rec_flops = (double)m->layers * 4.0 * (double)p->seq * (double)p->seq *
                     (double)(m->heads * m->head_dim);
     out->hardware_flops = out->model_flops + rec_flops * (double)p->global_batch;
