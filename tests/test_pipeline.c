@@ -146,7 +146,9 @@ static void test_pp_send_count(void **state) {
     (void)state;
     /* 8 GPUs, tp 2, pp 4, v 2, m 16: adjacent stages are 2 ranks apart, inside the node.
      * Each of 2 v (m + p - 1) = 76 transfers moves b s h x 2 bytes; the tied embedding adds
-     * one all-reduce of the V h / t embedding gradient between the first and last stage. */
+     * one all-reduce of the V h / t embedding gradient between the first and last stage.
+     * (The plan as given: no pipeline scatter/gather. Megatron-LM's, which sends b s h / t
+     * per rank, is tested in test_framework.c.) */
     struct aug_plan p = plan(8, 2, 4, 2, 1, 16);
     struct aug_train_result r = predict(&p);
     struct aug_op_ctx ctx = {&sys, NULL, 0};
