@@ -36,6 +36,12 @@ enum aug_ternary_kernel { AUG_TERNARY_ACCUMULATE, AUG_TERNARY_TENSOR, AUG_TERNAR
  * reduced in 16 bits and an fp32 copy kept with the optimizer states (Megatron fp16:
  * 20 B, 4 + 16/d). */
 enum aug_main_grads { AUG_GRADS_DTYPE, AUG_GRADS_FP32, AUG_GRADS_FP32_COPY, AUG_GRADS_COUNT };
+/* What hides the expert-parallel all-to-alls of an MoE layer: nothing; the shared expert's
+ * GEMMs, run beside the dispatch and the combine (Megatron-Core --moe-shared-expert-overlap);
+ * or another micro-batch's compute (DeepSeek-V3's DualPipe, arXiv 2412.19437 sec. 3.2.1;
+ * Megatron-Core --overlap-moe-expert-parallel-comm). */
+enum aug_moe_overlap { AUG_MOE_OVERLAP_NONE, AUG_MOE_OVERLAP_SHARED, AUG_MOE_OVERLAP_BATCH,
+                       AUG_MOE_OVERLAP_COUNT };
 
 const char *aug_recompute_name(enum aug_recompute r);
 int aug_recompute_from_name(const char *s, enum aug_recompute *out);
@@ -47,6 +53,8 @@ const char *aug_ternary_kernel_name(enum aug_ternary_kernel k); /* "accumulate",
 int aug_ternary_kernel_from_name(const char *s, enum aug_ternary_kernel *out);
 const char *aug_main_grads_name(enum aug_main_grads g);     /* "dtype", "fp32", "fp32-copy" */
 int aug_main_grads_from_name(const char *s, enum aug_main_grads *out);
+const char *aug_moe_overlap_name(enum aug_moe_overlap o); /* "none", "shared", "batch" */
+int aug_moe_overlap_from_name(const char *s, enum aug_moe_overlap *out);
 
 struct aug_plan {
     long gpus;
@@ -87,6 +95,7 @@ struct aug_plan {
     double bucket_params;        /* gradient bucket size in parameters (0: one per layer) */
     int param_gather_overlap;    /* 1: ZeRO-1/2 parameter all-gather overlapped with the next
                                     iteration's first forward (Megatron-Core) */
+    enum aug_moe_overlap moe_overlap; /* what hides the EP all-to-alls (default none) */
 };
 
 /* Defaults: all degrees 1 (dp 0 = derive), bf16, FlashAttention, overlap, no recompute;

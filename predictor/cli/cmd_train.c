@@ -21,6 +21,7 @@ static void help(void) {
            "                   [--cp-algo ring|ulysses|allgather] [--etp E] [--ep-placement inner|outer]\n"
            "                   [--moe-capacity-factor C|dropless] [--moe-imbalance F]\n"
            "                   [--ternary-kernel accumulate|tensor] [--tp-overlap] [--pp-overlap]\n"
+           "                   [--moe-overlap none|shared|batch]\n"
            "                   [--comm-slowdown F] [--compare-transformer] [--framework NAME]\n"
            "                   [--no-sp] [--dp-overlap] [--no-tp-overlap] [--no-pp-overlap]\n"
            "                   [--pp-scatter on|off] [--main-grads dtype|fp32|fp32-copy]\n"
@@ -56,6 +57,11 @@ static void help(void) {
            "  --tp-overlap          split TP collectives into tp chunks overlapped with the GEMM\n"
            "                        beside them (T3 / Transformer Engine userbuffers)\n"
            "  --pp-overlap          overlap steady-state pipeline sends with the next chunk\n"
+           "  --moe-overlap O       what hides the expert-parallel all-to-alls: none (default),\n"
+           "                        shared (the shared expert beside dispatch and combine,\n"
+           "                        Megatron-Core moe_shared_expert_overlap) or batch (another\n"
+           "                        micro-batch's compute: DeepSeek DualPipe, Megatron-Core\n"
+           "                        overlap_moe_expert_parallel_comm)\n"
            "  --comm-slowdown F     compute slowdown while an overlapped collective shares the SMs,\n"
            "                        0..1 (default 0.19, arXiv 2507.03114)\n"
            "  --compare-transformer MatMul-free models: also predict the Transformer++ of the same\n"
@@ -84,8 +90,8 @@ enum {
     OPT_INTERLEAVE, OPT_MB, OPT_GB, OPT_SEQ, OPT_RECOMPUTE, OPT_ZERO, OPT_FSDP, OPT_DTYPE,
     OPT_KDB, OPT_ATTENTION, OPT_NO_OVERLAP, OPT_UNEVEN, OPT_ROOFLINE, OPT_FORMAT, OPT_OUTPUT, OPT_HELP,
     OPT_CP_ALGO, OPT_ETP, OPT_EP_PLACEMENT, OPT_MOE_CF, OPT_MOE_IMB, OPT_TERNARY, OPT_TP_OVERLAP,
-    OPT_PP_OVERLAP, OPT_COMM_SLOWDOWN, OPT_COMPARE, OPT_FRAMEWORK, OPT_NO_SP, OPT_DP_OVERLAP,
-    OPT_NO_TP_OVERLAP, OPT_NO_PP_OVERLAP, OPT_PP_SCATTER, OPT_MAIN_GRADS, OPT_CUDA_GRAPHS,
+    OPT_PP_OVERLAP, OPT_COMM_SLOWDOWN, OPT_COMPARE, OPT_MOE_OVERLAP, OPT_FRAMEWORK, OPT_NO_SP,
+    OPT_DP_OVERLAP, OPT_NO_TP_OVERLAP, OPT_NO_PP_OVERLAP, OPT_PP_SCATTER, OPT_MAIN_GRADS, OPT_CUDA_GRAPHS,
     OPT_BUCKET, OPT_PARAM_GATHER
 };
 
@@ -123,6 +129,7 @@ static const struct option options[] = {
     {"ternary-kernel", required_argument, 0, OPT_TERNARY},
     {"tp-overlap", no_argument, 0, OPT_TP_OVERLAP},
     {"pp-overlap", no_argument, 0, OPT_PP_OVERLAP},
+    {"moe-overlap", required_argument, 0, OPT_MOE_OVERLAP},
     {"comm-slowdown", required_argument, 0, OPT_COMM_SLOWDOWN},
     {"compare-transformer", no_argument, 0, OPT_COMPARE},
     {"framework", required_argument, 0, OPT_FRAMEWORK},
@@ -277,6 +284,10 @@ int aug_cmd_train(int argc, char **argv) {
         case OPT_BUCKET:
             if ((rc = aug_cli_double(cmd, "--bucket-params", optarg, &plan.bucket_params))) return rc;
             set |= AUG_FWSET_BUCKET;
+            break;
+        case OPT_MOE_OVERLAP:
+            if (aug_moe_overlap_from_name(optarg, &plan.moe_overlap) != AUG_OK)
+                return aug_cli_usage(cmd, "--moe-overlap: %s", aug_last_error());
             break;
         case OPT_COMM_SLOWDOWN:
             if ((rc = aug_cli_double(cmd, "--comm-slowdown", optarg, &plan.comm_slowdown))) return rc;

@@ -27,6 +27,7 @@ static json_t *plan_json(const struct aug_plan *p) {
     json_object_set_new(o, "ternary_kernel", json_string(aug_ternary_kernel_name(p->ternary)));
     json_object_set_new(o, "tp_overlap", json_boolean(p->tp_overlap));
     json_object_set_new(o, "pp_overlap", json_boolean(p->pp_overlap));
+    json_object_set_new(o, "moe_overlap", json_string(aug_moe_overlap_name(p->moe_overlap)));
     json_object_set_new(o, "comm_slowdown", json_real(p->comm_slowdown));
     json_object_set_new(o, "framework", json_string(aug_framework_name(p->framework)));
     json_object_set_new(o, "pp_scatter", json_boolean(p->pp_scatter));
@@ -142,10 +143,12 @@ void aug_cli_train_table(FILE *f, const struct aug_model *m, const struct aug_sy
         fprintf(f, "# context parallelism: %s over %ld ranks, %ld tokens each\n",
                 aug_cp_algo_name(p->cp_algo), p->cp, p->seq / p->cp);
     if (m->arch == AUG_ARCH_MOE)
-        fprintf(f, "# experts: %ld (top-%ld, %ld shared), ep %ld placed %s, etp %ld, %s, imbalance %.2f\n",
+        fprintf(f, "# experts: %ld (top-%ld, %ld shared), ep %ld placed %s, etp %ld, %s, "
+                   "imbalance %.2f, a2a overlap %s; MoE layers %ld of %ld\n",
                 m->moe_experts, m->moe_topk, m->moe_shared_experts, p->ep,
                 p->ep_outer ? "across nodes (outer)" : "next to TP (inner)", aug_plan_etp(p),
-                p->moe_capacity_factor > 0 ? "capacity-padded" : "dropless", p->moe_imbalance);
+                p->moe_capacity_factor > 0 ? "capacity-padded" : "dropless", p->moe_imbalance,
+                aug_moe_overlap_name(p->moe_overlap), aug_model_moe_layers(m), m->layers);
     if (m->arch == AUG_ARCH_MATMULFREE)
         fprintf(f, "# MatMul-free: ternary BitLinear layers %s\n",
                 p->ternary == AUG_TERNARY_ACCUMULATE
@@ -162,6 +165,8 @@ void aug_cli_train_table(FILE *f, const struct aug_model *m, const struct aug_sy
             1e6 * aug_framework_issue_s(p, NULL, AUG_OP_MEMORY),
             1e6 * aug_framework_issue_s(p, NULL, AUG_OP_COLLECTIVE),
             p->cuda_graphs ? "CUDA graphs: none" : fw ? fw->host_fit : "?");
+    if (m->caveats[0])
+        fprintf(f, "# model caveats: %s\n", m->caveats);
     fprintf(f, "# times: hybrid op model; share of predicted time by source: %s\n", prov);
     fprintf(f, "#   (calibrated = kernels-db/%s curves (%d), fallback = documented default "
                "efficiencies, roofline = peak only)\n",

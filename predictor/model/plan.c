@@ -21,6 +21,23 @@ _Static_assert(sizeof fsdp_names / sizeof *fsdp_names == AUG_FSDP_COUNT, "fsdp n
 static const char *const cp_algo_names[] = {"ring", "ulysses", "allgather"};
 _Static_assert(sizeof cp_algo_names / sizeof *cp_algo_names == AUG_CP_COUNT, "cp names out of sync");
 static const char *const ternary_names[] = {"accumulate", "tensor"};
+static const char *const moe_overlap_names[] = {"none", "shared", "batch"};
+_Static_assert(sizeof moe_overlap_names / sizeof *moe_overlap_names == AUG_MOE_OVERLAP_COUNT,
+               "moe overlap names out of sync");
+
+const char *aug_moe_overlap_name(enum aug_moe_overlap o) {
+    return (unsigned)o < AUG_MOE_OVERLAP_COUNT ? moe_overlap_names[o] : "?";
+}
+
+int aug_moe_overlap_from_name(const char *s, enum aug_moe_overlap *out) {
+    for (int i = 0; i < AUG_MOE_OVERLAP_COUNT; i++)
+        if (s && strcasecmp(s, moe_overlap_names[i]) == 0) {
+            *out = (enum aug_moe_overlap)i;
+            return AUG_OK;
+        }
+    return aug_errorf(AUG_EUSAGE, "unknown MoE overlap '%s' (use none, shared or batch)",
+                      s ? s : "");
+}
 _Static_assert(sizeof ternary_names / sizeof *ternary_names == AUG_TERNARY_COUNT,
                "ternary names out of sync");
 
@@ -125,6 +142,7 @@ void aug_plan_init(struct aug_plan *p) {
     p->ternary = AUG_TERNARY_TENSOR;
     p->tp_overlap = 0;
     p->pp_overlap = 0;
+    p->moe_overlap = AUG_MOE_OVERLAP_NONE;
     p->comm_slowdown = aug_eff_defaults()->comm_slowdown;
 }
 

@@ -36,7 +36,6 @@
 #include "overlap.h"
 #include "model/memory.h"
 #include "hw/topology.h"
-#include "train/dropped_flops.h"
 #include "train/train_check.h"
 
 /* Framework floor of one iteration (data-loader hand-off, loss logging, grad-norm and
@@ -141,8 +140,9 @@ static int time_list(const struct aug_op_ctx *ctx, const struct aug_graph_op *op
     for (int k = 0; k < ng; k++) {
         if (!(g[k].M > 0))
             continue;
-        double both = g[k].kind == AUG_OVL_TRAIL ? aug_ovl_trail(g[k].C, g[k].M, g[k].n, s)
-                                                 : aug_ovl_ring(g[k].C, g[k].M, g[k].n, s);
+        double both = g[k].kind == AUG_OVL_TRAIL  ? aug_ovl_trail(g[k].C, g[k].M, g[k].n, s)
+                      : g[k].kind == AUG_OVL_PAIR ? aug_ovl_pair(g[k].C, g[k].M, s)
+                                                  : aug_ovl_ring(g[k].C, g[k].M, g[k].n, s);
         double exposed = both - g[k].C;
         a->cat[g[k].comm_cat] += exposed;
         a->src[g[k].comm_src] += exposed;
@@ -391,14 +391,12 @@ int aug_train_predict(const struct aug_model *m, const struct aug_system *s,
                        AUG_TRAIN_ITER_OVERHEAD_S;
     double tokens = (double)p->global_batch * (double)p->seq;
     out->tokens_per_s = tokens / out->step_time_s;
-    double fwd_flops = aug_model_fwd_flops_per_seq(m, (double)p->seq) * (double)p->global_batch;
-    /* FLOPs of tokens that full expert buffers drop are not done, forward or backward */
-    double dropped = aug_train_dropped_fwd_flops(m, p);
-    out->model_flops = 3.0 * (fwd_flops - dropped);
+    /* model FLOPs of the tokens processed: what a capacity factor drops is not work done */
+    double fwd_flops = aug_model_fwd_flops_processed(m, p, (double)p->seq) * (double)p->global_batch;
+    out->model_flops = 3.0 * fwd_flops;
     double rec_flops = 0.0;
     if (p->recompute == AUG_RECOMPUTE_FULL)
-        rec_flops = (double)m->layers * aug_layer_fwd_flops_per_seq(m, (double)p->seq) -
-                    dropped / (double)p->global_batch;
+        rec_flops = aug_layers_fwd_flops_processed(m, p, (double)p->seq);
     else if (p->recompute == AUG_RECOMPUTE_SELECTIVE && m->arch != AUG_ARCH_MATMULFREE)
         rec_flops = (double)m->layers * 4.0 * (double)p->seq * (double)p->seq *
                     (double)(m->heads * m->head_dim);
