@@ -3,6 +3,7 @@
 
 #include <string.h>
 
+#include "augur/framework.h"
 #include "augur/matmulfree.h"
 #include "augur/moe.h"
 
@@ -28,6 +29,12 @@ static json_t *plan_json(const struct aug_plan *p) {
     json_object_set_new(o, "pp_overlap", json_boolean(p->pp_overlap));
     json_object_set_new(o, "moe_overlap", json_string(aug_moe_overlap_name(p->moe_overlap)));
     json_object_set_new(o, "comm_slowdown", json_real(p->comm_slowdown));
+    json_object_set_new(o, "framework", json_string(aug_framework_name(p->framework)));
+    json_object_set_new(o, "pp_scatter", json_boolean(p->pp_scatter));
+    json_object_set_new(o, "main_grads", json_string(aug_main_grads_name(p->main_grads)));
+    json_object_set_new(o, "cuda_graphs", json_boolean(p->cuda_graphs));
+    json_object_set_new(o, "bucket_params", json_real(p->bucket_params));
+    json_object_set_new(o, "param_gather_overlap", json_boolean(p->param_gather_overlap));
     return o;
 }
 
@@ -143,9 +150,10 @@ void aug_cli_train_table(FILE *f, const struct aug_model *m, const struct aug_sy
             p->tp, p->pp, p->dp, p->cp, p->ep, p->sp ? "on" : "off", p->interleave, p->micro_batch,
             p->global_batch, p->seq, aug_recompute_name(p->recompute), p->zero,
             aug_fsdp_name(p->fsdp), aug_dtype_name(p->dtype), p->flash_attention ? "fused" : "unfused");
-    fprintf(f, "# overlap: dp %s, tp %s, pp %s; compute slowdown %.2f while a collective shares "
-               "the SMs\n", p->dp_overlap ? "on" : "off", p->tp_overlap ? "on" : "off",
-            p->pp_overlap ? "on" : "off", p->comm_slowdown);
+    fprintf(f, "# overlap: dp %s, tp %s, pp %s, parameter all-gather %s; compute slowdown %.2f "
+               "while a collective shares the SMs\n", p->dp_overlap ? "on" : "off",
+            p->tp_overlap ? "on" : "off", p->pp_overlap ? "on" : "off",
+            p->param_gather_overlap ? "on" : "off", p->comm_slowdown);
     if (p->cp > 1)
         fprintf(f, "# context parallelism: %s over %ld ranks, %ld tokens each\n",
                 aug_cp_algo_name(p->cp_algo), p->cp, p->seq / p->cp);
@@ -161,6 +169,17 @@ void aug_cli_train_table(FILE *f, const struct aug_model *m, const struct aug_sy
                 p->ternary == AUG_TERNARY_ACCUMULATE
                     ? "accumulate-only on the CUDA cores (non-tensor rate, 2-bit weights)"
                     : "as 16-bit tensor-core GEMMs (reference implementation)");
+    const struct aug_framework *fw = aug_framework_get(p->framework);
+    fprintf(f, "# framework: %s (%s); pipeline scatter/gather %s, gradients %s, CUDA graphs %s\n",
+            fw ? fw->name : "?", fw ? fw->source : "?", p->pp_scatter ? "on" : "off",
+            aug_main_grads_name(p->main_grads), p->cuda_graphs ? "on" : "off");
+    fprintf(f, "# host issue per kernel: gemm %.1f, attention %.1f, memory %.1f, collective "
+               "%.1f us (%s)\n",
+            1e6 * aug_framework_issue_s(p, NULL, AUG_OP_GEMM),
+            1e6 * aug_framework_issue_s(p, NULL, AUG_OP_ATTENTION),
+            1e6 * aug_framework_issue_s(p, NULL, AUG_OP_MEMORY),
+            1e6 * aug_framework_issue_s(p, NULL, AUG_OP_COLLECTIVE),
+            p->cuda_graphs ? "CUDA graphs: none" : fw ? fw->host_fit : "?");
     if (m->caveats[0])
         fprintf(f, "# model caveats: %s\n", m->caveats);
     fprintf(f, "# times: hybrid op model; share of predicted time by source: %s\n", prov);

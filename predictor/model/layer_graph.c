@@ -148,7 +148,9 @@ static void attention_fwd(const struct attn_plan *ap, const struct aug_plan *p,
                           const struct aug_dims *x, struct aug_graph *g, int *first, int *last) {
     *first = g->n_fwd;
     if (p->flash_attention) {
-        aug_gb_add(g->fwd, &g->n_fwd, flash_op(ap, 0), AUG_CAT_ATTENTION, 0);
+        /* selective recomputation re-runs the fused core attention forward too
+         * (Megatron-Core 0.12 recompute_modules ["core_attn"]) */
+        aug_gb_add(g->fwd, &g->n_fwd, flash_op(ap, 0), AUG_CAT_ATTENTION, 1);
         *last = g->n_fwd - 1;
         return;
     }

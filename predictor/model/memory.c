@@ -5,7 +5,8 @@
  * Adam keeps 2 bytes of 16-bit weights, 2 of gradients and K = 12 of fp32 master weights,
  * momentum and variance per parameter (16 in all). ZeRO-1 shards the 12 over DP, ZeRO-2
  * also the gradients, ZeRO-3 (and FSDP full sharding) also the weights; FSDP hybrid
- * shards inside a node and replicates across nodes (Zhao et al., VLDB 2023).
+ * shards inside a node and replicates across nodes (Zhao et al., VLDB 2023). Megatron
+ * keeps fp32 main gradients instead (plan.h, enum aug_main_grads).
  *
  * Activations (Korthikanti et al. 2022, arXiv 2205.05198, sec. 4.1 and Table 2): one
  * layer keeps sbh(34 + 5as/h) bytes without parallelism; TP splits 24 of the 34 and the
@@ -203,6 +204,14 @@ static void states(const struct aug_model *m, const struct aug_plan *p, const st
     double dense = params - experts;
     int fp32 = p->dtype == AUG_DTYPE_FP32 || p->dtype == AUG_DTYPE_TF32;
     double wb = fp32 ? 4.0 : 2.0, gb = fp32 ? 4.0 : 2.0, ob = fp32 ? 8.0 : 12.0;
+    /* Megatron's fp32 main gradients (Megatron-Core docs, "Distributed Optimizer"): bf16
+     * weights with fp32 gradients keep 2 + 4 + 12 = 18 B, sharded 6 + 12/d; fp16 weights
+     * with 16-bit gradients and an fp32 copy in the optimizer 2 + 2 + 16 = 20 B, sharded
+     * 4 + 16/d (the copy is sharded with the optimizer states) */
+    if (!fp32 && p->main_grads == AUG_GRADS_FP32)
+        gb = 4.0;
+    else if (!fp32 && p->main_grads == AUG_GRADS_FP32_COPY)
+        ob = 16.0;
     double shard = (double)aug_train_dense_shard_ranks(p, s);
     double eshard = (double)aug_train_expert_shard_ranks(p, s);
     int stage_z = p->fsdp != AUG_FSDP_NONE ? 3 : p->zero;

@@ -138,6 +138,7 @@ static int read_row(struct aug_validate_reader *rd, size_t i, struct aug_validat
             return aug_csv_cell_error(t, i, "unit", "'%s' is not a unit of %s", unit, metric);
     }
     if ((st = aug_vrow_model(t, i, &vc->model)) != AUG_OK || (st = read_plan(t, i, &vc->plan)) != AUG_OK ||
+        (st = aug_vrow_framework(t, i, vc)) != AUG_OK ||
         (st = aug_vrow_system(rd, i, &vc->system)) != AUG_OK)
         return st;
     /* a model described by its dimensions was trained at the row's sequence length */

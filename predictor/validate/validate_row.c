@@ -195,6 +195,26 @@ int aug_vrow_attention(const struct aug_csv *t, size_t i, int *flash_attention) 
     return AUG_OK;
 }
 
+int aug_vrow_framework(const struct aug_csv *t, size_t i, struct aug_validate_case *vc) {
+    const char *fw = aug_vrow_cell(t, i, "framework");
+    vc->framework = AUG_FW_NONE;
+    vc->fw_set = 0;
+    if (!fw[0])
+        return AUG_OK;
+    if (aug_framework_from_name(fw, &vc->framework) != AUG_OK)
+        return aug_csv_cell_error(t, i, "framework", "%s", aug_last_error());
+    static const struct {
+        const char *col;
+        unsigned bit;
+    } given[] = {{"sp", AUG_FWSET_SP},           {"attention", AUG_FWSET_ATTENTION},
+                 {"dp_overlap", AUG_FWSET_DP_OVERLAP}, {"tp_overlap", AUG_FWSET_TP_OVERLAP},
+                 {"pp_overlap", AUG_FWSET_PP_OVERLAP}, {"zero_stage", AUG_FWSET_SHARDING}};
+    for (size_t k = 0; k < sizeof given / sizeof *given; k++)
+        if (aug_vrow_cell(t, i, given[k].col)[0])
+            vc->fw_set |= given[k].bit;
+    return AUG_OK;
+}
+
 int aug_vrow_system(struct aug_validate_reader *rd, size_t i, struct aug_system *s) {
     const struct aug_csv *t = rd->t;
     const char *name = aug_vrow_cell(t, i, "system");

@@ -9,6 +9,7 @@
 #include <jansson.h>
 
 #include "augur/dtype.h"
+#include "augur/framework.h"
 #include "augur/plan.h"
 #include "augur/status.h"
 #include "core/jsonutil.h"
@@ -47,7 +48,8 @@ static int read_plan(const char *ctx, json_t *o, struct aug_plan *p) {
         "gpus", "tp", "pp", "dp", "cp", "ep", "sp", "interleave", "micro_batch", "global_batch",
         "seq", "recompute", "zero", "fsdp", "dtype", "attention", "dp_overlap", "cp_algo", "etp",
         "ep_placement", "moe_capacity_factor", "moe_imbalance", "ternary_kernel", "tp_overlap",
-        "pp_overlap", "comm_slowdown", "uneven_pp", "moe_overlap", NULL};
+        "pp_overlap", "comm_slowdown", "uneven_pp", "moe_overlap", "framework", "pp_scatter",
+        "main_grads", "cuda_graphs", "bucket_params", "param_gather_overlap", NULL};
     const char *key;
     json_t *v;
     json_object_foreach(o, key, v) {
@@ -77,6 +79,10 @@ static int read_plan(const char *ctx, json_t *o, struct aug_plan *p) {
         (st = bool_key(ctx, o, "tp_overlap", &p->tp_overlap)) ||
         (st = bool_key(ctx, o, "pp_overlap", &p->pp_overlap)) ||
         (st = bool_key(ctx, o, "uneven_pp", &p->uneven_pp)) ||
+        (st = bool_key(ctx, o, "pp_scatter", &p->pp_scatter)) ||
+        (st = bool_key(ctx, o, "cuda_graphs", &p->cuda_graphs)) ||
+        (st = bool_key(ctx, o, "param_gather_overlap", &p->param_gather_overlap)) ||
+        (st = double_key(ctx, o, "bucket_params", &p->bucket_params)) ||
         (st = double_key(ctx, o, "moe_capacity_factor", &p->moe_capacity_factor)) ||
         (st = double_key(ctx, o, "moe_imbalance", &p->moe_imbalance)) ||
         (st = double_key(ctx, o, "comm_slowdown", &p->comm_slowdown)))
@@ -124,6 +130,16 @@ static int read_plan(const char *ctx, json_t *o, struct aug_plan *p) {
         return st;
     if (s[0] && aug_ternary_kernel_from_name(s, &p->ternary) != AUG_OK)
         return aug_errorf(AUG_EDATA, "%s: field 'ternary_kernel': %s", ctx, aug_last_error());
+    s[0] = '\0';
+    if ((st = string_key(ctx, o, "framework", s, sizeof s)))
+        return st;
+    if (s[0] && aug_framework_from_name(s, &p->framework) != AUG_OK)
+        return aug_errorf(AUG_EDATA, "%s: field 'framework': %s", ctx, aug_last_error());
+    s[0] = '\0';
+    if ((st = string_key(ctx, o, "main_grads", s, sizeof s)))
+        return st;
+    if (s[0] && aug_main_grads_from_name(s, &p->main_grads) != AUG_OK)
+        return aug_errorf(AUG_EDATA, "%s: field 'main_grads': %s", ctx, aug_last_error());
     s[0] = '\0';
     if ((st = string_key(ctx, o, "moe_overlap", s, sizeof s)))
         return st;
