@@ -52,6 +52,8 @@ struct aug_op_time {
     double intensity;      /* flops / bytes */
     int compute_bound;     /* 1 when the compute term dominates */
     enum aug_source source;
+    int extrapolated;      /* 1: a calibrated curve was used outside its measured range */
+    int clamped;           /* 1: raised to the physics bound max(flops / peak, bytes / HBM) */
 };
 
 /* Hybrid timing options. */
