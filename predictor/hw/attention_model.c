@@ -2,7 +2,8 @@
  * arXiv 2307.08691, Algorithm 1 and section 3.2 "Parallelism"; flash-decoding split-KV,
  * Dao et al. 2023 "Flash-Decoding for long-context inference").
  *
- * One CTA owns block_q = 128 query rows of one (batch, head) and loops over the keys in
+ * One CTA owns block_q = 128 query rows (fewer queries: 16-row multiples) of one (batch,
+ * head) and loops over the keys in
  * blocks of block_kv = 64 (FA2's forward tiles for head dims up to 128; 128 x 128 is used
  * for the backward's key-major loop). With a causal mask (queries aligned to the end of the
  * keys) a CTA stops at the diagonal, so CTAs carry different work. The time of the compute
@@ -11,10 +12,12 @@
  *   t_compute = max(sum_blocks / SMs, max_blocks) x t_block,
  *   t_block   = 4 block_q block_kv head_dim x (2.5 backward) / (rate / SMs)
  *
- * rate: the attention main loop reaches 0.86 (forward) and 0.73 (backward) of the GPU's
- * achievable GEMM rate: FA2 on A100 runs at up to 230 and 197 TFLOP/s (Dao 2023, Fig. 4-5
- * maxima, head dim 128) against the 267.9 TFLOP/s cuBLAS reaches (gpus.csv); head dim 64
- * runs 10% slower (same figures). When batch_heads x query blocks leaves SMs idle (decode,
+ * rate: the attention main loop reaches 0.72 (forward) and 0.55 (backward) of the GPU's
+ * achievable GEMM rate: FA2 on A100 at the 2k-token sequences of training runs about 190
+ * TFLOP/s forward and 150 backward at head dim 128 (Dao 2023, Fig. 4-5; up to 230 and 197
+ * at 16k) against the 267.9 TFLOP/s cuBLAS reaches (gpus.csv): 0.62 and 0.45 of the 312
+ * peak, the documented defaults of efficiency.c; head dim 64 runs 10% slower (same
+ * figures). When batch_heads x query blocks leaves SMs idle (decode,
  * short prefill), the key range is split over up to 32 CTAs (flash-decoding) at the cost of
  * writing and re-reading an fp32 partial output per split. The IO (`bytes`, the caller's
  * count: Q, K, V read and O written, GQA sharing included) streams at the achievable HBM
@@ -26,14 +29,17 @@
 #include <math.h>
 #include <string.h>
 
-#define ATTN_FWD_OF_GEMM 0.86
-#define ATTN_BWD_OF_GEMM 0.73
+/* 0.62 x 312 / 267.9 and 0.45 x 312 / 267.9 */
+#define ATTN_FWD_OF_GEMM 0.722
+#define ATTN_BWD_OF_GEMM 0.524
 
 static double attn_split_us(const struct aug_gemm_ceiling *c, double bh, double sq, double skv,
                             double hd, int causal, int backward, double bytes, double split,
                             struct aug_attn_plan *p)
 {
-    double bq = 128, bkv = backward ? 128 : 64;
+    /* short query ranges (decode, speculative and chunk tails) pad to 16-row MMA
+     * fragments, not to a whole 128-row tile (flash-decoding packs them so) */
+    double bq = sq < 128 ? 16.0 * ceil(sq / 16.0) : 128, bkv = backward ? 128 : 64;
     double nq = ceil(sq / bq);
     double nkv = ceil(skv / bkv);
     /* key blocks visited by query block i (0-based): causal stops at the diagonal, with
@@ -91,7 +97,7 @@ double aug_attention_model_us(const struct aug_gemm_ceiling *c, double batch_hea
     double best = INFINITY;
     struct aug_attn_plan tp;
     /* split-KV only where the query tiles leave SMs idle (decode, short prefill) */
-    double ctas1 = batch_heads * ceil(seq_q / 128);
+    double ctas1 = batch_heads * (seq_q < 128 ? 1.0 : ceil(seq_q / 128));
     for (double s = 1; s <= 32; s *= 2) {
         if (s > 1 && (backward || ctas1 >= c->sms))
             break;
