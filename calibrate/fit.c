@@ -12,6 +12,7 @@
 
 #include "augur/dtype.h"
 #include "augur/status.h"
+#include "hw/gemm_model.h"
 #include "lsq.h"
 
 void aug_fit_opts_default(struct aug_fit_opts *o)
@@ -227,7 +228,12 @@ static int fit_linear_once(const struct aug_curve_form *f, const struct aug_curv
 
 static void clamp_params(const struct aug_curve_form *f, double *p)
 {
-    (void)f;
+    if (f->init) { /* forms with their own start (gemm_tile): positive physical parameters */
+        for (int j = 0; j < f->n_fit; j++)
+            if (!(p[j] > 1e-6))
+                p[j] = 1e-6;
+        return;
+    }
     /* every saturating form: p0 e_max, p1 log10 of the half point, p2 steepness */
     if (p[0] < 1e-4)
         p[0] = 1e-4;
@@ -339,6 +345,8 @@ static int fit_nonlinear(const struct aug_curve_form *f, const struct aug_curve_
     for (int i = 0; i < n; i++) {
         ly[i] = log(y[i]);
         lx[i] = log10(pt[i].x > 0 ? pt[i].x : 1);
+        if (f->init)
+            continue;
         /* the largest efficiency seen, with the shape factor of the form divided out */
         double unit[AUG_CURVE_MAX_PARAMS];
         memcpy(unit, p, sizeof unit);
@@ -356,6 +364,19 @@ static int fit_nonlinear(const struct aug_curve_form *f, const struct aug_curve_
     int best_iters = 0;
     struct aug_lsq_info last = {0, 0, 0}, best_info = {0, 0, 0};
     int rc = AUG_OK;
+    if (f->init) { /* a physical form: one start from its own initial values */
+        f->init(p);
+        clamp_params(f, p);
+        int iters = 0;
+        rc = lm_run(f, pt, ly, n, p, &iters, &last);
+        if (rc == AUG_OK && st) {
+            aug_fit_eval(f, p, pt, y, n, st);
+            st->rank = last.rank;
+            st->cond = last.cond;
+            st->iters = iters;
+        }
+        goto out;
+    }
     static const double q[] = {0.25, 0.5, 0.75};
     static const double steep[] = {0.7, 1.5};
     for (size_t qi = 0; qi < sizeof q / sizeof q[0]; qi++) {
@@ -623,6 +644,20 @@ static int fixed_params(const struct aug_curve_form *f, const struct aug_fit_gro
             return 0;
         p[5] = gpu->sm_count;
         p[6] = AUG_CURVE_GEMM_TILE_M;
+        p[7] = gpu->peak_tflops[g->dtype];
+        return 1;
+    }
+    if (strcmp(f->name, "gemm_tile") == 0) {
+        if (!gpu || gpu->sm_count < 1 || !(gpu->peak_tflops[g->dtype] > 0))
+            return 0;
+        struct aug_gemm_ceiling c;
+        if (!aug_gemm_ceiling_of(gpu, g->dtype, &c))
+            return 0;
+        p[2] = c.hbm_gbps; /* starting value of the fitted HBM bandwidth */
+        p[3] = gpu->sm_count;
+        p[4] = gpu->l2_mib;
+        p[5] = c.l2_gbps;
+        p[6] = c.simt;
         p[7] = gpu->peak_tflops[g->dtype];
         return 1;
     }

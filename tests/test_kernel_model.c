@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "augur/curve.h"
 #include "augur/kdb.h"
 #include "augur/op.h"
 #include "augur/status.h"
@@ -17,6 +18,7 @@
 #include "hw/gemm_model.h"
 #include "hw/host_time.h"
 #include "hw/kernel_model.h"
+#include "fit.h"
 
 #define KDB AUG_TEST_SOURCE_DIR "/kernels-db"
 
@@ -337,6 +339,35 @@ static void test_every_dtype_and_host_time(void **state)
     assert_rel(aug_host_time_s(100e-6, 24.0), 124e-6, 1e-12);
 }
 
+/* The gemm_tile curve form is the structural model with fitted overhead, rate and HBM
+ * bandwidth: times generated from known values (A100: 3 us, 250 TFLOP/s, 1700 GB/s) over
+ * compute- and memory-bound shapes are fitted back to them. */
+static void test_gemm_tile_fit_recovers(void **state)
+{
+    (void)state;
+    const struct aug_curve_form *f = aug_curve_form_find("gemm_tile");
+    assert_non_null(f);
+    double truth[AUG_CURVE_MAX_PARAMS] = {3.0, 250.0, 1700.0, 108, 40, 7219, 0, 312};
+    struct aug_curve_point pt[64];
+    double y[64];
+    int n = 0;
+    static const double ms[] = {1, 16, 128, 512, 1000, 2048, 4096, 8192};
+    static const double ks[] = {1024, 4096, 8192, 12288, 16384, 28672, 40000, 53248};
+    for (int i = 0; i < 8; i++)
+        for (int j = 0; j < 8; j++) {
+            pt[n] = aug_curve_gemm_point(ms[i], ks[j], ks[(j + 3) % 8], 2.0);
+            y[n] = f->eval(truth, &pt[n]);
+            n++;
+        }
+    double p[AUG_CURVE_MAX_PARAMS] = {0, 0, 1795, 108, 40, 7219, 0, 312};
+    struct aug_fit_stats st;
+    assert_int_equal(aug_fit_form(f, pt, y, n, p, &st), AUG_OK);
+    assert_rel(p[0], 3.0, 0.01);
+    assert_rel(p[1], 250.0, 0.01);
+    assert_rel(p[2], 1700.0, 0.01);
+    assert_true(st.rel_rmse < 0.005);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -349,6 +380,7 @@ int main(void)
         cmocka_unit_test(test_clamp_and_extrapolation),
         cmocka_unit_test(test_bounds_on_load),
         cmocka_unit_test(test_every_dtype_and_host_time),
+        cmocka_unit_test(test_gemm_tile_fit_recovers),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -164,6 +164,22 @@ static int check_bounds(const struct aug_csv *t, size_t r, const struct aug_curv
                                       "peak %g", us_per_flop > 0 ? 1e-6 / us_per_flop : INFINITY,
                                       peak);
     }
+    if (strcmp(f->name, "gemm_tile") == 0) {
+        if (!(c->p[0] >= 0) || c->p[0] > 1e4)
+            return aug_csv_cell_error(t, r, "p0", "overhead %g us is outside [0, 1e4]", c->p[0]);
+        if (!(c->p[7] > 0) || c->p[7] > 1e6)
+            return aug_csv_cell_error(t, r, "p7", "peak %g TFLOP/s is outside (0, 1e6]",
+                                      c->p[7]);
+        if (!(c->p[1] > 0) || c->p[1] > c->p[7] * (1 + 1e-9))
+            return aug_csv_cell_error(t, r, "p1", "rate %g TFLOP/s is outside (0, peak %g]",
+                                      c->p[1], c->p[7]);
+        if (!(c->p[2] >= 1) || c->p[2] > 1e5)
+            return aug_csv_cell_error(t, r, "p2", "HBM bandwidth %g GB/s is outside [1, 1e5]",
+                                      c->p[2]);
+        if (!(c->p[3] >= 1) || !(c->p[4] >= 0) || !(c->p[5] >= 1))
+            return aug_csv_cell_error(t, r, "p3", "SMs, L2 size and L2 bandwidth must be "
+                                      "positive");
+    }
     if (f->output == AUG_CURVE_EFF) {
         if (!(c->p[0] > 0) || c->p[0] > 1.5)
             return aug_csv_cell_error(t, r, "p0", "efficiency ceiling %g is outside (0, 1.5]",
