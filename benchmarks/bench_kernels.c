@@ -30,6 +30,7 @@
 
 #include "augur/augur.h"
 #include "hw/gemm_model.h"
+#include "hw/host_time.h"
 #include "hw/kernel_model.h"
 #include "import.h"
 #include "samples.h"
@@ -159,36 +160,37 @@ static double median(double *v, int n)
 #define N_RATE 61   /* 0.40 .. 1.00 */
 #define N_HBM 71    /* 0.30 .. 1.00 */
 #define N_HOST 121  /* 0 .. 60 us in 0.5 */
+#define N_POST 81   /* 0 .. 40 us in 0.5 */
 static double rate_at(int i) { return 0.40 + 0.01 * i; }
 static double hbm_at(int i) { return 0.30 + 0.01 * i; }
 static double host_at(int i) { return 0.5 * i; }
 
+/* kinds: 0 GEMM (linear and bmm), 1.. the memory-bound ops, each with its own host
+ * overhead (nn.LayerNorm and nn.Softmax do more on the host than torch.add) */
+#define N_KIND 5
+static const char *const kind_names[N_KIND] = {"gemm", "add", "gelu", "softmax", "ln"};
+
 struct gpu_data {
     const char *file, *id;
     struct aug_gpu g;
-    struct set gemm, mem;
-    double *tk_gemm; /* [N_RATE][gemm.n] */
-    double *tk_mem;  /* [N_HBM][mem.n] */
+    struct set s[N_KIND];
+    double *tk[N_KIND]; /* [grid][n]: kernel time per grid value of the fitted fraction */
 };
 
 static void precompute(struct gpu_data *d)
 {
-    d->tk_gemm = malloc(sizeof(double) * N_RATE * (size_t)(d->gemm.n ? d->gemm.n : 1));
-    d->tk_mem = malloc(sizeof(double) * N_HBM * (size_t)(d->mem.n ? d->mem.n : 1));
-    if (!d->tk_gemm || !d->tk_mem)
-        exit(1);
-    /* GEMMs: fp32, the HBM at the default 0.90 (operands of SGEMMs rarely bind) */
-    for (int r = 0; r < N_RATE; r++) {
-        struct params p = {rate_at(r), 0.90, 0, 0};
-        for (int i = 0; i < d->gemm.n; i++)
-            d->tk_gemm[(size_t)r * d->gemm.n + i] =
-                kernel_us(&d->g, AUG_DTYPE_FP32, &p, &d->gemm.v[i], 0.0);
-    }
-    for (int h = 0; h < N_HBM; h++) {
-        struct params p = {0.85, hbm_at(h), 0, 0};
-        for (int i = 0; i < d->mem.n; i++)
-            d->tk_mem[(size_t)h * d->mem.n + i] =
-                kernel_us(&d->g, AUG_DTYPE_FP32, &p, &d->mem.v[i], 0.0);
+    for (int kd = 0; kd < N_KIND; kd++) {
+        int na = kd == 0 ? N_RATE : N_HBM;
+        d->tk[kd] = malloc(sizeof(double) * (size_t)na * (size_t)(d->s[kd].n ? d->s[kd].n : 1));
+        if (!d->tk[kd])
+            exit(1);
+        for (int a = 0; a < na; a++) {
+            /* GEMMs: fp32, the HBM at the default 0.90 (operands of SGEMMs rarely bind) */
+            struct params p = {kd == 0 ? rate_at(a) : 0.85, kd == 0 ? 0.90 : hbm_at(a), 0, 0};
+            for (int i = 0; i < d->s[kd].n; i++)
+                d->tk[kd][(size_t)a * d->s[kd].n + i] =
+                    kernel_us(&d->g, AUG_DTYPE_FP32, &p, &d->s[kd].v[i], 0.0);
+        }
     }
 }
 
@@ -202,7 +204,13 @@ static int in_part(int i, int fold, int test)
 
 /* Median |log error| of (grid index a, host index h) over the training parts of the GPUs
  * in `use`. */
-static double cost(struct gpu_data *gd, int ng, const int *use, int gemm, int a, int h,
+/* host view of one call (hw/host_time.c): pre + max(kernel, post) */
+static double host_view(double pre, double post, double tk)
+{
+    return pre + (tk > post ? tk : post);
+}
+
+static double cost(struct gpu_data *gd, int ng, const int *use, int kd, int a, int h, int h2,
                    int fold, double *scratch)
 {
     int n = 0;
@@ -210,45 +218,49 @@ static double cost(struct gpu_data *gd, int ng, const int *use, int gemm, int a,
         if (!use[gi])
             continue;
         struct gpu_data *d = &gd[gi];
-        const struct set *s = gemm ? &d->gemm : &d->mem;
-        const double *tk = gemm ? d->tk_gemm : d->tk_mem;
+        const struct set *s = &d->s[kd];
+        const double *tk = d->tk[kd];
         for (int i = 0; i < s->n; i++) {
             if (!in_part(i, fold, 0))
                 continue;
-            double pred = host_at(h) + tk[(size_t)a * s->n + i];
+            double pred = host_view(host_at(h), host_at(h2), tk[(size_t)a * s->n + i]);
             scratch[n++] = fabs(log(pred / s->v[i].t_us));
         }
     }
     return median(scratch, n);
 }
 
-static void fit(struct gpu_data *gd, int ng, const int *use, int gemm, int fold,
-                double *scratch, int *best_a, int *best_h)
+static void fit(struct gpu_data *gd, int ng, const int *use, int kd, int fold,
+                double *scratch, int *best_a, int *best_h, int *best_h2)
 {
     double best = INFINITY;
-    int na = gemm ? N_RATE : N_HBM;
+    int na = kd == 0 ? N_RATE : N_HBM;
     /* coarse grid, then refine around the best */
     for (int a = 0; a < na; a += 4)
-        for (int h = 0; h < N_HOST; h += 8) {
-            double c = cost(gd, ng, use, gemm, a, h, fold, scratch);
-            if (c < best) {
-                best = c;
-                *best_a = a;
-                *best_h = h;
+        for (int h = 0; h < N_HOST; h += 8)
+            for (int h2 = 0; h2 < N_POST; h2 += 8) {
+                double c = cost(gd, ng, use, kd, a, h, h2, fold, scratch);
+                if (c < best) {
+                    best = c;
+                    *best_a = a;
+                    *best_h = h;
+                    *best_h2 = h2;
+                }
             }
-        }
-    int a0 = *best_a, h0 = *best_h;
+    int a0 = *best_a, h0 = *best_h, p0 = *best_h2;
     for (int a = a0 - 4; a <= a0 + 4; a++)
-        for (int h = h0 - 8; h <= h0 + 8; h++) {
-            if (a < 0 || a >= na || h < 0 || h >= N_HOST)
-                continue;
-            double c = cost(gd, ng, use, gemm, a, h, fold, scratch);
-            if (c < best) {
-                best = c;
-                *best_a = a;
-                *best_h = h;
+        for (int h = h0 - 8; h <= h0 + 8; h += 2)
+            for (int h2 = p0 - 8; h2 <= p0 + 8; h2 += 2) {
+                if (a < 0 || a >= na || h < 0 || h >= N_HOST || h2 < 0 || h2 >= N_POST)
+                    continue;
+                double c = cost(gd, ng, use, kd, a, h, h2, fold, scratch);
+                if (c < best) {
+                    best = c;
+                    *best_a = a;
+                    *best_h = h;
+                    *best_h2 = h2;
+                }
             }
-        }
 }
 
 struct errs {
@@ -263,16 +275,18 @@ static void report(const char *what, struct errs *e)
            what, e->nb, 100 * mb, e->ns, 100 * ms);
 }
 
-static void collect(struct gpu_data *d, int gemm, int a, int h, int fold, struct errs *e)
+static void collect(struct gpu_data *d, int kd, int a, int h, int h2, int fold, struct errs *e)
 {
-    const struct set *s = gemm ? &d->gemm : &d->mem;
-    const double *tk = gemm ? d->tk_gemm : d->tk_mem;
+    const struct set *s = &d->s[kd];
+    const double *tk = d->tk[kd];
     for (int i = 0; i < s->n; i++) {
         if (!in_part(i, fold, 1))
             continue;
-        double pred = host_at(h) + tk[(size_t)a * s->n + i];
+        double k = tk[(size_t)a * s->n + i];
+        double pred = host_view(host_at(h), host_at(h2), k);
         double err = fabs(pred / s->v[i].t_us - 1);
-        if (s->v[i].t_us - host_at(h) >= 10.0)
+        /* kernels of at least 10 us as the model times them */
+        if (k >= 10.0)
             e->big[e->nb++] = err;
         else
             e->small[e->ns++] = err;
@@ -303,7 +317,7 @@ static int neusight(const char *shared, const char *kdb)
         for (int o = 0; o < 2; o++) {
             snprintf(path, sizeof path, "%s%s/%s/p2.1.0/%s", shared, NS_DIR, gemm_ops[o],
                      files[g][0]);
-            if (read_neusight(path, gemm_ops[o], &gd[g].gemm) != 0) {
+            if (read_neusight(path, gemm_ops[o], &gd[g].s[0]) != 0) {
                 printf("NeuSight data absent (%s): skipped\n", path);
                 return 0;
             }
@@ -311,83 +325,86 @@ static int neusight(const char *shared, const char *kdb)
         for (int o = 0; o < 4; o++) {
             snprintf(path, sizeof path, "%s%s/%s/p2.1.0/%s", shared, NS_DIR, mem_ops[o],
                      files[g][0]);
-            if (read_neusight(path, mem_ops[o], &gd[g].mem) != 0)
+            if (read_neusight(path, mem_ops[o], &gd[g].s[1 + o]) != 0)
                 return 1;
         }
         precompute(&gd[g]);
-        maxn += (size_t)gd[g].gemm.n + (size_t)gd[g].mem.n;
+        for (int kd = 0; kd < N_KIND; kd++)
+            maxn += (size_t)gd[g].s[kd].n;
     }
     double *scratch = malloc(sizeof(double) * maxn);
     struct errs e = {malloc(sizeof(double) * maxn), malloc(sizeof(double) * maxn), 0, 0};
     if (!scratch || !e.big || !e.small)
         return 1;
     printf("NeuSight training split (host-visible, CUDA events; fp32 SGEMM and memory-bound)\n");
-    printf(" a. spec only (default fractions: fp32 0.85, HBM 0.90; host 36 / 24 us)\n");
+    printf(" a. spec only (default fractions: fp32 0.85, HBM 0.90; host: hw/host_time.c)\n");
     int a_def = (int)lround((0.85 - 0.40) / 0.01), hbm_def = (int)lround((0.90 - 0.30) / 0.01);
-    for (int g = 0; g < NG; g++) {
-        char what[128];
-        e.nb = e.ns = 0;
-        collect(&gd[g], 1, a_def, 72, -1, &e);
-        snprintf(what, sizeof what, "%s gemm", gd[g].id);
-        report(what, &e);
-        e.nb = e.ns = 0;
-        collect(&gd[g], 0, hbm_def, 48, -1, &e);
-        snprintf(what, sizeof what, "%s memory", gd[g].id);
-        report(what, &e);
-    }
-    printf(" b. within a GPU, 5-fold (fit rate or HBM fraction and host overhead)\n");
+    for (int g = 0; g < NG; g++)
+        for (int kd = 0; kd < N_KIND; kd++) {
+            char what[128];
+            e.nb = e.ns = 0;
+            struct aug_op op;
+            memset(&op, 0, sizeof op);
+            op.kind = kd == 0 ? AUG_OP_GEMM : AUG_OP_MEMORY;
+            double pre, post;
+            aug_host_overhead_us(&op, &pre, &post);
+            collect(&gd[g], kd, kd == 0 ? a_def : hbm_def, (int)lround(pre / 0.5),
+                    (int)lround(post / 0.5), -1, &e);
+            snprintf(what, sizeof what, "%s %s", gd[g].id, kind_names[kd]);
+            report(what, &e);
+        }
+    printf(" b. within a GPU, 5-fold (fit the rate or HBM fraction and the host overhead)\n");
     for (int g = 0; g < NG; g++) {
         int use[NG] = {0};
         use[g] = 1;
-        for (int gemm = 1; gemm >= 0; gemm--) {
+        for (int kd = 0; kd < N_KIND; kd++) {
             e.nb = e.ns = 0;
-            int a = 0, h = 0;
+            int a = 0, h = 0, h2 = 0;
             for (int fold = 0; fold < 5; fold++) {
-                fit(gd, NG, use, gemm, fold, scratch, &a, &h);
-                collect(&gd[g], gemm, a, h, fold, &e);
+                fit(gd, NG, use, kd, fold, scratch, &a, &h, &h2);
+                collect(&gd[g], kd, a, h, h2, fold, &e);
             }
-            fit(gd, NG, use, gemm, -1, scratch, &a, &h);
+            fit(gd, NG, use, kd, -1, scratch, &a, &h, &h2);
             char what[160];
-            snprintf(what, sizeof what, "%s %s (all: %s %.2f, host %.1f us)", gd[g].id,
-                     gemm ? "gemm" : "memory", gemm ? "fp32" : "HBM",
-                     gemm ? rate_at(a) : hbm_at(a), host_at(h));
+            snprintf(what, sizeof what, "%s %s (all: %s %.2f, host %.1f + max(k, %.1f))",
+                     gd[g].id, kind_names[kd], kd == 0 ? "fp32" : "HBM",
+                     kd == 0 ? rate_at(a) : hbm_at(a), host_at(h), host_at(h2));
             report(what, &e);
         }
     }
     printf(" c. leave one GPU out (fit on four, predict the fifth from its spec row)\n");
-    double hg[NG], hm[NG];
     for (int g = 0; g < NG; g++) {
         int use[NG];
         for (int q = 0; q < NG; q++)
             use[q] = q != g;
-        for (int gemm = 1; gemm >= 0; gemm--) {
-            int a = 0, h = 0;
-            fit(gd, NG, use, gemm, -1, scratch, &a, &h);
+        for (int kd = 0; kd < N_KIND; kd++) {
+            int a = 0, h = 0, h2 = 0;
+            fit(gd, NG, use, kd, -1, scratch, &a, &h, &h2);
             e.nb = e.ns = 0;
-            collect(&gd[g], gemm, a, h, -1, &e);
+            collect(&gd[g], kd, a, h, h2, -1, &e);
             char what[160];
-            snprintf(what, sizeof what, "%s %s (4 others: %s %.2f, host %.1f us)", gd[g].id,
-                     gemm ? "gemm" : "memory", gemm ? "fp32" : "HBM",
-                     gemm ? rate_at(a) : hbm_at(a), host_at(h));
+            snprintf(what, sizeof what, "%s %s (4 others: %s %.2f, host %.1f + max(k, %.1f))",
+                     gd[g].id, kind_names[kd], kd == 0 ? "fp32" : "HBM",
+                     kd == 0 ? rate_at(a) : hbm_at(a), host_at(h), host_at(h2));
             report(what, &e);
-            (gemm ? hg : hm)[g] = host_at(h);
         }
     }
     /* the per-call host overhead over all five GPUs (hw/host_time.c) */
-    int all[NG] = {1, 1, 1, 1, 1}, a = 0, h = 0;
-    fit(gd, NG, all, 1, -1, scratch, &a, &h);
-    printf(" host overhead, all five GPUs: gemm %.1f us (fp32 fraction %.2f)", host_at(h),
-           rate_at(a));
-    fit(gd, NG, all, 0, -1, scratch, &a, &h);
-    printf(", memory %.1f us (HBM fraction %.2f)\n", host_at(h), hbm_at(a));
-    (void)hg;
-    (void)hm;
-    for (int g = 0; g < NG; g++) {
-        free(gd[g].gemm.v);
-        free(gd[g].mem.v);
-        free(gd[g].tk_gemm);
-        free(gd[g].tk_mem);
+    int all[NG] = {1, 1, 1, 1, 1};
+    printf(" all five GPUs:");
+    for (int kd = 0; kd < N_KIND; kd++) {
+        int a = 0, h = 0, h2 = 0;
+        fit(gd, NG, all, kd, -1, scratch, &a, &h, &h2);
+        printf(" %s host %.1f + max(k, %.1f) us (%s %.2f)%s", kind_names[kd], host_at(h),
+               host_at(h2),
+               kd == 0 ? "fp32" : "HBM", kd == 0 ? rate_at(a) : hbm_at(a),
+               kd + 1 < N_KIND ? "," : "\n");
     }
+    for (int g = 0; g < NG; g++)
+        for (int kd = 0; kd < N_KIND; kd++) {
+            free(gd[g].s[kd].v);
+            free(gd[g].tk[kd]);
+        }
     free(scratch);
     free(e.big);
     free(e.small);

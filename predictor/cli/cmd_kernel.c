@@ -29,8 +29,9 @@ static void help(void) {
            "max(flops / peak, bytes / HBM bandwidth) ('clamped' when raised to it).\n"
            "--timing kernel (default): device time, as CUPTI or the profiler measure it.\n"
            "--timing host: as seen from the host timing one eager framework call with\n"
-           "synchronization: the kernel plus a per-call host overhead (--host-us, default the\n"
-           "value fitted on NeuSight's event-timed PyTorch data, see benchmarks/kernels.md).\n"
+           "synchronization: pre + max(kernel, post), the framework's dispatch before the\n"
+           "kernel and its remaining host work after the launch, fitted on NeuSight's\n"
+           "event-timed PyTorch data (benchmarks/kernels.md); --host-us US sets pre, post 0.\n"
            "Sizes accept K, M, G, Ki, Mi, Gi suffixes.\n");
 }
 
@@ -232,10 +233,14 @@ int aug_cmd_kernel(int argc, char **argv) {
 
     double peak = sys.gpu.peak_tflops[dt] * 1e12, bw = sys.gpu.hbm_gbps * 1e9;
     double kernel_s = t.time_s;
+    double pre_us = 0, post_us = 0;
     if (host) {
-        if (host_us < 0)
-            host_us = aug_host_overhead_us(&op);
-        t.time_s = aug_host_time_s(kernel_s, host_us);
+        aug_host_overhead_us(&op, &pre_us, &post_us);
+        if (host_us >= 0) {
+            pre_us = host_us;
+            post_us = 0;
+        }
+        t.time_s = aug_host_time_s(kernel_s, pre_us, post_us);
     }
     json_t *o = json_object();
     json_object_set_new(o, "family", json_string(family));
@@ -244,7 +249,8 @@ int aug_cmd_kernel(int argc, char **argv) {
     json_object_set_new(o, "time_s", json_real(t.time_s));
     if (host) {
         json_object_set_new(o, "kernel_time_s", json_real(kernel_s));
-        json_object_set_new(o, "host_overhead_us", json_real(host_us));
+        json_object_set_new(o, "host_pre_us", json_real(pre_us));
+        json_object_set_new(o, "host_post_us", json_real(post_us));
     }
     json_object_set_new(o, "efficiency", json_real(t.eff));
     json_object_set_new(o, "source", json_string(aug_source_name(t.source)));

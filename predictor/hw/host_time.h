@@ -4,13 +4,12 @@
 
 #include "augur/op.h"
 
-/* Per-call host overhead (us) an eager framework adds around one op timed from the host
- * with synchronization (CUDA events around the call, or wall clock). */
-double aug_host_overhead_us(const struct aug_op *op);
+/* Per-call host overheads (us) of an eager framework around one op timed from the host
+ * with synchronization: `pre`, the dispatch before the kernel starts, and `post`, the host
+ * work after the launch before the closing event is recorded. */
+void aug_host_overhead_us(const struct aug_op *op, double *pre_us, double *post_us);
 
-/* Host-visible time of one call: max(kernel, host overhead) when the host issues the op
- * while the GPU is idle is not what events measure; they measure the dispatch and the
- * kernel in sequence: kernel_s + host_us. */
-double aug_host_time_s(double kernel_s, double host_us);
+/* Host-visible time of one call: pre + max(kernel, post). */
+double aug_host_time_s(double kernel_s, double pre_us, double post_us);
 
 #endif
