@@ -12,7 +12,9 @@
 
 #include "augur/dtype.h"
 #include "augur/status.h"
+#include "augur/op.h"
 #include "hw/gemm_model.h"
+#include "hw/host_time.h"
 #include "lsq.h"
 
 /* held-out error ratio within which a physical form beats a purely fitted one */
@@ -519,6 +521,21 @@ void aug_fit_sample_point(const struct aug_sample *x, const struct aug_gpu *gpu,
     double peak = gpu ? gpu->peak_tflops[x->dtype] : 0;
     *t_us = x->time_us;
     *eff = NAN;
+    /* host-timed kernels (CUDA events around one framework call, or wall clock): the
+     * host view is pre + max(kernel, post) (predictor/hw/host_time.c); the kernel time is
+     * t - pre, and a time within pre + post hides the kernel: NaN, left out by the caller */
+    if (x->family != AUG_FAMILY_COLLECTIVE &&
+        (strcmp(x->timing, "cuda_event") == 0 || strcmp(x->timing, "wall") == 0)) {
+        struct aug_op op;
+        memset(&op, 0, sizeof op);
+        op.kind = x->family == AUG_FAMILY_GEMM        ? AUG_OP_GEMM
+                  : x->family == AUG_FAMILY_ATTENTION ? AUG_OP_ATTENTION
+                                                      : AUG_OP_MEMORY;
+        double pre, post;
+        aug_host_overhead_us(&op, &pre, &post);
+        double k = x->time_us - pre;
+        *t_us = k > post ? k : NAN;
+    }
     switch (x->family) {
     case AUG_FAMILY_GEMM:
         *pt = aug_curve_gemm_point(x->m * (x->batch > 0 ? x->batch : 1), x->n, x->k,
@@ -531,11 +548,11 @@ void aug_fit_sample_point(const struct aug_sample *x, const struct aug_gpu *gpu,
     default:
         *pt = aug_curve_size_point(x->size_bytes);
         if (x->family == AUG_FAMILY_MEMORY && gpu && gpu->hbm_gbps > 0)
-            *eff = x->size_bytes / (x->time_us * 1e-6) / (gpu->hbm_gbps * 1e9);
+            *eff = x->size_bytes / (*t_us * 1e-6) / (gpu->hbm_gbps * 1e9);
         return;
     }
     if (peak > 0)
-        *eff = pt->flops / (x->time_us * 1e-6 * peak * 1e12);
+        *eff = pt->flops / (*t_us * 1e-6 * peak * 1e12);
 }
 
 /* ---- grouping ---- */
@@ -905,10 +922,14 @@ static int fit_group(const struct aug_samples *s, struct aug_fit_group *g,
         goto out;
     }
     /* points, efficiency check, sort by size feature */
-    int n = 0, dropped = 0;
+    int n = 0, dropped = 0, hidden = 0;
     for (int i = 0; i < g->n_idx; i++) {
         const struct aug_sample *x = &s->v[g->idx[i]];
         aug_fit_sample_point(x, o->gpu, &tmp[n], &tt[n], &te[n]);
+        if (!isfinite(tt[n])) { /* a host-timed kernel hidden by the host overhead */
+            hidden++;
+            continue;
+        }
         if (isfinite(te[n]) && te[n] > 1.0 && x->family == AUG_FAMILY_MEMORY) {
             /* bytes of memory-bound ops are a counting convention (caches can beat it):
              * flag, keep the point */
@@ -929,6 +950,10 @@ static int fit_group(const struct aug_samples *s, struct aug_fit_group *g,
         g->idx[n] = g->idx[i];
         n++;
     }
+    if (hidden > 0)
+        add_warning(r, "%s %s %s: %d host-timed points within the host overhead (kernel "
+                    "hidden) left out; the others fitted as time - %s", aug_family_name(g->family),
+                    g->op, aug_dtype_name(g->dtype), hidden, "the fitted per-call overhead");
     if (dropped > 3)
         add_warning(r, "%s %s %s: %d points in all with efficiency above 1 left out",
                     aug_family_name(g->family), g->op, aug_dtype_name(g->dtype), dropped);
