@@ -521,11 +521,13 @@ void aug_fit_sample_point(const struct aug_sample *x, const struct aug_gpu *gpu,
     double peak = gpu ? gpu->peak_tflops[x->dtype] : 0;
     *t_us = x->time_us;
     *eff = NAN;
-    /* host-timed kernels (CUDA events around one framework call, or wall clock): the
-     * host view is pre + max(kernel, post) (predictor/hw/host_time.c); the kernel time is
-     * t - pre, and a time within pre + post hides the kernel: NaN, left out by the caller */
+    /* host-timed kernels (host_event: CUDA events around one framework call; wall: a
+     * synchronised wall clock): the host view is pre + max(kernel, post)
+     * (predictor/hw/host_time.c); the kernel time is t - pre, and a time within pre + post
+     * hides the kernel: NaN, left out by the caller. cuda_event (events around the launch
+     * itself, the profiler without CUPTI) is kernel time. */
     if (x->family != AUG_FAMILY_COLLECTIVE &&
-        (strcmp(x->timing, "cuda_event") == 0 || strcmp(x->timing, "wall") == 0)) {
+        (strcmp(x->timing, "host_event") == 0 || strcmp(x->timing, "wall") == 0)) {
         struct aug_op op;
         memset(&op, 0, sizeof op);
         op.kind = x->family == AUG_FAMILY_GEMM        ? AUG_OP_GEMM
