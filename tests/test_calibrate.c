@@ -155,7 +155,7 @@ static void data_errors_and_refusal(void **state)
         "ranks_per_node,algo,time_us_median,time_us_min,time_us_max,reps,timing,source\n");
     for (int i = 0; i < 40; i++)
         n += (size_t)snprintf(buf + n, sizeof buf - n,
-                              "memory,softmax,bf16,,,,,,,,,,%d,,,,%d,,,,cupti_kernel,t\n",
+                              "memory,softmax,bf16,,,,,,,,,,%d,,,,%d,,,,cuda_event,t\n",
                               1000 * (i + 1), (i % 2) ? 10 : 50);
     put("noise.csv", buf);
     snprintf(in, sizeof in, "%s/noise.csv", dir);

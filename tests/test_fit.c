@@ -201,7 +201,7 @@ static void efficiency_above_one(void **state)
         x.time_us = 5 + F / (0.7 * 312e12) * 1e6;
         if (i == 7)
             x.time_us = F / (1.3 * 312e12) * 1e6; /* 130% of the peak: impossible */
-        snprintf(x.timing, sizeof x.timing, "cupti_kernel");
+        snprintf(x.timing, sizeof x.timing, "cuda_event");
         x.file = aug_samples_file(&s, "gemm.csv");
         x.line = i + 2;
         x.source = aug_samples_source(&s, "synthetic");
