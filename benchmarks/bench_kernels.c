@@ -62,56 +62,56 @@ static void push(struct set *s, struct pt p)
     s->v[s->n++] = p;
 }
 
-/* Columns of a NeuSight CSV by name; simple split (no quoted commas in these files'
- * numeric columns, but Kernels has none either: verified by the column count). */
+/* One NeuSight CSV. `Kernel Name` and `Kernels` are quoted and hold commas, so the shape
+ * is read from the end of the line (linear/bmm: B, M, N, K; the others: B, H, never
+ * quoted) and the latency (ms) from the second field (OPName and Latency come first). */
 static int read_neusight(const char *path, const char *op, struct set *s)
 {
     FILE *f = fopen(path, "r");
     if (!f)
         return -1;
-    char line[8192];
-    int col_lat = -1, col_b = -1, col_m = -1, col_n = -1, col_k = -1, col_h = -1, ncol = 0;
+    char line[16384];
     if (!fgets(line, sizeof line, f)) {
         fclose(f);
         return -1;
     }
-    char *save, *tok = strtok_r(line, ",\r\n", &save);
-    for (int i = 0; tok; i++, tok = strtok_r(NULL, ",\r\n", &save)) {
-        if (!strcmp(tok, "Latency")) col_lat = i;
-        if (!strcmp(tok, "B")) col_b = i;
-        if (!strcmp(tok, "M")) col_m = i;
-        if (!strcmp(tok, "N")) col_n = i;
-        if (!strcmp(tok, "K")) col_k = i;
-        if (!strcmp(tok, "H")) col_h = i;
-        ncol = i + 1;
-    }
     int gemm = !strcmp(op, "linear") || !strcmp(op, "bmm");
+    int nd = gemm ? 4 : 2;
     while (fgets(line, sizeof line, f)) {
-        double v[64] = {0};
-        int i = 0;
-        char *p = line;
-        while (i < ncol && i < 64) {
-            char *e = strchr(p, ',');
-            v[i] = strtod(p, NULL);
-            i++;
-            if (!e)
+        size_t len = strcspn(line, "\r\n");
+        line[len] = 0;
+        double d[4] = {0};
+        char *end = line + len;
+        int ok = 1;
+        for (int i = nd - 1; i >= 0; i--) {
+            char *c = end;
+            while (c > line && c[-1] != ',')
+                c--;
+            if (c == line) {
+                ok = 0;
                 break;
-            p = e + 1;
+            }
+            d[i] = strtod(c, NULL);
+            end = c - 1;
+            *end = 0;
         }
+        char *comma = strchr(line, ',');
+        if (!ok || !comma)
+            continue;
         struct pt q;
         memset(&q, 0, sizeof q);
         q.gemm = gemm;
-        q.t_us = v[col_lat] * 1e3;
+        q.t_us = strtod(comma + 1, NULL) * 1e3;
         if (gemm) {
             /* linear: (B, M, N) x Linear(N, K): C is M x K over k = N; bmm the same */
-            q.b = v[col_b] > 0 ? v[col_b] : 1;
-            q.m = v[col_m];
-            q.k = v[col_n];
-            q.n = v[col_k];
+            q.b = d[0] > 0 ? d[0] : 1;
+            q.m = d[1];
+            q.k = d[2];
+            q.n = d[3];
             if (!(q.m > 0 && q.n > 0 && q.k > 0))
                 continue;
         } else {
-            double e = v[col_b] * v[col_h] * 4.0;
+            double e = d[0] * d[1] * 4.0;
             q.bytes = !strcmp(op, "add") ? 3 * e : 2 * e;
             if (!(q.bytes > 0))
                 continue;
