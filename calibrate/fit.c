@@ -533,6 +533,7 @@ void aug_fit_sample_point(const struct aug_sample *x, const struct aug_gpu *gpu,
         op.kind = x->family == AUG_FAMILY_GEMM        ? AUG_OP_GEMM
                   : x->family == AUG_FAMILY_ATTENTION ? AUG_OP_ATTENTION
                                                       : AUG_OP_MEMORY;
+        op.mem_op = x->op;
         double pre, post;
         aug_host_overhead_us(&op, &pre, &post);
         double k = x->time_us - pre;

@@ -125,7 +125,7 @@ static int check_bounds(const struct aug_csv *t, size_t r, const struct aug_curv
         return aug_csv_cell_error(t, r, "x_max", "%g is beyond any real kernel (max 1e18)",
                                   c->x_max);
     for (int i = 0; i < c->n_params; i++) {
-        char col[8];
+        char col[16];
         snprintf(col, sizeof col, "p%d", i);
         if (!isfinite(c->p[i]))
             return aug_csv_cell_error(t, r, col, "not a finite number");
@@ -144,7 +144,7 @@ static int check_bounds(const struct aug_csv *t, size_t r, const struct aug_curv
         int roof = f->name[5] == 'r';
         int n_fit = f->n_fit;
         for (int i = 0; i < n_fit; i++) {
-            char col[8];
+            char col[16];
             snprintf(col, sizeof col, "p%d", i);
             if (c->p[i] < 0)
                 return aug_csv_cell_error(t, r, col, "%g is negative", c->p[i]);
