@@ -79,7 +79,6 @@ static void test_decode_constant_state(void **state) {
     /* batch 1: the step streams the packed weights, 8x lighter than the twin's bf16 ones */
     struct aug_infer_result t = serve(&twin, 1, 1024, 64, 1);
     assert_true(a.decode_step_bytes < 0.25 * t.decode_step_bytes);
-    fprintf(stderr, "DBG mmf %g twin %g\n", a.tpot_s, t.tpot_s);
     assert_true(a.tpot_s < t.tpot_s);
     assert_true(a.ttft_s > 0 && a.e2e_latency_s > a.ttft_s);
     /* tensor parallelism splits channels: 2560 / 2 */
