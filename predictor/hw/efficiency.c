@@ -1,5 +1,8 @@
-/* efficiency.c - default efficiencies, used (and tagged "fallback") wherever a GPU has no
- * calibrated curve for a kernel family. One table, each number with its basis:
+/* efficiency.c - default efficiencies. GEMMs, attention and memory-bound kernels without a
+ * calibrated curve are timed by the structural models (gemm_model.c, attention_model.c,
+ * memop_model.c); aug_eff_gemm() reports the GEMM model as an efficiency, and the
+ * saturating GEMM constants below remain only for a dtype the GPU has no ceiling for.
+ * The other entries are still used where named. One table, each number with its basis:
  *
  * gemm_e_max 0.72, f_half 2e9, alpha 1.0: cuBLAS fp16 GEMMs of Llama-2-7B on A100 80GB
  *   in Vidur's profiling sweep (microsoft/vidur data/profiling/compute/a100, mlp.csv) run at
