@@ -30,6 +30,8 @@
 #include <string.h>
 
 /* 0.62 x 312 / 267.9 and 0.45 x 312 / 267.9 */
+/* query blocks walked one by one (2^20 x 128 = 134M queries) */
+#define MAX_Q_BLOCKS 1048576.0
 #define ATTN_FWD_OF_GEMM 0.722
 #define ATTN_BWD_OF_GEMM 0.524
 
@@ -45,7 +47,7 @@ static double attn_split_us(const struct aug_gemm_ceiling *c, double bh, double 
     /* key blocks visited by query block i (0-based): causal stops at the diagonal, with
      * queries aligned to the end of the keys: last key = skv - sq + (i + 1) bq - 1 */
     double sum = 0, maxb = 0;
-    for (double i = 0; i < nq && i < 4096; i++) {
+    for (double i = 0; i < nq && i < MAX_Q_BLOCKS; i++) {
         double kb = nkv;
         if (causal) {
             double last = skv - sq + (i + 1) * bq;
@@ -58,8 +60,8 @@ static double attn_split_us(const struct aug_gemm_ceiling *c, double bh, double 
         if (per_cta > maxb)
             maxb = per_cta;
     }
-    if (nq > 4096) /* very long sequences: scale the sampled sum (exact for non-causal) */
-        sum *= nq / 4096.0;
+    if (nq > MAX_Q_BLOCKS) /* beyond 134M queries: scale the sum (exact without a mask) */
+        sum *= nq / MAX_Q_BLOCKS;
     sum *= bh;
     double slots = c->sms;
     double ctas = bh * nq * split;
