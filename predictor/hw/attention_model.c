@@ -47,7 +47,10 @@ static double attn_split_us(const struct aug_gemm_ceiling *c, double bh, double 
     /* key blocks visited by query block i (0-based): causal stops at the diagonal, with
      * queries aligned to the end of the keys: last key = skv - sq + (i + 1) bq - 1 */
     double sum = 0, maxb = 0;
-    for (double i = 0; i < nq && i < MAX_Q_BLOCKS; i++) {
+    /* every query block up to MAX_Q_BLOCKS; beyond, evenly spaced ones standing for
+     * `stride` blocks each (the causal work grows along i, so no prefix is representative) */
+    double stride = nq > MAX_Q_BLOCKS ? ceil(nq / MAX_Q_BLOCKS) : 1.0;
+    for (double i = 0; i < nq; i += stride) {
         double kb = nkv;
         if (causal) {
             double last = skv - sq + (i + 1) * bq;
@@ -56,12 +59,10 @@ static double attn_split_us(const struct aug_gemm_ceiling *c, double bh, double 
                 kb = 1;
         }
         double per_cta = ceil(kb / split);
-        sum += per_cta * split;
+        sum += per_cta * split * (i + stride <= nq ? stride : nq - i);
         if (per_cta > maxb)
             maxb = per_cta;
     }
-    if (nq > MAX_Q_BLOCKS) /* beyond 134M queries: scale the sum (exact without a mask) */
-        sum *= nq / MAX_Q_BLOCKS;
     sum *= bh;
     double slots = c->sms;
     double ctas = bh * nq * split;
