@@ -192,6 +192,12 @@ static void test_memop_l2_switch(void **state)
     assert_rel(aug_memop_model_us(&c, b + 1, &in_l2), 2 + (b + 1) / 1795e9 * 1e6, 1e-12);
     assert_int_equal(in_l2, 0);
     assert_rel(2 + b / 2039e9 * 1e6, 12.2853, 1e-4);
+    /* ops that read their input twice stream at a share of an add's bandwidth (NeuSight
+     * medians): softmax 0.76, norms 0.65; adds, copies and activations 1 */
+    assert_near(aug_memop_op_factor("softmax"), 0.76, 0);
+    assert_near(aug_memop_op_factor("rmsnorm"), 0.65, 0);
+    assert_near(aug_memop_op_factor("elementwise"), 1.0, 0);
+    assert_near(aug_memop_op_factor(NULL), 1.0, 0);
 }
 
 /* FlashAttention-2 forward on A100, 32 heads x 4096 x 4096, head dim 128: 32 query blocks

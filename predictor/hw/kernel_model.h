@@ -14,6 +14,10 @@
  * L2 (*in_l2 = 1). */
 double aug_memop_model_us(const struct aug_gemm_ceiling *c, double bytes, int *in_l2);
 
+/* Bandwidth share of memory-bound op `mem_op` against an add (1 for adds, copies and
+ * activations; below 1 for ops that read their input more than once). */
+double aug_memop_op_factor(const char *mem_op);
+
 /* What the attention model chose. */
 struct aug_attn_plan {
     double block_q, block_kv; /* query rows and key columns of one tile */

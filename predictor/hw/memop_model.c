@@ -15,6 +15,8 @@
  * sizes (kernels-db/<gpu>/curves.csv, intercepts of the memory rows). */
 #include "hw/kernel_model.h"
 
+#include <string.h>
+
 double aug_memop_model_us(const struct aug_gemm_ceiling *c, double bytes, int *in_l2)
 {
     if (in_l2)
@@ -28,4 +30,21 @@ double aug_memop_model_us(const struct aug_gemm_ceiling *c, double bytes, int *i
             *in_l2 = 1;
     }
     return AUG_MEMOP_OVERHEAD_US + bytes / (bw * 1e9) * 1e6;
+}
+
+/* Share of the streaming bandwidth a memory-bound op reaches with the byte count of
+ * kernels-db/README.md (one read and one write per tensor), against an add: fitted on
+ * NeuSight's five GPUs (benchmarks/kernels.md, "within a GPU"): softmax reaches 0.76 and
+ * layer norm 0.65 of the add's bandwidth on the same GPU (medians over A100, V100, T4,
+ * P100, P4: both read their input twice, for the row max / sum or the mean / variance). */
+double aug_memop_op_factor(const char *mem_op)
+{
+    if (!mem_op)
+        return 1.0;
+    if (strcmp(mem_op, "softmax") == 0)
+        return 0.76;
+    if (strcmp(mem_op, "norm") == 0 || strcmp(mem_op, "layernorm") == 0 ||
+        strcmp(mem_op, "rmsnorm") == 0)
+        return 0.65;
+    return 1.0;
 }

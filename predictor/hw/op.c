@@ -212,7 +212,7 @@ int aug_op_time(const struct aug_op_ctx *ctx, const struct aug_op *op, struct au
             out->source = AUG_SOURCE_FALLBACK;
             /* the model's fixed cost is inside launch_us (see model_time_s) */
             double tm = have_c ? (aug_memop_model_us(&c, op->bytes, NULL) - AUG_MEMOP_OVERHEAD_US) *
-                                     1e-6
+                                     1e-6 / aug_memop_op_factor(op->mem_op)
                                : op->bytes / (bw * d->mem_eff);
             finish(out, tc, tm, launch, 1.0, tm > 0 ? op->bytes / (tm * bw) : 1.0, op);
         }
