@@ -101,12 +101,16 @@ static int dtype_opt(const char *cmd, const char *opt, const char *val, enum aug
     return 0;
 }
 
-static int nonneg(const char *cmd, const char *opt, const char *val, double *out) {
+/* A number in [0, max]: the ceilings are far above any real value, so that an extra
+ * digit or a unit slip is a usage error instead of a silently absurd prediction. */
+static int nonneg(const char *cmd, const char *opt, const char *val, double max, double *out) {
     int rc = aug_cli_double(cmd, opt, val, out);
     if (rc)
         return rc;
     if (*out < 0)
         return aug_cli_usage(cmd, "%s: %s must not be negative", opt, val);
+    if (*out > max)
+        return aug_cli_usage(cmd, "%s: %s is above %g", opt, val, max);
     return 0;
 }
 
@@ -187,7 +191,7 @@ int aug_cmd_infer(int argc, char **argv) {
                 return aug_cli_usage(cmd, "--mode: %s", aug_last_error());
             break;
         case OPT_RATE:
-            if ((rc = nonneg(cmd, "--request-rate", optarg, &plan.request_rate))) return rc;
+            if ((rc = nonneg(cmd, "--request-rate", optarg, 1e9, &plan.request_rate))) return rc;
             break;
         case OPT_CONC:
             if ((rc = aug_cli_long(cmd, "--concurrency", optarg, 1, 1L << 40, &plan.concurrency))) return rc;
@@ -207,9 +211,9 @@ int aug_cmd_infer(int argc, char **argv) {
             else
                 return aug_cli_usage(cmd, "--kv-link: use nvlink or network, not '%s'", optarg);
             break;
-        case OPT_LAUNCH: if ((rc = nonneg(cmd, "--launch-us", optarg, &plan.launch_us))) return rc; break;
-        case OPT_STEP: if ((rc = nonneg(cmd, "--step-overhead-us", optarg, &plan.step_overhead_us))) return rc; break;
-        case OPT_WS: if ((rc = nonneg(cmd, "--workspace-gib", optarg, &plan.workspace_gib))) return rc; break;
+        case OPT_LAUNCH: if ((rc = nonneg(cmd, "--launch-us", optarg, 1e6, &plan.launch_us))) return rc; break;
+        case OPT_STEP: if ((rc = nonneg(cmd, "--step-overhead-us", optarg, 1e7, &plan.step_overhead_us))) return rc; break;
+        case OPT_WS: if ((rc = nonneg(cmd, "--workspace-gib", optarg, 1e5, &plan.workspace_gib))) return rc; break;
         case OPT_KDB: kdb_arg = optarg; break;
         case OPT_ROOFLINE: roofline = 1; break;
         case OPT_FORMAT: if ((rc = aug_cli_format(cmd, optarg, &fmt))) return rc; break;
@@ -261,7 +265,11 @@ int aug_cmd_infer(int argc, char **argv) {
     }
     rc = emit(f, fmt, &model, &sys, &plan, &res, kdb, roofline, ops, n_ops, want_ops);
     aug_kdb_close(kdb);
-    if (aug_cli_close_output(f, output) != 0 || rc != 0)
+    if (rc != 0) {
+        aug_cli_discard_output(f);
+        return 1;
+    }
+    if (aug_cli_close_output(f, output) != 0)
         return 1;
     return 0;
 }
