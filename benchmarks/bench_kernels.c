@@ -444,7 +444,8 @@ static int vidur_load(const char *shared, const char *gpu_dir, struct set *s)
             fclose(f);
             struct aug_samples smp;
             aug_samples_init(&smp);
-            struct aug_import_opts o = {NULL, 0, 0, NULL};
+            struct aug_import_opts o;
+            memset(&o, 0, sizeof o);
             if (aug_import_file(im, path, &o, &smp) == AUG_OK) {
                 for (size_t i = 0; i < smp.n; i++) {
                     const struct aug_sample *x = &smp.v[i];

@@ -39,7 +39,8 @@ static void usage(FILE *f)
             "  --kdb DIR             kernels-db root (default: the installed or source one)\n"
             "  --output FILE         write the curves here instead ('-': stdout); no raw files\n"
             "  --report DIR          fit-quality table and plots (gnuplot SVG)\n"
-            "  --force               keep curves whose cross-validated error is above the limit\n"
+            "  --force               keep curves whose cross-validated error is above the limit,\n"
+            "                        and read raw files measured on another GPU than --gpu\n"
             "  --max-cv-err X        that limit, relative (default %.2f)\n"
             "  --folds K             cross-validation folds (default %d)\n"
             "  --link nvlink|network keep only collectives on that link\n"
@@ -110,9 +111,9 @@ static int refit_group_of(const struct aug_fit_result *r, const struct aug_sampl
         case AUG_FAMILY_GEMM:
             return 1;
         case AUG_FAMILY_ATTENTION: {
-            char op[40];
-            snprintf(op, sizeof op, "%s%s", x->op, x->causal ? "_causal" : "");
-            if (strcmp(op, grp->op) == 0 && x->head_dim == grp->head_dim)
+            char op[sizeof grp->op];
+            if (aug_attn_curve_op(x->op, x->seq_q, x->causal, op, sizeof op) == AUG_OK &&
+                strcmp(op, grp->op) == 0 && x->head_dim == grp->head_dim)
                 return 1;
             break;
         }
@@ -469,6 +470,8 @@ int aug_cmd_calibrate(int argc, char **argv)
         return usage_error("--gpu: '%s' is not a GPU id", o.gpu);
     if (!aug_importer_find(o.import))
         return usage_error("--import: unknown format '%s'", o.import);
+    o.io.gpu = o.gpu;
+    o.io.force = o.force;
     if (optind >= argc)
         return usage_error("%s", "no INPUT files");
     int rc = run(&o, argv + optind, argc - optind);

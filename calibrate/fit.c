@@ -578,13 +578,13 @@ static void sample_key(const struct aug_sample *x, struct gkey *k)
     case AUG_FAMILY_GEMM:
         snprintf(k->op, sizeof k->op, "gemm");
         break;
-    case AUG_FAMILY_ATTENTION: {
-        const char *suffix = x->causal ? "_causal" : "";
-        size_t room = sizeof k->op - strlen(suffix) - 1;
-        snprintf(k->op, sizeof k->op, "%.*s%s", (int)room, x->op, suffix);
+    case AUG_FAMILY_ATTENTION:
+        /* the whole name, kept apart by kind (decode, causal): aug_samples_add refused
+         * names whose curve name does not fit, so nothing is truncated into another */
+        if (aug_attn_curve_op(x->op, x->seq_q, x->causal, k->op, sizeof k->op) != AUG_OK)
+            snprintf(k->op, sizeof k->op, "?");
         k->head_dim = x->head_dim;
         break;
-    }
     case AUG_FAMILY_COLLECTIVE:
         snprintf(k->op, sizeof k->op, "%s", x->op);
         k->ranks = x->ranks;

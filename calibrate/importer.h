@@ -15,6 +15,9 @@ struct aug_import_opts {
     int ranks;           /* nccl-tests: group size when the file does not show it (0: unset) */
     int ranks_per_node;  /* nccl-tests: ranks per node when the file does not show it */
     const char *source;  /* prefix of every sample's `source` ("vidur@7d47513"); NULL none */
+    const char *gpu;     /* raw: the GPU id the curves are for; a file whose provenance
+                            names another (`# gpu_id: ...`) is refused ... */
+    int force;           /* ... unless this is set */
 };
 
 typedef int (*aug_import_fn)(const char *name, const char *buf, size_t len,

@@ -43,6 +43,7 @@ void aug_samples_free(struct aug_samples *s)
     free_strs(s->files, s->n_files);
     free_strs(s->sources, s->n_sources);
     free_strs(s->prov, s->n_prov);
+    free_strs(s->algos, s->n_algos);
     memset(s, 0, sizeof *s);
 }
 
@@ -91,6 +92,7 @@ struct aug_sample aug_sample_blank(void)
     x.time_us_min = NAN;
     x.time_us_max = NAN;
     x.batch = 1;
+    x.algo = "";
     return x;
 }
 
@@ -150,6 +152,11 @@ int aug_samples_add(struct aug_samples *s, const struct aug_sample *x)
                               : !POS(x->seq_q) ? "seq_q" : !POS(x->seq_kv) ? "seq_kv" : "head_dim");
         if (x->causal != 0 && x->causal != 1)
             return aug_errorf(AUG_EDATA, "%s:%ld: column 'causal': must be 0 or 1", f, ln);
+        { /* its curve name (op + "_decode"/"_causal") must fit, never be cut short */
+            char cop[sizeof ((struct aug_curve *)0)->op];
+            if (aug_attn_curve_op(x->op, x->seq_q, x->causal, cop, sizeof cop) != AUG_OK)
+                return aug_errorf(AUG_EDATA, "%s:%ld: column 'op': %s", f, ln, aug_last_error());
+        }
         break;
     case AUG_FAMILY_MEMORY:
         if (!POS(x->size_bytes))
@@ -180,7 +187,13 @@ int aug_samples_add(struct aug_samples *s, const struct aug_sample *x)
         s->v = nv;
         s->cap = nc;
     }
+    /* the algo text lives in this set (a sample copied from another set must not point
+     * into that one, which may be freed first) */
+    int ai = intern(&s->algos, &s->n_algos, x->algo ? x->algo : "");
+    if (ai < 0)
+        return ai;
     s->v[s->n] = *x;
+    s->v[s->n].algo = s->algos[ai];
     if (x->family == AUG_FAMILY_COLLECTIVE) { /* one spelling per collective */
         enum aug_coll c;
         aug_coll_from_name(x->op, &c);
@@ -265,8 +278,12 @@ static int parse_raw_row(const struct aug_csv *t, size_t r, struct aug_sample *x
     if (rc && rc != AUG_ENOTFOUND)
         return rc;
     x->ranks_per_node = (int)lv;
-    if ((rc = copy_text(t, r, "algo", x->algo, sizeof x->algo, 0)))
-        return rc;
+    { /* any length: NCCL_ALGO / NCCL_PROTO settings can be long lists */
+        int ai = intern(&s->algos, &s->n_algos, aug_csv_cell(t, r, aug_csv_col(t, "algo")));
+        if (ai < 0)
+            return ai;
+        x->algo = s->algos[ai];
+    }
     if ((rc = aug_csv_get_double(t, r, "time_us_median", AUG_CSV_REQUIRED | AUG_CSV_POSITIVE,
                                  &x->time_us)))
         return rc;
@@ -401,7 +418,7 @@ int aug_samples_write_raw(const char *path, const struct aug_samples *s, int fam
             aug_csv_write_empty(w);
             aug_csv_write_empty(w);
         }
-        aug_csv_write_str(w, x->algo);
+        aug_csv_write_str(w, x->algo ? x->algo : "");
         aug_csv_write_num(w, x->time_us);
         aug_csv_write_num(w, x->time_us_min); /* NaN writes empty */
         aug_csv_write_num(w, x->time_us_max);

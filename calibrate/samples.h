@@ -23,7 +23,9 @@ struct aug_sample {
     int causal;
     double size_bytes;                            /* memory, collective */
     int ranks, ranks_per_node;                    /* collective */
-    char algo[16];                                /* NCCL algorithm when recorded */
+    const char *algo;                             /* NCCL algorithm / protocol when recorded,
+                                                     any length: interned in set->algos
+                                                     ("" when not recorded) */
     double time_us, time_us_min, time_us_max;     /* median; min/max NaN when unknown */
     long reps;                                    /* 0 when unknown */
     char timing[16];                              /* cupti_kernel | cuda_event | wall */
@@ -41,6 +43,8 @@ struct aug_samples {
     size_t n_sources;
     char **prov;     /* provenance lines "key: value", deduplicated */
     size_t n_prov;
+    char **algos;    /* interned `algo` texts (samples point into them) */
+    size_t n_algos;
 };
 
 void aug_samples_init(struct aug_samples *s);

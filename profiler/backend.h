@@ -34,6 +34,7 @@ struct aug_prof_device {
     char cublas[32];
     char cupti[32];
     char nccl[32];
+    char cudnn[32];           /* cuDNN found at run time ("" none): recorded, not used */
     int is_writer;            /* 1 on the process that writes files (MPI rank 0) */
 };
 

@@ -1,7 +1,11 @@
-/* bench_attention.c - attention forward sweep points, for two implementations:
- *   fused_fwd    our own flash-style kernel (tiled, online softmax, never writes the
- *                seq_q x seq_kv scores to memory);
- *   unfused_fwd  cuBLAS batched GEMM for Q K^T, a softmax kernel, cuBLAS for P V.
+/* bench_attention.c - attention forward sweep points. The op names the kernel kind, so
+ * that `augur calibrate` fits each kind to its own curve and the predictor looks each up
+ * by kind (kernels-db/README.md, "Attention op names"; predictor/hw/attention_kind.c):
+ *   fused_fwd         prefill / training forward of a fused kernel (tiled, online softmax,
+ *                     never writes the seq_q x seq_kv scores to memory);
+ *   fused_decode_fwd  the same kernel for decoding: one query row per sequence against its
+ *                     KV cache (bound by reading the cache, not by the tensor cores);
+ *   unfused_fwd       cuBLAS batched GEMM for Q K^T, a softmax kernel, cuBLAS for P V.
  * Tensors are [batch, heads, seq, head_dim]. Prefill points keep batch * seq_q at 16384
  * tokens and the model width at 4096 (heads = 4096 / head_dim); decode points have one
  * query against a long KV cache. A causal mask aligns the queries to the end of the keys
@@ -35,8 +39,9 @@ static int grid(const struct aug_prof_grid_cfg *cfg, unsigned dtypes,
     long seqs[16], kvs[16];
     int n_seq = full ? aug_prof_pow2_range(128, 16384, 2, seqs, 16)
                      : aug_prof_pow2_range(256, 16384, 2, seqs, 16);
-    int n_kv = full ? aug_prof_pow2_range(512, 32768, 2, kvs, 16)
-                    : aug_prof_pow2_range(1024, 16384, 4, kvs, 16);
+    /* decode: the cache length is the whole shape of a point, so even the quick sweep
+     * takes every power of two (these calls are short) */
+    int n_kv = aug_prof_pow2_range(512, 32768, 2, kvs, 16);
     int rc = AUG_OK;
     for (int d = 0; d < AUG_DTYPE_COUNT; d++) {
         if (!(dtypes & AUG_PROF_DTYPE_BIT(d)))
@@ -62,7 +67,7 @@ static int grid(const struct aug_prof_grid_cfg *cfg, unsigned dtypes,
         for (size_t h = 0; rc == AUG_OK && h < 2; h++)
             for (int b = 0; rc == AUG_OK && b < n_b; b++)
                 for (int s = 0; rc == AUG_OK && s < n_kv; s++)
-                    rc = push(out, "fused_fwd", dt, full ? decode_batch[b] : 16,
+                    rc = push(out, AUG_PROF_ATTN_DECODE_OP, dt, full ? decode_batch[b] : 16,
                               WIDTH / dims[h], 1, kvs[s], dims[h], 0);
     }
     return rc;

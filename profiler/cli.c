@@ -29,6 +29,11 @@ enum {
     OPT_LIMIT,
     OPT_SAVE_EVERY,
     OPT_VERSION,
+    OPT_MAX_REPS,
+    OPT_MAX_NOISE,
+    OPT_BUDGET,
+    OPT_WARMUP_TIME,
+    OPT_NO_L2_FLUSH,
 };
 
 static const struct option long_opts[] = {
@@ -41,6 +46,11 @@ static const struct option long_opts[] = {
     {"gpu-id", required_argument, NULL, OPT_GPU_ID},
     {"reps", required_argument, NULL, 'r'},
     {"warmup", required_argument, NULL, 'w'},
+    {"max-reps", required_argument, NULL, OPT_MAX_REPS},
+    {"max-noise", required_argument, NULL, OPT_MAX_NOISE},
+    {"point-budget", required_argument, NULL, OPT_BUDGET},
+    {"warmup-time", required_argument, NULL, OPT_WARMUP_TIME},
+    {"no-l2-flush", no_argument, NULL, OPT_NO_L2_FLUSH},
     {"gpus", required_argument, NULL, 'g'},
     {"timing", required_argument, NULL, OPT_TIMING},
     {"mpi", no_argument, NULL, OPT_MPI},
@@ -67,8 +77,19 @@ static void usage(FILE *out) {
 "  -o, --output-dir DIR  write DIR/<family>.csv (default kernels-db/<gpu-id>/raw)\n"
 "      --gpu-id ID       kernels-db id of the GPU (default: from the device name,\n"
 "                        \"NVIDIA H100 80GB HBM3\" -> h100-80g)\n"
-"  -r, --reps N          timed calls per point (default 20, --full 50)\n"
-"  -w, --warmup N        untimed calls before them (default 5)\n"
+"  -r, --reps N          timed calls per point, at least (default 20, --full 50)\n"
+"      --max-reps N      ... and at most: more are taken while the relative standard\n"
+"                        deviation is above --max-noise (default 4 x --reps)\n"
+"      --max-noise PCT   stop adding repetitions at this relative standard deviation,\n"
+"                        in percent (default 0.5, as nvbench)\n"
+"      --point-budget S  stop adding repetitions to a point after S seconds (default 0.5,\n"
+"                        --full 5)\n"
+"  -w, --warmup N        untimed calls before them, at least (default 5)\n"
+"      --warmup-time S   warm up at least S seconds and until two batches agree within\n"
+"                        2%% (default 0.02, --full 0.1; 0: by count alone)\n"
+"      --no-l2-flush     never flush L2 between timed calls (the hot-cache case); by\n"
+"                        default memory-bound, decode attention and decode GEMM points\n"
+"                        overwrite a buffer of twice the L2 size before each call\n"
 "  -g, --gpus N          local GPUs for collectives (default all; dry run 8)\n"
 "      --timing MODE     auto (CUPTI kernel records, CUDA events if CUPTI is unavailable),\n"
 "                        cupti or event (default auto)\n"
@@ -126,25 +147,38 @@ static int parse_count(const char *arg, const char *opt, long lo, long hi, long 
     return rc == AUG_OK ? AUG_OK : AUG_EUSAGE;
 }
 
+static int parse_real(const char *arg, const char *opt, double lo, double hi, double *out) {
+    double v = 0;
+    if (aug_parse_double(arg, opt, &v) != AUG_OK || !(v >= lo && v <= hi))
+        return aug_errorf(AUG_EUSAGE, "%s: '%s' is not a number from %g to %g", opt, arg, lo, hi);
+    *out = v;
+    return AUG_OK;
+}
+
 /* NCCL_ALGO / NCCL_PROTO of this run, as recorded in the algo column: "<algo>/<proto>"
  * lowercased ("ring/ll128"), "<algo>" or "any/<proto>" when only one is set, "" when
  * neither is (NCCL's own choice). */
-static void nccl_env(char *buf, size_t cap) {
+static int nccl_env(char *buf, size_t cap) {
     const char *algo = getenv("NCCL_ALGO"), *proto = getenv("NCCL_PROTO");
-    int has_a = algo && *algo, has_p = proto && *proto;
+    int has_a = algo && *algo, has_p = proto && *proto, n = 0;
     if (has_a && has_p)
-        snprintf(buf, cap, "%s/%s", algo, proto);
+        n = snprintf(buf, cap, "%s/%s", algo, proto);
     else if (has_a)
-        snprintf(buf, cap, "%s", algo);
+        n = snprintf(buf, cap, "%s", algo);
     else if (has_p)
-        snprintf(buf, cap, "any/%s", proto);
+        n = snprintf(buf, cap, "any/%s", proto);
     else
         buf[0] = '\0';
+    if (n < 0 || (size_t)n >= cap) /* never cut short: two settings must not look alike */
+        return aug_errorf(AUG_EUSAGE, "NCCL_ALGO / NCCL_PROTO together are longer than %zu "
+                          "characters, more than the algo column of augur-profile holds",
+                          cap - 1);
     for (char *c = buf; *c; c++)
         if (*c >= 'A' && *c <= 'Z')
             *c = (char)(*c - 'A' + 'a');
         else if (*c == ',' || *c == ' ')
             *c = '+'; /* a list such as "Tree,Ring" stays one CSV cell without quoting */
+    return AUG_OK;
 }
 
 static void join_args(int argc, char **argv, char *buf, size_t cap) {
@@ -166,6 +200,10 @@ int aug_prof_main(int argc, char **argv, const struct aug_prof_backend *be,
     cfg.grid.preset = AUG_PROF_PRESET_QUICK;
     cfg.run.warmup = 5;
     cfg.run.reps = -1;
+    cfg.run.max_reps = -1;
+    cfg.run.max_noise = 0.005;
+    cfg.run.budget_s = -1;
+    cfg.run.warmup_s = -1;
     cfg.save_every = 10;
     cfg.tool = PROG " " AUG_VERSION_STRING;
     cfg.log = stderr;
@@ -193,6 +231,21 @@ int aug_prof_main(int argc, char **argv, const struct aug_prof_backend *be,
             rc = parse_count(optarg, "--warmup", 0, 100000, &v);
             cfg.run.warmup = (int)v;
             break;
+        case OPT_MAX_REPS:
+            rc = parse_count(optarg, "--max-reps", 1, 100000, &v);
+            cfg.run.max_reps = (int)v;
+            break;
+        case OPT_MAX_NOISE:
+            rc = parse_real(optarg, "--max-noise", 0.0, 100.0, &cfg.run.max_noise);
+            cfg.run.max_noise /= 100.0;
+            break;
+        case OPT_BUDGET:
+            rc = parse_real(optarg, "--point-budget", 0.0, 3600.0, &cfg.run.budget_s);
+            break;
+        case OPT_WARMUP_TIME:
+            rc = parse_real(optarg, "--warmup-time", 0.0, 60.0, &cfg.run.warmup_s);
+            break;
+        case OPT_NO_L2_FLUSH: cfg.run.no_l2_flush = 1; break;
         case 'g':
             rc = parse_count(optarg, "--gpus", 1, 4096, &v);
             cfg.grid.gpus = bopts.gpus = (int)v;
@@ -247,11 +300,24 @@ int aug_prof_main(int argc, char **argv, const struct aug_prof_backend *be,
             return bad_usage();
         }
     }
+    int full = cfg.grid.preset == AUG_PROF_PRESET_FULL;
     if (cfg.run.reps < 0)
-        cfg.run.reps = cfg.grid.preset == AUG_PROF_PRESET_FULL ? 50 : 20;
+        cfg.run.reps = full ? 50 : 20;
+    if (cfg.run.max_reps < 0)
+        cfg.run.max_reps = 4 * cfg.run.reps;
+    if (cfg.run.max_reps < cfg.run.reps) {
+        aug_errorf(AUG_EUSAGE, "--max-reps %d is below --reps %d", cfg.run.max_reps,
+                   cfg.run.reps);
+        return bad_usage();
+    }
+    if (cfg.run.budget_s < 0)
+        cfg.run.budget_s = full ? 5.0 : 0.5;
+    if (cfg.run.warmup_s < 0)
+        cfg.run.warmup_s = full ? 0.1 : 0.02;
     if (cfg.gpu_id && aug_prof_gpu_id_check(cfg.gpu_id) != AUG_OK)
         return bad_usage();
-    nccl_env(cfg.grid.algo, sizeof cfg.grid.algo);
+    if (nccl_env(cfg.grid.algo, sizeof cfg.grid.algo) != AUG_OK)
+        return bad_usage();
     char command[2048];
     join_args(argc, argv, command, sizeof command);
     cfg.command = command;

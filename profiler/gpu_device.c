@@ -5,6 +5,7 @@
  * file exists; the runtime still reports which CUDA version the driver supports. */
 #include "gpu_device.h"
 
+#include <dlfcn.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -15,6 +16,31 @@
 #ifndef AUG_NVCC_VERSION
 #define AUG_NVCC_VERSION ""
 #endif
+
+/* cuDNN's version when the library is installed (dlopen: the build never needs it), ""
+ * otherwise. cudnnGetVersion encodes 9.x as major*10000 + minor*100 + patch, 8.x as
+ * major*1000 + minor*100 + patch (cudnn_version.h). */
+static void cudnn_version(char *buf, size_t cap) {
+    static const char *const names[] = {"libcudnn.so.9", "libcudnn.so.8", "libcudnn.so"};
+    buf[0] = '\0';
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        void *h = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
+        if (!h)
+            continue;
+        size_t (*get)(void) = NULL;
+        void *f = dlsym(h, "cudnnGetVersion");
+        memcpy(&get, &f, sizeof get);
+        if (get) {
+            size_t v = get();
+            if (v >= 90000)
+                snprintf(buf, cap, "%zu.%zu.%zu", v / 10000, (v / 100) % 100, v % 100);
+            else
+                snprintf(buf, cap, "%zu.%zu.%zu", v / 1000, (v / 100) % 10, v % 100);
+        }
+        dlclose(h);
+        return;
+    }
+}
 
 static void cuda_version(int v, char *buf, size_t cap) {
     snprintf(buf, cap, "%d.%d", v / 1000, (v % 1000) / 10);
@@ -88,6 +114,7 @@ int aug_gpu_device_query(int max_gpus, struct aug_prof_device *out) {
             snprintf(out->nccl, sizeof out->nccl, "%d.%d.%d", nv / 1000, (nv / 100) % 10, nv % 100);
     }
     kernel_driver(out->driver, sizeof out->driver);
+    cudnn_version(out->cudnn, sizeof out->cudnn);
     return AUG_OK;
 }
 

@@ -6,8 +6,12 @@
  * X'[k x m] with W' stored k x n and transposed ("TN", the layout fp8 requires), so m, the
  * token count, is cuBLAS's N. Types: fp32 and tf32 (CUBLAS_COMPUTE_32F_FAST_TF32) in fp32;
  * bf16 and fp16 inputs and outputs with fp32 accumulation; fp8 e4m3 inputs with unit
- * scales and a bf16 output. The workspace is fixed at 32 MiB for reproducible algorithm
- * choices. */
+ * scales (A/B scale pointers, which Hopper's fp8 kernels require) and a bf16 output, with
+ * fast accumulation on as Transformer Engine runs its forward GEMMs (TE 1.x,
+ * pytorch/module/base.py: _2X_ACC_FPROP = False, i.e. no split accumulator in fprop; its
+ * dgrad and wgrad use the split, slower accumulator); the row says fast_accum=1. The
+ * workspace is fixed at 32 MiB for reproducible algorithm choices. Every row records the
+ * library and the algorithm the heuristic chose (library_algo column). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -122,6 +126,9 @@ static int plan_lt(struct gemm_state *s, int fp8) {
     CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(s->op, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta));
     CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(s->op, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof tb));
     if (fp8) {
+        const int8_t fast = 1;
+        CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(s->op, CUBLASLT_MATMUL_DESC_FAST_ACCUM,
+                                                    &fast, sizeof fast));
         const float *sa = s->scales, *sb = s->scales + 1;
         CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(s->op, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER,
                                                     &sa, sizeof sa));
@@ -149,6 +156,23 @@ static int plan_lt(struct gemm_state *s, int fp8) {
     if (st != CUBLAS_STATUS_SUCCESS)
         return aug_gpu_fail_cublas(st, "cublasLtMatmulAlgoGetHeuristic", __FILE__, __LINE__);
     return found > 0 && s->heur.state == CUBLAS_STATUS_SUCCESS;
+}
+
+/* "heuristic#0 id=.. tile=.. stages=.. splitk=.. waves=.." of the chosen cuBLASLt
+ * algorithm (cublasLtMatmulAlgoConfigGetAttribute), plus fast_accum for fp8. */
+static void describe_algo(const struct gemm_state *s, int fp8, char *buf, size_t cap) {
+    int id = -1, tile = -1, stages = -1, splitk = -1;
+    size_t w = 0;
+    (void)cublasLtMatmulAlgoConfigGetAttribute(&s->heur.algo, CUBLASLT_ALGO_CONFIG_ID, &id,
+                                               sizeof id, &w);
+    (void)cublasLtMatmulAlgoConfigGetAttribute(&s->heur.algo, CUBLASLT_ALGO_CONFIG_TILE_ID,
+                                               &tile, sizeof tile, &w);
+    (void)cublasLtMatmulAlgoConfigGetAttribute(&s->heur.algo, CUBLASLT_ALGO_CONFIG_STAGES_ID,
+                                               &stages, sizeof stages, &w);
+    (void)cublasLtMatmulAlgoConfigGetAttribute(&s->heur.algo, CUBLASLT_ALGO_CONFIG_SPLITK_NUM,
+                                               &splitk, sizeof splitk, &w);
+    snprintf(buf, cap, "heuristic#0 id=%d tile=%d stages=%d splitk=%d waves=%.3g%s", id, tile,
+             stages, splitk, (double)s->heur.wavesCount, fp8 ? " fast_accum=1" : "");
 }
 
 static int run(void *state, const struct aug_prof_point *p, const struct aug_prof_run_cfg *cfg,
@@ -202,7 +226,12 @@ static int run(void *state, const struct aug_prof_point *p, const struct aug_pro
     call.stream[0] = s->stream;
     call.enqueue = enqueue;
     call.arg = s;
-    rc = aug_gpu_timer_measure(s->timer, &call, cfg, out);
+    rc = aug_gpu_timer_measure(s->timer, &call, p, cfg, out);
+    if (s->use_lt)
+        describe_algo(s, fp8, out->algo, sizeof out->algo);
+    else
+        snprintf(out->algo, sizeof out->algo, "cublasGemmEx CUBLAS_GEMM_DEFAULT (no cuBLASLt "
+                 "algorithm)");
     destroy_descs(s);
     snprintf(out->impl, sizeof out->impl, "%s", s->use_lt ? "cublasLt" : "cublas");
     return rc;

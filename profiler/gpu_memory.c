@@ -126,7 +126,7 @@ static int run(void *state, const struct aug_prof_point *p, const struct aug_pro
     call.stream[0] = s->stream;
     call.enqueue = enqueue;
     call.arg = s;
-    int rc = aug_gpu_timer_measure(s->timer, &call, cfg, out);
+    int rc = aug_gpu_timer_measure(s->timer, &call, p, cfg, out);
     snprintf(out->impl, sizeof out->impl, "own_kernels");
     return rc;
 }

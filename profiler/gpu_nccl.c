@@ -273,7 +273,17 @@ static int run_local(struct nccl_state *s, const struct aug_prof_point *p,
     }
     call.enqueue = enqueue;
     call.arg = s;
-    int rc = aug_gpu_timer_measure(s->timer, &call, cfg, out);
+    /* Across processes every rank must issue the same calls, or a collective waits
+     * forever: no decisions from local times (warm-up by time, noise, budget); the
+     * counts alone, as nccl-tests runs its -w warm-up and -n iterations. */
+    struct aug_prof_run_cfg fixed = *cfg;
+    if (s->nodes > 1) {
+        fixed.max_reps = fixed.reps;
+        fixed.warmup_s = 0;
+        fixed.max_noise = 0;
+        fixed.budget_s = 0;
+    }
+    int rc = aug_gpu_timer_measure(s->timer, &call, p, &fixed, out);
     if (rc == AUG_OK)
         rc = check_async(s);
     if (rc != AUG_OK && rc != AUG_ENODEV && s->g) {
@@ -289,6 +299,7 @@ static int run(void *state, const struct aug_prof_point *p, const struct aug_pro
     struct nccl_state *s = state;
     int rc = run_local(s, p, cfg, out);
     snprintf(out->impl, sizeof out->impl, "nccl");
+    snprintf(out->algo, sizeof out->algo, "%s", p->algo[0] ? p->algo : "nccl default choice");
 #ifdef AUG_HAVE_MPI
     if (s->nodes > 1) {
         int any = 0;

@@ -4,11 +4,14 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "augur/status.h"
 #include "check.h"
 #include "correlate.h"
 #include "cupti_trace.h"
+#include "gpu_nvml.h"
+#include "measure.h"
 
 struct aug_gpu_timer {
     enum aug_prof_timing method;
@@ -19,7 +22,56 @@ struct aug_gpu_timer {
     int ev_dev[AUG_GPU_MAX_DEVICES];
     int ev_cap[AUG_GPU_MAX_DEVICES];
     int n_ev;
+    /* L2 flush buffers, one per device: twice the L2 size (nvbench's l2flush.cuh writes
+     * one L2 size; twice leaves no line of the operands behind whatever the replacement
+     * policy) */
+    void *flush_buf[AUG_GPU_MAX_DEVICES];
+    size_t flush_bytes[AUG_GPU_MAX_DEVICES];
+    int flush_dev[AUG_GPU_MAX_DEVICES];
+    int n_flush;
+    unsigned char flush_val;
 };
+
+/* The flush buffer of device `dev`, allocated on first use. */
+static int flush_buffer(struct aug_gpu_timer *t, int dev, void **buf, size_t *bytes) {
+    for (int i = 0; i < t->n_flush; i++)
+        if (t->flush_dev[i] == dev) {
+            *buf = t->flush_buf[i];
+            *bytes = t->flush_bytes[i];
+            return AUG_OK;
+        }
+    if (t->n_flush == AUG_GPU_MAX_DEVICES)
+        return aug_errorf(AUG_EUNSUPPORTED, "more than %d devices", AUG_GPU_MAX_DEVICES);
+    int l2 = 0;
+    CUDA_CHECK(cudaSetDevice(dev));
+    CUDA_CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, dev));
+    size_t n = 2 * (size_t)(l2 > 0 ? l2 : 64 << 20);
+    void *p = NULL;
+    CUDA_CHECK(cudaMalloc(&p, n));
+    t->flush_dev[t->n_flush] = dev;
+    t->flush_buf[t->n_flush] = p;
+    t->flush_bytes[t->n_flush] = n;
+    t->n_flush++;
+    *buf = p;
+    *bytes = n;
+    return AUG_OK;
+}
+
+/* Overwrite twice the L2 of every device of the call, on its stream, before a timed call
+ * (outside the timed range: CUPTI kernel records do not include memsets, and the start
+ * event is recorded after it). */
+static int flush_l2(struct aug_gpu_timer *t, const struct aug_gpu_call *call) {
+    t->flush_val++;
+    for (int d = 0; d < call->n_dev; d++) {
+        void *buf = NULL;
+        size_t n = 0;
+        GPU_TRY(flush_buffer(t, call->device[d], &buf, &n));
+        CUDA_CHECK(cudaSetDevice(call->device[d]));
+        CUDA_CHECK(cudaMemsetAsync(buf, t->flush_val, n, call->stream[d]));
+    }
+    CUDA_CHECK(cudaSetDevice(call->device[0]));
+    return AUG_OK;
+}
 
 int aug_gpu_timer_open(enum aug_prof_timing_pref pref, struct aug_gpu_timer **out) {
     struct aug_gpu_timer *t = calloc(1, sizeof *t);
@@ -56,6 +108,10 @@ void aug_gpu_timer_close(struct aug_gpu_timer *t) {
         aug_trace_close();
         aug_prof_corr_free(t->corr);
     }
+    for (int i = 0; i < t->n_flush; i++)
+        if (cudaSetDevice(t->flush_dev[i]) == cudaSuccess)
+            (void)cudaFree(t->flush_buf[i]);
+    aug_gpu_nvml_close();
     for (int d = 0; d < t->n_ev; d++) {
         if (cudaSetDevice(t->ev_dev[d]) == cudaSuccess)
             for (int i = 0; i < t->ev_cap[d]; i++)
@@ -106,11 +162,13 @@ static int events_for(struct aug_gpu_timer *t, int dev, int reps, cudaEvent_t **
 }
 
 static int measure_events(struct aug_gpu_timer *t, const struct aug_gpu_call *call, int reps,
-                          double *time_us) {
+                          int flush, double *time_us) {
     cudaEvent_t *ev[AUG_GPU_MAX_DEVICES];
     for (int d = 0; d < call->n_dev; d++)
         GPU_TRY(events_for(t, call->device[d], reps, &ev[d]));
     for (int r = 0; r < reps; r++) {
+        if (flush)
+            GPU_TRY(flush_l2(t, call));
         for (int d = 0; d < call->n_dev; d++) {
             CUDA_CHECK(cudaSetDevice(call->device[d]));
             CUDA_CHECK(cudaEventRecord(ev[d][2 * r], call->stream[d]));
@@ -139,11 +197,13 @@ static int measure_events(struct aug_gpu_timer *t, const struct aug_gpu_call *ca
 
 /* CUPTI: returns AUG_ENOTFOUND when some repetition got no kernel record. */
 static int measure_cupti(struct aug_gpu_timer *t, const struct aug_gpu_call *call, int reps,
-                         double *time_us) {
+                         int flush, double *time_us) {
     aug_trace_reset();
     uint64_t first = t->next_id;
     CUDA_CHECK(cudaSetDevice(call->device[0]));
     for (int r = 0; r < reps; r++) {
+        if (flush)
+            GPU_TRY(flush_l2(t, call));
         GPU_TRY(aug_trace_push(first + (uint64_t)r));
         int rc = call->enqueue(call->arg);
         int pop = aug_trace_pop();
@@ -164,34 +224,57 @@ static int measure_cupti(struct aug_gpu_timer *t, const struct aug_gpu_call *cal
     return AUG_OK;
 }
 
+/* The callbacks of the repetition policy (measure.h) over one call. */
+struct loop_arg {
+    struct aug_gpu_timer *t;
+    const struct aug_gpu_call *call;
+    enum aug_prof_timing method;
+};
+
+static int op_warm(void *a, int n) {
+    struct loop_arg *la = a;
+    CUDA_CHECK(cudaSetDevice(la->call->device[0]));
+    for (int w = 0; w < n; w++)
+        GPU_TRY(la->call->enqueue(la->call->arg));
+    return aug_gpu_call_sync(la->call);
+}
+
+static int op_timed(void *a, int n, int flush, double *time_us) {
+    struct loop_arg *la = a;
+    if (la->method == AUG_PROF_TIMING_CUPTI)
+        return measure_cupti(la->t, la->call, n, flush, time_us);
+    return measure_events(la->t, la->call, n, flush, time_us);
+}
+
+static double op_now(void *a) {
+    (void)a;
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
 int aug_gpu_timer_measure(struct aug_gpu_timer *t, const struct aug_gpu_call *call,
-                          const struct aug_prof_run_cfg *cfg, struct aug_prof_measure *out) {
-    if (cfg->reps > out->cap)
-        return aug_errorf(AUG_EUNSUPPORTED, "%d repetitions do not fit %d slots", cfg->reps,
-                          out->cap);
+                          const struct aug_prof_point *p, const struct aug_prof_run_cfg *cfg,
+                          struct aug_prof_measure *out) {
     if (call->n_dev < 1 || call->n_dev > AUG_GPU_MAX_DEVICES)
         return aug_errorf(AUG_EUNSUPPORTED, "a call on %d devices", call->n_dev);
     /* single-device benches launch on the current device */
     CUDA_CHECK(cudaSetDevice(call->device[0]));
-    for (int w = 0; w < cfg->warmup; w++)
-        GPU_TRY(call->enqueue(call->arg));
-    GPU_TRY(aug_gpu_call_sync(call));
-    out->n = 0;
-    if (t->method == AUG_PROF_TIMING_CUPTI) {
-        int rc = measure_cupti(t, call, cfg->reps, out->time_us);
-        if (rc == AUG_OK) {
-            out->timing = AUG_PROF_TIMING_CUPTI;
-            out->n = cfg->reps;
-            return AUG_OK;
-        }
-        if (rc != AUG_ENOTFOUND && rc != AUG_EDATA)
-            return rc;
-        /* records missing or dropped for this point: time it with events instead */
+    struct loop_arg la = {t, call, t->method};
+    struct aug_prof_loop_ops ops = {&la, op_warm, op_timed, op_now};
+    int flush = aug_prof_point_wants_l2_flush(p, cfg);
+    int rc = aug_prof_measure_loop(&ops, cfg, flush, out);
+    if (la.method == AUG_PROF_TIMING_CUPTI && (rc == AUG_ENOTFOUND || rc == AUG_EDATA)) {
+        /* records missing or dropped for this point: time all of it with events instead */
         fprintf(stderr, "augur-profile: CUPTI records incomplete (%s); timing this point with "
                 "CUDA events\n", aug_last_error());
+        la.method = AUG_PROF_TIMING_EVENT;
+        rc = aug_prof_measure_loop(&ops, cfg, flush, out);
     }
-    GPU_TRY(measure_events(t, call, cfg->reps, out->time_us));
-    out->timing = AUG_PROF_TIMING_EVENT;
-    out->n = cfg->reps;
+    if (rc != AUG_OK)
+        return rc;
+    out->timing = la.method;
+    /* the state the GPU ran in, read while it is still warm from the timed calls */
+    aug_gpu_nvml_sample(call->device[0], &out->clocks);
     return AUG_OK;
 }

@@ -1,4 +1,5 @@
-/* gpu_timer.h - warm-up and timed repetitions of one measured call, on one or more GPUs.
+/* gpu_timer.h - warm-up, L2 flushes and timed repetitions of one measured call, on one or
+ * more GPUs.
  *
  * A bench describes its call as a function that enqueues it on its streams without
  * synchronizing (one cuBLAS GEMM, the three kernels of unfused attention, one NCCL group
@@ -39,10 +40,15 @@ struct aug_gpu_call {
     void *arg;
 };
 
-/* Warm up and time `call`, filling out->time_us[0 .. cfg->reps), out->n and out->timing.
- * Errors from the call or from CUDA are returned as statuses (check.h). */
+/* Measure `call` for point p with the repetition policy of measure.h: warm-up by time,
+ * repetitions until the noise is small or the budget is spent, an L2 flush (twice the L2
+ * size) before every timed call when aug_prof_point_wants_l2_flush(p, cfg); then the
+ * clocks, temperature and power through NVML. Fills out->time_us[0 .. n), n, timing,
+ * l2_flush, warmup_calls, noise and clocks. Errors from the call or from CUDA are
+ * returned as statuses (check.h). */
 int aug_gpu_timer_measure(struct aug_gpu_timer *t, const struct aug_gpu_call *call,
-                          const struct aug_prof_run_cfg *cfg, struct aug_prof_measure *out);
+                          const struct aug_prof_point *p, const struct aug_prof_run_cfg *cfg,
+                          struct aug_prof_measure *out);
 
 /* Synchronize every stream of `call` (reporting asynchronous errors). */
 int aug_gpu_call_sync(const struct aug_gpu_call *call);

@@ -1,4 +1,5 @@
-/* gpuid.c - device name -> kernels-db GPU id (see gpuid.h). */
+/* gpuid.c - device name -> kernels-db GPU id (see gpuid.h): the table of known GPUs first,
+ * an id generated from the name otherwise. */
 #include "gpuid.h"
 
 #include <ctype.h>
@@ -36,7 +37,85 @@ static int memory_word(const char *w, char *mem, size_t cap) {
     return 1;
 }
 
-int aug_prof_gpu_id(const char *device_name, char *buf, size_t cap) {
+/* CUDA device names (cudaDeviceProp.name, as nvidia-smi prints them) of the GPUs that have
+ * a row in kernels-db/gpus.csv. A GPU whose row is added there gets its name here too
+ * (tests/profiler/test_gpuid.c checks that every row is reachable). */
+static const struct {
+    const char *device_name;
+    const char *gpu_id;
+} known_gpus[] = {
+    {"NVIDIA A100-SXM4-40GB", "a100-40g"},
+    {"NVIDIA A100-SXM4-80GB", "a100-80g"},
+    {"NVIDIA H100 80GB HBM3", "h100-80g"}, /* H100 SXM5 */
+    {"NVIDIA H800", "h800-80g"},
+    {"NVIDIA H800 80GB HBM3", "h800-80g"},
+    {"NVIDIA H200", "h200-141g"},          /* H200 SXM (the NVL part says "H200 NVL") */
+    {"NVIDIA B200", "b200-180g"},
+    {"NVIDIA GB200", "gb200-186g"},
+    {"NVIDIA A100-PCIE-40GB", "a100-pcie-40g"},
+    {"NVIDIA A100 80GB PCIe", "a100-pcie-80g"},
+    {"NVIDIA H100 PCIe", "h100-pcie-80g"},
+    {"Tesla V100-SXM2-32GB", "v100-sxm2-32g"},
+    {"Tesla V100-PCIE-32GB", "v100-pcie-32g"},
+    {"Tesla T4", "t4-16g"},
+    {"NVIDIA L4", "l4-24g"},
+    {"NVIDIA A10", "a10-24g"},
+    {"Tesla P100-PCIE-16GB", "p100-pcie-16g"},
+    {"Tesla P4", "p4-8g"},
+};
+
+/* Equal ignoring case, and runs of ' ', '-', '_' count as one separator. */
+static int same_name(const char *a, const char *b) {
+#define SEP(c) ((c) == ' ' || (c) == '-' || (c) == '_')
+    while (SEP(*a))
+        a++;
+    while (SEP(*b))
+        b++;
+    while (*a && *b) {
+        if (SEP(*a) && SEP(*b)) {
+            while (SEP(*a))
+                a++;
+            while (SEP(*b))
+                b++;
+            continue;
+        }
+        if (tolower((unsigned char)*a) != tolower((unsigned char)*b))
+            return 0;
+        a++;
+        b++;
+    }
+    while (SEP(*a))
+        a++;
+    while (SEP(*b))
+        b++;
+    return *a == '\0' && *b == '\0';
+#undef SEP
+}
+
+int aug_prof_gpu_known_count(void) {
+    return (int)(sizeof known_gpus / sizeof known_gpus[0]);
+}
+
+const char *aug_prof_gpu_known_name(int i) {
+    return i >= 0 && i < aug_prof_gpu_known_count() ? known_gpus[i].device_name : NULL;
+}
+
+int aug_prof_gpu_id(const char *device_name, char *buf, size_t cap, int *known) {
+    if (known)
+        *known = 0;
+    for (int i = 0; device_name && i < aug_prof_gpu_known_count(); i++)
+        if (same_name(device_name, known_gpus[i].device_name)) {
+            if (strlen(known_gpus[i].gpu_id) >= cap)
+                return aug_errorf(AUG_EDATA, "GPU id '%s' does not fit", known_gpus[i].gpu_id);
+            snprintf(buf, cap, "%s", known_gpus[i].gpu_id);
+            if (known)
+                *known = 1;
+            return AUG_OK;
+        }
+    return aug_prof_gpu_id_generate(device_name, buf, cap);
+}
+
+int aug_prof_gpu_id_generate(const char *device_name, char *buf, size_t cap) {
     char lower[256], mem[16] = "";
     size_t len = 0, n = 0;
     if (!device_name)

@@ -3,8 +3,8 @@
  * kernels-db/<gpu-id>/ is keyed by short ids such as "h100-80g" and "a100-40g" (the ids
  * of kernels-db/gpus.csv and the system presets). The CUDA device name carries the same
  * information in a longer form: "NVIDIA H100 80GB HBM3" -> "h100-80g",
- * "NVIDIA A100-SXM4-40GB" -> "a100-40g", "NVIDIA H100 PCIe" -> "h100-pcie". Users can
- * always override the result with --gpu-id. */
+ * "NVIDIA A100-SXM4-40GB" -> "a100-40g", "NVIDIA H200" -> "h200-141g". Users can always
+ * override the result with --gpu-id. */
 #ifndef AUG_PROF_GPUID_H
 #define AUG_PROF_GPUID_H
 
@@ -14,11 +14,21 @@
 extern "C" {
 #endif
 
-/* Derive the id: lowercase; split on spaces, '-' and '_'; drop vendor and brand words
+/* The id of a device: the kernels-db/gpus.csv id when the name is in the table of known
+ * GPUs (gpuid.c; case and separators ignored): "NVIDIA H200" -> "h200-141g"; otherwise a
+ * generated id (aug_prof_gpu_id_generate) and *known = 0 (known may be NULL): such a GPU
+ * has no spec row yet, and the caller tells the user how to add one. */
+int aug_prof_gpu_id(const char *device_name, char *buf, size_t cap, int *known);
+
+/* Generate an id: lowercase; split on spaces, '-' and '_'; drop vendor and brand words
  * (nvidia, geforce, tesla, quadro), memory technology (hbm*, gddr*) and the default SXM
  * form factor; keep the model and variant words in order; turn a "<N>GB" word into
  * "<N>g" and put it last. AUG_EDATA when nothing is left (or it does not fit). */
-int aug_prof_gpu_id(const char *device_name, char *buf, size_t cap);
+int aug_prof_gpu_id_generate(const char *device_name, char *buf, size_t cap);
+
+/* The table of known GPUs, for tests and messages: count and i-th device name. */
+int aug_prof_gpu_known_count(void);
+const char *aug_prof_gpu_known_name(int i);
 
 /* A valid id: 1..31 characters of [a-z0-9.-], starting with a letter or digit (it becomes
  * a folder name). AUG_EUSAGE with a message otherwise. */

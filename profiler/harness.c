@@ -8,6 +8,7 @@
 #include "harness.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -17,10 +18,11 @@
 
 #include "augur/status.h"
 #include "gpuid.h"
+#include "measure.h"
 #include "rawcsv.h"
 #include "stats.h"
 
-#define N_PROV 24
+#define N_PROV 32
 #define PROV_LEN 512
 
 static void logf_(FILE *log, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -56,7 +58,12 @@ double aug_prof_point_estimate_s(const struct aug_prof_point *p, const struct au
     const struct aug_prof_bench *b = aug_prof_bench_get(p->family);
     if (!b)
         return 0.0;
-    return b->estimate_us(p) * 1e-6 * (double)(cfg->warmup + cfg->reps) + b->per_point_s;
+    /* warm-up: its calls, then (warm-up by time) at least two batches of max(3, reps)
+     * calls and at least warmup_s (measure.c); timed calls: the minimum count */
+    double t = b->estimate_us(p) * 1e-6;
+    double batches = cfg->warmup_s > 0 ? 2.0 * t * (cfg->reps > 3 ? cfg->reps : 3) : 0.0;
+    double warm = batches > cfg->warmup_s ? batches : cfg->warmup_s;
+    return t * (double)(cfg->warmup + cfg->reps) + warm + b->per_point_s;
 }
 
 int aug_prof_output_path(const char *dir, enum aug_family f, char *buf, size_t cap) {
@@ -154,8 +161,18 @@ static size_t provenance(const struct aug_prof_backend *be, const struct aug_pro
     LINE("cublas: %s", d->cublas);
     LINE("cupti: %s", d->cupti);
     LINE("nccl: %s", d->nccl);
+    if (f == AUG_FAMILY_ATTENTION)
+        LINE("cudnn: %s; attention rows time augur's own flash-style kernel (library "
+             "augur_flash_fallback), not cuDNN's fused SDPA", d->cudnn[0] ? d->cudnn : "not found");
     LINE("backend: %s", be->name);
-    LINE("warmup: %d, reps: %d", cfg->run.warmup, cfg->run.reps);
+    LINE("warmup: %d calls and at least %g s until stable within %g%%; reps: %d to %d, "
+         "until the relative standard deviation is at most %g%%%s%s", cfg->run.warmup,
+         cfg->run.warmup_s, 100 * AUG_PROF_WARM_TOL, cfg->run.reps,
+         aug_prof_run_max_reps(&cfg->run), 100 * cfg->run.max_noise,
+         cfg->run.budget_s > 0 ? " or the point's time budget is spent" : "",
+         cfg->run.no_l2_flush ? "; L2 never flushed (--no-l2-flush)"
+                              : "; L2 flushed before each timed call of memory-bound, decode "
+                                "attention and decode GEMM points (l2_flush column)");
     LINE("units: time_us = GPU time of one call in microseconds (median, min, max over reps); "
          "size_bytes in bytes");
     if (be->synthetic)
@@ -176,6 +193,21 @@ struct family_run {
 
 static int agree(const struct aug_prof_backend *be, int v) {
     return be->agree ? be->agree(be->ctx, v) : v;
+}
+
+/* Warn when the device slowed itself down during a point: NVML reported a power or
+ * thermal slowdown reason, or the SM clock was below 90% of the device's maximum. */
+static void warn_throttle(FILE *log, const struct aug_prof_device *dev, const char *fam,
+                          const char *desc, const struct aug_prof_clocks *c) {
+    if (!c->valid)
+        return;
+    int reason = (c->throttle & AUG_PROF_THROTTLE_SLOWDOWN) != 0;
+    int slow = dev->sm_clock_mhz > 0 && c->sm_mhz > 0 && c->sm_mhz < 0.9 * dev->sm_clock_mhz;
+    if (reason || slow)
+        logf_(log, "%s: warning: %s ran throttled: SM clock %.0f MHz of %.0f, %.0f C, %.0f W%s "
+              "(NVML reasons 0x%llx); its time is that of a slowed GPU", fam, desc, c->sm_mhz,
+              dev->sm_clock_mhz, c->temp_c, c->power_w,
+              reason ? ", power or thermal slowdown" : "", c->throttle);
 }
 
 /* Measure the todo points of one family. Returns AUG_EIO on a save failure. */
@@ -222,11 +254,13 @@ static int measure_family(struct family_run *fr, const struct aug_prof_points *p
         struct aug_prof_measure m;
         memset(&m, 0, sizeof m);
         m.time_us = fr->times;
-        m.cap = cfg->run.reps;
+        m.cap = aug_prof_run_max_reps(&cfg->run);
+        m.noise = NAN;
         aug_clear_error();
         int rc = impl->run(state, p, &cfg->run, &m);
-        if (rc == AUG_OK && m.n != cfg->run.reps)
-            rc = aug_errorf(AUG_EDATA, "the backend timed %d of %d repetitions", m.n, cfg->run.reps);
+        if (rc == AUG_OK && (m.n < cfg->run.reps || m.n > m.cap))
+            rc = aug_errorf(AUG_EDATA, "the backend timed %d repetitions, not %d to %d", m.n,
+                            cfg->run.reps, m.cap);
         struct aug_prof_stats st;
         if (rc == AUG_OK)
             rc = aug_prof_stats_compute(m.time_us, m.n, &st);
@@ -245,7 +279,7 @@ static int measure_family(struct family_run *fr, const struct aug_prof_points *p
         if (fr->raw) {
             char source[64];
             snprintf(source, sizeof source, "augur-profile:%s", m.impl[0] ? m.impl : fr->be->name);
-            rc = aug_prof_raw_add(fr->raw, p, &st, m.timing, source);
+            rc = aug_prof_raw_add_measure(fr->raw, p, &st, &m, source);
             if (rc != AUG_OK) {
                 rep->failed++;
                 logf_(cfg->log, "%s: skipped %s: %s", fam, desc, aug_last_error());
@@ -259,9 +293,16 @@ static int measure_family(struct family_run *fr, const struct aug_prof_points *p
         double eta = est_done > 0 ? est_left * (elapsed / est_done) : est_left;
         char eta_s[32];
         fmt_duration(eta > 0 ? eta : 0, eta_s, sizeof eta_s);
-        logf_(cfg->log, "[%s %ld/%ld] %s: %.4g us (min %.4g, max %.4g, %s), eta %s", fam, done,
-              todo, desc, st.median_us, st.min_us, st.max_us, aug_prof_timing_name(m.timing),
-              eta_s);
+        char bw[96] = "";
+        if (p->family == AUG_FAMILY_COLLECTIVE) { /* nccl-tests: algbw = S / t, busbw */
+            double algbw = p->size_bytes / (st.median_us * 1e3);
+            snprintf(bw, sizeof bw, ", algbw %.4g GB/s, busbw %.4g GB/s", algbw,
+                     aug_prof_point_bytes(p) / (st.median_us * 1e3));
+        }
+        logf_(cfg->log, "[%s %ld/%ld] %s: %.4g us (min %.4g, max %.4g, %d reps, %s%s)%s, eta %s",
+              fam, done, todo, desc, st.median_us, st.min_us, st.max_us, m.n,
+              aug_prof_timing_name(m.timing), m.l2_flush ? ", L2 flushed" : "", bw, eta_s);
+        warn_throttle(cfg->log, fr->dev, fam, desc, &m.clocks);
         if (fr->raw && (since_save >= cfg->save_every || now_s() - last_save > 60.0)) {
             if ((rc = aug_prof_raw_save(fr->raw)) != AUG_OK)
                 return rc;
@@ -295,7 +336,12 @@ static int run_family(const struct aug_prof_backend *be, const struct aug_prof_s
         goto out;
     rep->planned += (long)pts.n;
     if (pts.n == 0) {
-        logf_(cfg->log, "%s: no points for this selection (dtypes, GPUs)", bench->name);
+        if (f == AUG_FAMILY_COLLECTIVE && cfg->grid.gpus * cfg->grid.nodes < 2)
+            logf_(cfg->log, "collective: collectives need at least two GPUs and this run has "
+                  "%d: none measured (run on a node with 2 to 8 GPUs, or across nodes with "
+                  "mpirun ... --mpi)", cfg->grid.gpus * cfg->grid.nodes);
+        else
+            logf_(cfg->log, "%s: no points for this selection (dtypes, GPUs)", bench->name);
         goto out;
     }
     if (dev->is_writer) {
@@ -379,8 +425,17 @@ int aug_prof_sweep_run(const struct aug_prof_backend *be, const struct aug_prof_
         if ((rc = aug_prof_gpu_id_check(cfg->gpu_id)) != AUG_OK)
             return rc;
         snprintf(gpu_id, sizeof gpu_id, "%s", cfg->gpu_id);
-    } else if ((rc = aug_prof_gpu_id(dev.name, gpu_id, sizeof gpu_id)) != AUG_OK) {
-        return rc;
+    } else {
+        int known = 0;
+        if ((rc = aug_prof_gpu_id(dev.name, gpu_id, sizeof gpu_id, &known)) != AUG_OK)
+            return rc;
+        if (!known)
+            logf_(cfg->log, "'%s' is not one of the GPUs augur knows (kernels-db/gpus.csv): "
+                  "its measurements go under the generated id '%s'. Before `augur calibrate "
+                  "--gpu %s`, add a row with gpu_id %s to kernels-db/gpus.csv (SM count, clock, "
+                  "dense peaks per dtype, HBM size and bandwidth, L2, source: the columns its "
+                  "header describes), and the device name to the table in profiler/gpuid.c; or "
+                  "pass --gpu-id to use an existing row", dev.name, gpu_id, gpu_id, gpu_id);
     }
     if ((rc = resolve_dir(cfg, gpu_id, rep->out_dir, sizeof rep->out_dir)) != AUG_OK)
         return rc;
@@ -406,9 +461,10 @@ int aug_prof_sweep_run(const struct aug_prof_backend *be, const struct aug_prof_
         c.save_every = 10;
     logf_(cfg->log, "measuring %s (%s, %d GPU%s%s) into %s", dev.name, gpu_id, dev.device_count,
           dev.device_count == 1 ? "" : "s", dev.nodes > 1 ? ", MPI" : "", rep->out_dir);
-    double *times = malloc((size_t)cfg->run.reps * sizeof *times);
+    int cap = aug_prof_run_max_reps(&cfg->run);
+    double *times = malloc((size_t)cap * sizeof *times);
     if (!times)
-        return aug_errorf(AUG_ENOMEM, "out of memory for %d repetitions", cfg->run.reps);
+        return aug_errorf(AUG_ENOMEM, "out of memory for %d repetitions", cap);
     rc = AUG_OK;
     for (int f = 0; f < AUG_FAMILY_COUNT && rc == AUG_OK; f++) {
         if (c.families && !(c.families & AUG_PROF_FAMILY_BIT(f)))
@@ -503,6 +559,15 @@ int aug_prof_sweep_dry_run(const struct aug_prof_backend *be, const struct aug_p
     fmt_duration(total, d, sizeof d);
     fprintf(out, "# total: %ld points to measure (%ld already present), estimated %s\n", n_points,
             n_present, d);
+    if (cfg->run.budget_s > 0) {
+        /* a point that never settles: warm-up up to its cap, repetitions up to the budget */
+        double worst = total + (double)n_points * (cfg->run.budget_s +
+                                                   (AUG_PROF_WARM_MAX_FACTOR - 1.0) *
+                                                       cfg->run.warmup_s);
+        fmt_duration(worst, d, sizeof d);
+        fprintf(out, "# up to about %s if no point settles (warm-up capped at %g x --warmup-time, "
+                "--point-budget %g s per point)\n", d, AUG_PROF_WARM_MAX_FACTOR, cfg->run.budget_s);
+    }
     if (total_s)
         *total_s = total;
     return AUG_OK;

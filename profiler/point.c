@@ -180,3 +180,24 @@ int aug_prof_points_push(struct aug_prof_points *l, const struct aug_prof_point 
     l->v[l->n++] = *p;
     return AUG_OK;
 }
+
+int aug_prof_point_wants_l2_flush(const struct aug_prof_point *p,
+                                  const struct aug_prof_run_cfg *cfg) {
+    if (cfg && cfg->no_l2_flush)
+        return 0;
+    switch (p->family) {
+    case AUG_FAMILY_MEMORY:
+        return 1;
+    case AUG_FAMILY_ATTENTION:
+        return strstr(p->op, "decode") != NULL || aug_attn_is_decode((double)p->seq_q);
+    case AUG_FAMILY_GEMM:
+        /* a decode GEMM streams its weight matrix once: m (tokens) of at most 256 */
+        return p->m <= 256 || p->n <= 256;
+    default:
+        return 0;
+    }
+}
+
+int aug_prof_run_max_reps(const struct aug_prof_run_cfg *cfg) {
+    return cfg->max_reps > cfg->reps ? cfg->max_reps : cfg->reps;
+}

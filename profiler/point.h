@@ -27,14 +27,18 @@ enum aug_prof_timing {
 const char *aug_prof_timing_name(enum aug_prof_timing t);
 int aug_prof_timing_from_name(const char *name, enum aug_prof_timing *out);
 
-#define AUG_PROF_OP_LEN 24
-#define AUG_PROF_ALGO_LEN 64
+/* An op name fits the curve name calibrate derives from it (aug_curve.op, 31 characters,
+ * with "_causal" appended): attention ops are at most 24 characters. */
+#define AUG_PROF_OP_LEN 32
+#define AUG_PROF_ATTN_DECODE_OP "fused_decode_fwd"
+#define AUG_PROF_ALGO_LEN 256
 
 /* Shape columns are 0 when the family does not use them (written as empty cells),
  * except `causal`, which attention always writes (0 or 1) and others leave at -1. */
 struct aug_prof_point {
     enum aug_family family;
-    char op[AUG_PROF_OP_LEN];   /* gemm: "gemm"; attention: "fused_fwd", "unfused_fwd";
+    char op[AUG_PROF_OP_LEN];   /* gemm: "gemm"; attention: "fused_fwd",
+                                   "fused_decode_fwd", "unfused_fwd";
                                    memory: "copy", "elementwise", "rmsnorm", "layernorm",
                                    "softmax"; collective: aug_coll_name() */
     enum aug_dtype dtype;
@@ -66,19 +70,56 @@ double aug_prof_point_flops(const struct aug_prof_point *p);
 double aug_prof_point_bytes(const struct aug_prof_point *p);
 
 /* ---- what a backend returns for one point ---- */
+
+/* Device state while a point ran (NVML, loaded at run time; valid 0 when unavailable). */
+struct aug_prof_clocks {
+    int valid;
+    double sm_mhz, mem_mhz;     /* current SM and memory clocks */
+    double temp_c, power_w;     /* GPU temperature, board power */
+    unsigned long long throttle;/* NVML clocks-event reasons (AUG_PROF_THROTTLE_* bits) */
+};
+/* NVML's clocks-event reason bits that mean the GPU slowed itself down (nvml.h:
+ * SwPowerCap 0x4, HwSlowdown 0x8, SwThermalSlowdown 0x20, HwThermalSlowdown 0x40,
+ * HwPowerBrakeSlowdown 0x80); idle (0x1) and application clocks (0x2) are not. */
+#define AUG_PROF_THROTTLE_SLOWDOWN 0xE4ULL
+
 struct aug_prof_measure {
     double *time_us;            /* caller's array of `cap` entries, one per repetition */
     int cap;
     int n;                      /* repetitions filled */
     enum aug_prof_timing timing;
-    char impl[32];              /* implementation, for the `source` column ("cublasLt") */
+    char impl[32];              /* library that ran the point, for the `library` column and
+                                   `source` ("cublasLt", "nccl", "augur_flash_fallback") */
+    char algo[AUG_PROF_ALGO_LEN]; /* the library's algorithm, for `library_algo` ("" unknown) */
+    int l2_flush;               /* 1: L2 was flushed before every timed call */
+    int warmup_calls;           /* untimed calls made before the timed ones */
+    double noise;               /* relative standard deviation of the kept repetitions */
+    struct aug_prof_clocks clocks;
 };
 
-/* Repetition counts a backend must honour. */
+/* Repetition policy a backend must honour (nvbench's stopping rule: at least `reps`
+ * samples, then until the noise is small or the budget is spent). */
 struct aug_prof_run_cfg {
-    int warmup;                 /* untimed calls first */
-    int reps;                   /* timed calls */
+    int warmup;                 /* untimed calls first, at least */
+    int reps;                   /* timed calls, at least */
+    int max_reps;               /* timed calls, at most (0: reps) */
+    double warmup_s;            /* warm up at least this long, then until two successive
+                                   batches agree (0: by count alone) */
+    double max_noise;           /* stop once the relative standard deviation is at most this
+                                   (0: always run max_reps) */
+    double budget_s;            /* stop a point's timed calls after this long (0: no limit) */
+    int no_l2_flush;            /* 1: never flush L2 (the hot-cache case) */
 };
+
+/* The most repetitions cfg allows (max_reps, at least reps). */
+int aug_prof_run_max_reps(const struct aug_prof_run_cfg *cfg);
+
+/* Does point p flush L2 before each timed call? Memory-bound kernels, decode attention and
+ * skinny (decode) GEMMs re-read operands that a previous repetition left in L2, so their
+ * times would be cache times: yes, unless --no-l2-flush. Compute-bound GEMMs, prefill
+ * attention and collectives: no. */
+int aug_prof_point_wants_l2_flush(const struct aug_prof_point *p,
+                                  const struct aug_prof_run_cfg *cfg);
 
 /* ---- growable list of points ---- */
 struct aug_prof_points {

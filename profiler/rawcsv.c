@@ -19,9 +19,11 @@ const char *const aug_prof_raw_columns[AUG_PROF_RAW_NCOLS] = {
     "family",   "op",     "dtype",          "m",              "n",           "k",
     "batch",    "heads",  "seq_q",          "seq_kv",         "head_dim",    "causal",
     "size_bytes", "ranks", "ranks_per_node", "algo",          "time_us_median",
-    "time_us_min", "time_us_max", "reps",   "timing",         "source"};
+    "time_us_min", "time_us_max", "reps",   "timing",         "source",
+    "library",  "library_algo", "l2_flush", "warmup_calls", "noise", "sm_clock_mhz",
+    "mem_clock_mhz", "temp_c", "power_w"};
 
-#define KEY_LEN 256
+#define KEY_LEN (AUG_PROF_ALGO_LEN + 512)
 
 struct row {
     char *cells[AUG_PROF_RAW_NCOLS];
@@ -326,6 +328,10 @@ int aug_prof_raw_has(const struct aug_prof_raw *r, const struct aug_prof_point *
     return key_has(r, key);
 }
 
+static int add_row(struct aug_prof_raw *r, const struct aug_prof_point *p,
+                   const struct aug_prof_stats *s, enum aug_prof_timing timing,
+                   const struct aug_prof_measure *m, const char *source);
+
 static void fmt_count(char *buf, size_t cap, long v) {
     if (v > 0)
         snprintf(buf, cap, "%ld", v);
@@ -336,6 +342,25 @@ static void fmt_count(char *buf, size_t cap, long v) {
 int aug_prof_raw_add(struct aug_prof_raw *r, const struct aug_prof_point *p,
                      const struct aug_prof_stats *s, enum aug_prof_timing timing,
                      const char *source) {
+    return add_row(r, p, s, timing, NULL, source);
+}
+
+int aug_prof_raw_add_measure(struct aug_prof_raw *r, const struct aug_prof_point *p,
+                             const struct aug_prof_stats *s, const struct aug_prof_measure *m,
+                             const char *source) {
+    return add_row(r, p, s, m->timing, m, source);
+}
+
+static void fmt_num(char *buf, size_t cap, double v, const char *fmt) {
+    if (isfinite(v))
+        snprintf(buf, cap, fmt, v);
+    else
+        buf[0] = '\0';
+}
+
+static int add_row(struct aug_prof_raw *r, const struct aug_prof_point *p,
+                   const struct aug_prof_stats *s, enum aug_prof_timing timing,
+                   const struct aug_prof_measure *m, const char *source) {
     if (!(isfinite(s->median_us) && isfinite(s->min_us) && isfinite(s->max_us) &&
           s->min_us > 0 && s->min_us <= s->median_us && s->median_us <= s->max_us && s->n > 0))
         return aug_errorf(AUG_EDATA, "refusing to write inconsistent times (median %g, min %g, "
@@ -349,7 +374,7 @@ int aug_prof_raw_add(struct aug_prof_raw *r, const struct aug_prof_point *p,
         return aug_errorf(AUG_EDATA, "%s: the point %s is already measured", r->path, key);
     if (rc != AUG_OK)
         return rc;
-    char b[AUG_PROF_RAW_NCOLS][96];
+    char b[AUG_PROF_RAW_NCOLS][AUG_PROF_ALGO_LEN + 64];
     snprintf(b[0], sizeof b[0], "%s", aug_family_name(p->family));
     snprintf(b[1], sizeof b[1], "%s", p->op);
     snprintf(b[2], sizeof b[2], "%s", aug_dtype_name(p->dtype));
@@ -375,6 +400,21 @@ int aug_prof_raw_add(struct aug_prof_raw *r, const struct aug_prof_point *p,
     snprintf(b[19], sizeof b[19], "%d", s->n);
     snprintf(b[20], sizeof b[20], "%s", aug_prof_timing_name(timing));
     snprintf(b[21], sizeof b[21], "%s", source ? source : "");
+    for (int c = 22; c < AUG_PROF_RAW_NCOLS; c++)
+        b[c][0] = '\0';
+    if (m) {
+        snprintf(b[22], sizeof b[22], "%s", m->impl);
+        snprintf(b[23], sizeof b[23], "%s", m->algo);
+        snprintf(b[24], sizeof b[24], "%d", m->l2_flush);
+        snprintf(b[25], sizeof b[25], "%d", m->warmup_calls);
+        fmt_num(b[26], sizeof b[26], m->noise, "%.4g");
+        if (m->clocks.valid) {
+            fmt_num(b[27], sizeof b[27], m->clocks.sm_mhz, "%.0f");
+            fmt_num(b[28], sizeof b[28], m->clocks.mem_mhz, "%.0f");
+            fmt_num(b[29], sizeof b[29], m->clocks.temp_c, "%.0f");
+            fmt_num(b[30], sizeof b[30], m->clocks.power_w, "%.1f");
+        }
+    }
     char *cells[AUG_PROF_RAW_NCOLS];
     for (int c = 0; c < AUG_PROF_RAW_NCOLS; c++)
         cells[c] = b[c];

@@ -19,8 +19,10 @@
 extern "C" {
 #endif
 
-/* The columns, in file order. */
-#define AUG_PROF_RAW_NCOLS 22
+/* The columns, in file order: the 22 of the kernels-db raw schema, then what augur-profile
+ * records about how each point ran (library, library_algo, l2_flush, warmup_calls, noise,
+ * sm_clock_mhz, mem_clock_mhz, temp_c, power_w; empty when unknown; see kernels-db/README.md). */
+#define AUG_PROF_RAW_NCOLS 31
 extern const char *const aug_prof_raw_columns[AUG_PROF_RAW_NCOLS];
 /* The first AUG_PROF_RAW_ID_COLS columns identify a point (family .. algo). */
 #define AUG_PROF_RAW_ID_COLS 16
@@ -43,6 +45,12 @@ int aug_prof_raw_has(const struct aug_prof_raw *r, const struct aug_prof_point *
 int aug_prof_raw_add(struct aug_prof_raw *r, const struct aug_prof_point *p,
                      const struct aug_prof_stats *s, enum aug_prof_timing timing,
                      const char *source);
+
+/* The same with the measurement's run details (m: library, algorithm, L2 flush, warm-up,
+ * noise, clocks) in the trailing columns; the timing comes from m. */
+int aug_prof_raw_add_measure(struct aug_prof_raw *r, const struct aug_prof_point *p,
+                             const struct aug_prof_stats *s, const struct aug_prof_measure *m,
+                             const char *source);
 
 /* Write every row (loaded and added) atomically to the path given to open. */
 int aug_prof_raw_save(struct aug_prof_raw *r);

@@ -81,14 +81,14 @@ static void other_collectives(void **state)
         "#  size count type redop root time algbw busbw #wrong time algbw busbw #wrong\n"
         "   4096  1024 float none   -1 12.0  0.3   0.3   0    13.0  0.3   0.3   0\n";
     aug_samples_init(&s);
-    struct aug_import_opts o2 = {"all_gather", 8, 8, NULL};
+    struct aug_import_opts o2 = {"all_gather", 8, 8, NULL, NULL, 0};
     assert_int_equal(aug_import_nccl_tests("run1.log", bare, strlen(bare), &o2, &s), AUG_OK);
     assert_string_equal(s.v[0].op, "all_gather");
     assert_int_equal(s.v[0].ranks, 8);
     assert_int_equal(aug_import_nccl_tests("reduce_scatter_perf.log", bare, strlen(bare), &o, &s),
                      AUG_EDATA); /* group size unknown */
     assert_non_null(strstr(aug_last_error(), "--ranks"));
-    struct aug_import_opts o3 = {NULL, 4, 0, NULL};
+    struct aug_import_opts o3 = {NULL, 4, 0, NULL, NULL, 0};
     assert_int_equal(aug_import_nccl_tests("reduce_scatter_perf.log", bare, strlen(bare), &o3, &s),
                      AUG_OK);
     assert_string_equal(s.v[1].op, "reduce_scatter");
@@ -122,7 +122,7 @@ static void expect_error(const char *name, const char *txt, const char *needle)
 {
     struct aug_samples s;
     aug_samples_init(&s);
-    struct aug_import_opts o = {"all_reduce", 8, 8, NULL};
+    struct aug_import_opts o = {"all_reduce", 8, 8, NULL, NULL, 0};
     int rc = aug_import_nccl_tests(name, txt, strlen(txt), &o, &s);
     if (rc != AUG_EDATA)
         fail_msg("%s: status %d (%s)", needle, rc, aug_last_error());

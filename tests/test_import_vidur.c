@@ -22,7 +22,7 @@ static void mlp(void **state)
              mlp_head);
     struct aug_samples s;
     aug_samples_init(&s);
-    struct aug_import_opts o = {NULL, 0, 0, "vidur@test"};
+    struct aug_import_opts o = {NULL, 0, 0, "vidur@test", NULL, 0};
     assert_int_equal(aug_import_vidur_mlp("x/mlp.csv", buf, strlen(buf), &o, &s), AUG_OK);
     assert_int_equal((int)s.n, 7);
     /* order of the op table: QKV, O, up, down, (emb absent), norm, (rope absent), act, add */

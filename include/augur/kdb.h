@@ -7,6 +7,8 @@
 #ifndef AUG_KDB_H
 #define AUG_KDB_H
 
+#include <stddef.h>
+
 #include "augur/collective.h"
 #include "augur/dtype.h"
 
@@ -55,10 +57,29 @@ const struct aug_curve *aug_kdb_curve_at(const struct aug_kdb *kdb, int i);
  * gemm: efficiency (0..1] of an (m x k) * (k x n) GEMM against the dtype's dense peak. */
 int aug_kdb_gemm_eff(const struct aug_kdb *kdb, enum aug_dtype dt, double m, double n, double k,
                      double *eff);
-/* attention: efficiency of the fused kernel against the dense peak. */
+/* attention: efficiency of the fused kernel against the dense peak (fused curves only;
+ * decode curves for decode shapes, prefill curves otherwise). */
 int aug_kdb_attention_eff(const struct aug_kdb *kdb, enum aug_dtype dt, int causal,
                           int backward, double batch_heads, double seq_q, double seq_kv,
                           double head_dim, double *eff);
+/* Attention kernel kinds, read from op and curve names (predictor/hw/attention_kind.c,
+ * kernels-db/README.md "Attention op names"). A lookup for a fused kernel never uses an
+ * unfused curve; a decode query uses only decode curves, a prefill query only prefill
+ * curves. Decode: fewer query rows per (sequence, KV head) than one query tile of
+ * AUG_ATTN_TILE_Q rows (flash-attention 2.x csrc/flash_attn/src/flash_fwd_launch_template.h,
+ * run_mha_fwd_hdim128: kBlockM = 64 or 128), so the tile is partly idle and the kernel is
+ * bound by reading K and V: one new token per sequence, with its GQA group folded into the
+ * query rows as FlashAttention-2's flash_api.cpp does (seq_q = heads / KV heads). */
+#define AUG_ATTN_TILE_Q 64
+struct aug_attn_kind {
+    int unfused, decode, backward, causal;
+};
+void aug_attn_kind_of(const char *name, struct aug_attn_kind *out);
+int aug_attn_is_decode(double seq_q);
+/* The curve op of attention samples named `op`: op, "_decode" when seq_q is a decode
+ * shape and op does not say so, "_causal" when causal. AUG_EDATA (never truncated) when
+ * it does not fit `cap`. */
+int aug_attn_curve_op(const char *op, double seq_q, int causal, char *buf, size_t cap);
 /* memory-bound kernel `op` moving `bytes`: time in microseconds. */
 int aug_kdb_memory_time_us(const struct aug_kdb *kdb, const char *op, enum aug_dtype dt,
                            double bytes, double *time_us);

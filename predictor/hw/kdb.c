@@ -55,8 +55,7 @@ struct kdb_entry {
     const struct aug_curve_form *form;
     int coll;      /* enum aug_coll, -1 when not a collective */
     int link;      /* 0 nvlink, 1 network, -1 none */
-    int backward;  /* attention: op names a backward kernel ("bwd") */
-    int causal;    /* attention: op ends in "_causal" */
+    struct aug_attn_kind attn; /* attention: the kernel kind the op names */
     double elt_bytes;
 };
 
@@ -286,11 +285,8 @@ static int parse_row(const struct aug_csv *t, size_t r, struct aug_curve *c, str
         if (c->ranks < 1)
             return aug_csv_cell_error(t, r, "ranks", "a collective needs ranks >= 1");
     }
-    if (c->family == AUG_FAMILY_ATTENTION) {
-        size_t len = strlen(c->op);
-        e->backward = strstr(c->op, "bwd") != NULL;
-        e->causal = len >= 7 && strcmp(c->op + len - 7, "_causal") == 0;
-    }
+    if (c->family == AUG_FAMILY_ATTENTION)
+        aug_attn_kind_of(c->op, &e->attn);
     return AUG_OK;
 }
 
@@ -464,8 +460,8 @@ static int find_curve(const struct aug_kdb *kdb, enum aug_family fam, const char
                 continue;
             if (op && strcmp(c->op, op) != 0)
                 continue;
-            if (fam == AUG_FAMILY_ATTENTION && (kdb->entry[i].backward != attn_bwd ||
-                                                kdb->entry[i].causal != attn_causal))
+            if (fam == AUG_FAMILY_ATTENTION && (kdb->entry[i].attn.backward != attn_bwd ||
+                                                kdb->entry[i].attn.causal != attn_causal))
                 continue;
             if (first < 0)
                 first = i;
@@ -508,6 +504,17 @@ int aug_kdb_gemm_eff(const struct aug_kdb *kdb, enum aug_dtype dt, double m, dou
     return 1;
 }
 
+/* Can the fused-attention lookup use this curve? Only a fused kernel's curve of the same
+ * direction, mask and phase: an unfused curve (separate GEMMs and softmax) times other
+ * kernels, and a decode curve (a few query rows, bound by reading the KV cache) another
+ * regime than prefill. */
+static int attention_curve_matches_kind(const struct aug_attn_kind *c, int causal, int backward,
+                                        double seq_q)
+{
+    return !c->unfused && c->backward == (backward != 0) && c->causal == (causal != 0) &&
+           c->decode == aug_attn_is_decode(seq_q);
+}
+
 int aug_kdb_attention_eff(const struct aug_kdb *kdb, enum aug_dtype dt, int causal,
                           int backward, double batch_heads, double seq_q, double seq_kv,
                           double head_dim, double *eff)
@@ -522,8 +529,8 @@ int aug_kdb_attention_eff(const struct aug_kdb *kdb, enum aug_dtype dt, int caus
             int i = kdb->fam[AUG_FAMILY_ATTENTION][j];
             const struct aug_curve *c = &kdb->curves[i];
             const struct kdb_entry *e = &kdb->entry[i];
-            if (dtype_level(c->dtype, dt) != level || e->backward != (backward != 0) ||
-                e->causal != (causal != 0))
+            if (dtype_level(c->dtype, dt) != level ||
+                !attention_curve_matches_kind(&e->attn, causal, backward, seq_q))
                 continue;
             double hd = e->form->n_params >= 4 ? c->p[3] : head_dim;
             double d = hd > head_dim ? hd / head_dim : head_dim / hd;
@@ -610,8 +617,9 @@ int aug_kdb_curve_range(const struct aug_kdb *kdb, enum aug_family fam, const ch
                 continue;
             if (op && strcmp(c->op, op) != 0)
                 continue;
-            if (fam == AUG_FAMILY_ATTENTION && (kdb->entry[i].backward != (backward != 0) ||
-                                                kdb->entry[i].causal != (causal != 0)))
+            if (fam == AUG_FAMILY_ATTENTION && (kdb->entry[i].attn.unfused ||
+                                                kdb->entry[i].attn.backward != (backward != 0) ||
+                                                kdb->entry[i].attn.causal != (causal != 0)))
                 continue;
             if (first < 0) {
                 first = i;

@@ -11,7 +11,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     struct aug_samples s;
     aug_samples_init(&s);
-    struct aug_import_opts o = {"all_reduce", 8, 8, "fuzz"};
+    struct aug_import_opts o = {"all_reduce", 8, 8, "fuzz", NULL, 0};
     (void)aug_import_raw("fuzz.txt", (const char *)data, size, &o, &s);
     aug_samples_free(&s);
     return 0;

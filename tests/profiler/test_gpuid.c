@@ -1,38 +1,74 @@
 /* test_gpuid.c - kernels-db GPU ids from CUDA device names (gpuid.c), and id checks. */
 #include "../aug_test.h"
 
+#include "augur/csvio.h"
 #include "augur/status.h"
 #include "gpuid.h"
 
-static void expect(const char *name, const char *id) {
+static void expect(const char *name, const char *id, int known) {
     char buf[64];
-    assert_int_equal(aug_prof_gpu_id(name, buf, sizeof buf), AUG_OK);
+    int k = -1;
+    assert_int_equal(aug_prof_gpu_id(name, buf, sizeof buf, &k), AUG_OK);
     if (strcmp(buf, id) != 0)
         fail_msg("'%s' -> '%s', expected '%s'", name, buf, id);
+    assert_int_equal(k, known);
 }
 
 static void device_names(void **state) {
     (void)state;
-    expect("NVIDIA H100 80GB HBM3", "h100-80g");
-    expect("NVIDIA A100-SXM4-80GB", "a100-80g");
-    expect("NVIDIA A100-SXM4-40GB", "a100-40g");
-    expect("NVIDIA A100 80GB PCIe", "a100-pcie-80g");
-    expect("NVIDIA H100 PCIe", "h100-pcie");
-    expect("NVIDIA H200", "h200");
-    expect("NVIDIA B200", "b200");
-    expect("NVIDIA GH200 480GB", "gh200-480g");
-    expect("Tesla V100-SXM2-32GB", "v100-32g");
-    expect("NVIDIA GeForce RTX 4090", "rtx-4090");
-    expect("NVIDIA H800", "h800");
+    /* GPUs with a gpus.csv row: their row's id */
+    expect("NVIDIA H100 80GB HBM3", "h100-80g", 1);
+    expect("NVIDIA A100-SXM4-80GB", "a100-80g", 1);
+    expect("NVIDIA A100-SXM4-40GB", "a100-40g", 1);
+    expect("NVIDIA H200", "h200-141g", 1);
+    expect("nvidia h200 ", "h200-141g", 1); /* case and spacing do not matter */
+    expect("NVIDIA B200", "b200-180g", 1);
+    expect("NVIDIA GB200", "gb200-186g", 1);
+    expect("NVIDIA H800", "h800-80g", 1);
+    expect("NVIDIA A100 80GB PCIe", "a100-pcie-80g", 1);
+    expect("NVIDIA H100 PCIe", "h100-pcie-80g", 1);
+    expect("Tesla V100-SXM2-32GB", "v100-sxm2-32g", 1);
+    expect("Tesla T4", "t4-16g", 1);
+    /* others: a generated id, flagged unknown (the sweep says how to add a row) */
+    expect("NVIDIA H200 NVL", "h200-nvl", 0);
+    expect("NVIDIA GH200 480GB", "gh200-480g", 0);
+    expect("NVIDIA GeForce RTX 4090", "rtx-4090", 0);
+}
+
+/* Every GPU of kernels-db/gpus.csv is reached from some device name of the table: a row
+ * added there without its device name here fails this test. */
+static void every_row_is_known(void **state) {
+    (void)state;
+    char path[600];
+    snprintf(path, sizeof path, "%s/kernels-db/gpus.csv", AUG_TEST_SOURCE_DIR);
+    struct aug_csv *t = NULL;
+    assert_int_equal(aug_csv_load(path, &t), AUG_OK);
+    int col = aug_csv_col(t, "gpu_id");
+    assert_true(col >= 0);
+    assert_true(aug_csv_rows(t) >= 7);
+    for (size_t r = 0; r < aug_csv_rows(t); r++) {
+        const char *id = aug_csv_cell(t, r, col);
+        int found = 0;
+        for (int i = 0; i < aug_prof_gpu_known_count() && !found; i++) {
+            char buf[64];
+            int known = 0;
+            assert_int_equal(aug_prof_gpu_id(aug_prof_gpu_known_name(i), buf, sizeof buf, &known),
+                             AUG_OK);
+            found = known && strcmp(buf, id) == 0;
+        }
+        if (!found)
+            fail_msg("gpus.csv row '%s' has no device name in profiler/gpuid.c", id);
+    }
+    aug_csv_free(t);
 }
 
 static void bad_names(void **state) {
     (void)state;
     char buf[8];
-    assert_int_equal(aug_prof_gpu_id("NVIDIA", buf, sizeof buf), AUG_EDATA);
-    assert_int_equal(aug_prof_gpu_id("NVIDIA A100-SXM4-80GB-with-a-long-tail", buf, sizeof buf),
+    assert_int_equal(aug_prof_gpu_id("NVIDIA", buf, sizeof buf, NULL), AUG_EDATA);
+    assert_int_equal(aug_prof_gpu_id("NVIDIA A100-SXM4-80GB-with-a-long-tail", buf, sizeof buf, NULL),
                      AUG_EDATA); /* does not fit 8 bytes */
-    assert_int_equal(aug_prof_gpu_id(NULL, buf, sizeof buf), AUG_EDATA);
+    assert_int_equal(aug_prof_gpu_id(NULL, buf, sizeof buf, NULL), AUG_EDATA);
 }
 
 static void id_check(void **state) {
@@ -49,6 +85,7 @@ static void id_check(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(device_names),
+        cmocka_unit_test(every_row_is_known),
         cmocka_unit_test(bad_names),
         cmocka_unit_test(id_check),
     };

@@ -19,12 +19,18 @@
 #include "cli.h"
 #include "correlate.h"
 #include "harness.h"
+#include "measure.h"
 
 /* ---- the fake backend ---- */
 
 struct fake {
     int no_device;
     int devices;
+    const char *name;       /* device name (NULL: an H100 SXM) */
+    int throttled;          /* report clocks of a GPU slowed by its power cap */
+    int policy;             /* measure through the repetition policy (measure.c) */
+    long flushes, timed;    /* L2 flushes and timed calls it issued */
+    double clock_s;         /* its fake clock */
     int cc_major;
     long setups, runs;
     long fail_m;            /* GEMMs with this m fail like an out-of-memory */
@@ -52,7 +58,7 @@ static int fake_query(void *ctx, struct aug_prof_device *d) {
     struct fake *f = ctx;
     if (f->no_device)
         return aug_errorf(AUG_ENODEV, "fake: no device");
-    snprintf(d->name, sizeof d->name, "NVIDIA H100 80GB HBM3");
+    snprintf(d->name, sizeof d->name, "%s", f->name ? f->name : "NVIDIA H100 80GB HBM3");
     d->device_count = f->devices;
     d->nodes = 1;
     d->cc_major = f->cc_major;
@@ -103,10 +109,36 @@ static double one_call(struct fake *f, double t_us) {
     return got;
 }
 
+/* The repetition policy over a fake device: every call takes 20 us of its clock. */
+static int loop_warm(void *a, int n) {
+    ((struct fake *)a)->clock_s += 20e-6 * n;
+    return AUG_OK;
+}
+
+static int loop_timed(void *a, int n, int flush, double *t) {
+    struct fake *f = a;
+    for (int i = 0; i < n; i++) {
+        f->flushes += flush != 0;
+        f->timed++;
+        f->clock_s += 20e-6;
+        t[i] = 20.0;
+    }
+    return AUG_OK;
+}
+
+static double loop_now(void *a) {
+    return ((struct fake *)a)->clock_s;
+}
+
 static int fake_run(void *state, const struct aug_prof_point *p, const struct aug_prof_run_cfg *cfg,
                     struct aug_prof_measure *out) {
     struct fake *f = state;
     f->runs++;
+    if (f->policy) {
+        struct aug_prof_loop_ops ops = {f, loop_warm, loop_timed, loop_now};
+        out->timing = AUG_PROF_TIMING_CUPTI;
+        return aug_prof_measure_loop(&ops, cfg, aug_prof_point_wants_l2_flush(p, cfg), out);
+    }
     if (f->watch_path && f->runs == f->watch_at)
         f->watched_rows = rows_in(f->watch_path);
     if (f->stop && f->runs == f->stop_at)
@@ -125,6 +157,12 @@ static int fake_run(void *state, const struct aug_prof_point *p, const struct au
     out->n = cfg->reps;
     out->timing = AUG_PROF_TIMING_CUPTI;
     snprintf(out->impl, sizeof out->impl, "fake");
+    out->clocks.valid = 1;
+    out->clocks.sm_mhz = f->throttled ? 1410 : 1980;
+    out->clocks.mem_mhz = 2619;
+    out->clocks.temp_c = f->throttled ? 87 : 55;
+    out->clocks.power_w = 700;
+    out->clocks.throttle = f->throttled ? 0x4 : 0; /* NVML SwPowerCap */
     return AUG_OK;
 }
 
@@ -377,6 +415,23 @@ static void exit_codes(void **state) {
     char *unknown[] = {"augur-profile", "--frobnicate"};
     char *missing[] = {"augur-profile", "--output-dir"};
     char *mpi_gemm[] = {"augur-profile", "--mpi", "--family", "gemm", "-o", dir};
+    char *few_max[] = {"augur-profile", "--reps", "5", "--max-reps", "3", "-o", dir};
+    char *bad_noise[] = {"augur-profile", "--max-noise", "-1", "-o", dir};
+    char *nan_budget[] = {"augur-profile", "--point-budget", "nan", "-o", dir};
+    char *bad_warm[] = {"augur-profile", "--warmup-time", "1e9", "-o", dir};
+    assert_int_equal(aug_prof_main(ARGC(few_max), few_max, &be, NULL), 2);
+    assert_int_equal(aug_prof_main(ARGC(bad_noise), bad_noise, &be, NULL), 2);
+    assert_int_equal(aug_prof_main(ARGC(nan_budget), nan_budget, &be, NULL), 2);
+    assert_int_equal(aug_prof_main(ARGC(bad_warm), bad_warm, &be, NULL), 2);
+    /* an NCCL setting too long for the algo column is refused, not cut short */
+    char long_algo[400];
+    memset(long_algo, 'r', sizeof long_algo - 1);
+    long_algo[sizeof long_algo - 1] = '\0';
+    setenv("NCCL_ALGO", long_algo, 1);
+    char *coll[] = {"augur-profile", "--family", "collective", "-o", dir};
+    assert_int_equal(aug_prof_main(ARGC(coll), coll, &be, NULL), 2);
+    unsetenv("NCCL_ALGO");
+    assert_int_equal(fk.runs, 0);
     assert_int_equal(aug_prof_main(ARGC(help), help, &be, NULL), 0);
     assert_int_equal(aug_prof_main(ARGC(version), version, &be, NULL), 0);
     assert_int_equal(aug_prof_main(ARGC(bad_family), bad_family, &be, NULL), 2);
@@ -496,8 +551,152 @@ static void dry_run_estimate(void **state) {
     assert_int_equal(fk.setups, 0);
 }
 
+/* Run a sweep with cfg-like options directly, its log into a string. */
+static const char *sweep_log(const char *family_bit_name, int fam, char *buf, size_t cap,
+                             struct aug_prof_sweep_report *rep) {
+    (void)family_bit_name;
+    char dir[512];
+    out_dir(dir, sizeof dir);
+    struct aug_prof_sweep_cfg cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.families = AUG_PROF_FAMILY_BIT(fam);
+    cfg.grid.dtypes = AUG_PROF_DTYPE_BIT(AUG_DTYPE_BF16);
+    cfg.run.warmup = 1;
+    cfg.run.reps = 3;
+    cfg.limit = 2;
+    cfg.output_dir = dir;
+    cfg.log = tmpfile();
+    assert_int_equal(aug_prof_sweep_run(&be, &cfg, rep), AUG_OK);
+    rewind(cfg.log);
+    size_t n = fread(buf, 1, cap - 1, cfg.log);
+    buf[n] = '\0';
+    fclose(cfg.log);
+    return buf;
+}
+
+/* Clocks, temperature and power go in every row; a throttled point is warned about. */
+static void clocks_logged_and_throttle_warned(void **state) {
+    (void)state;
+    static char log[1 << 16];
+    struct aug_prof_sweep_report rep;
+    sweep_log("gemm", AUG_FAMILY_GEMM, log, sizeof log, &rep);
+    assert_int_equal(rep.measured, 2);
+    assert_null(strstr(log, "throttled"));
+    char path[600], dir[512];
+    out_dir(dir, sizeof dir);
+    snprintf(path, sizeof path, "%s/gemm.csv", dir);
+    struct aug_csv *t = NULL;
+    assert_int_equal(aug_csv_load(path, &t), AUG_OK);
+    double v = 0;
+    assert_int_equal(aug_csv_get_double(t, 0, "sm_clock_mhz", AUG_CSV_REQUIRED, &v), AUG_OK);
+    assert_near(v, 1980, 0);
+    assert_int_equal(aug_csv_get_double(t, 0, "temp_c", AUG_CSV_REQUIRED, &v), AUG_OK);
+    assert_near(v, 55, 0);
+    assert_int_equal(aug_csv_get_double(t, 0, "power_w", AUG_CSV_REQUIRED, &v), AUG_OK);
+    assert_near(v, 700, 0);
+    assert_string_equal(aug_csv_cell(t, 0, aug_csv_col(t, "library")), "fake");
+    aug_csv_free(t);
+    /* 1410 MHz is below 90% of the device's 1980, and NVML says SwPowerCap */
+    fk.throttled = 1;
+    sweep_log("memory", AUG_FAMILY_MEMORY, log, sizeof log, &rep);
+    assert_int_equal(rep.measured, 2);
+    assert_non_null(strstr(log, "ran throttled: SM clock 1410 MHz of 1980, 87 C, 700 W, power "
+                                "or thermal slowdown (NVML reasons 0x4)"));
+}
+
+/* One GPU: collectives need two; nothing is measured and the log says why. */
+static void collectives_need_two_gpus(void **state) {
+    (void)state;
+    static char log[1 << 16];
+    struct aug_prof_sweep_report rep;
+    fk.devices = 1;
+    sweep_log("collective", AUG_FAMILY_COLLECTIVE, log, sizeof log, &rep);
+    assert_int_equal(rep.planned, 0);
+    assert_int_equal(rep.measured, 0);
+    assert_int_equal(fk.runs, 0);
+    assert_non_null(strstr(log, "collectives need at least two GPUs and this run has 1: none "
+                                "measured"));
+    /* two GPUs: measured, with the nccl-tests bandwidths in the progress lines */
+    fk.devices = 2;
+    sweep_log("collective", AUG_FAMILY_COLLECTIVE, log, sizeof log, &rep);
+    assert_int_equal(rep.measured, 2);
+    assert_non_null(strstr(log, "algbw "));
+    assert_non_null(strstr(log, "busbw "));
+}
+
+/* A GPU without a gpus.csv row: a generated id and how to add its row. */
+static void unknown_gpu_is_explained(void **state) {
+    (void)state;
+    static char log[1 << 16];
+    struct aug_prof_sweep_report rep;
+    fk.name = "NVIDIA H200 NVL";
+    sweep_log("gemm", AUG_FAMILY_GEMM, log, sizeof log, &rep);
+    assert_non_null(strstr(log, "'NVIDIA H200 NVL' is not one of the GPUs augur knows"));
+    assert_non_null(strstr(log, "generated id 'h200-nvl'"));
+    assert_non_null(strstr(log, "add a row with gpu_id h200-nvl to kernels-db/gpus.csv"));
+    fk.name = "NVIDIA H200";
+    sweep_log("gemm", AUG_FAMILY_GEMM, log, sizeof log, &rep);
+    assert_null(strstr(log, "not one of the GPUs"));
+    assert_non_null(strstr(log, "(h200-141g, "));
+}
+
+/* Through the command line: memory-bound points flush L2 before every timed call, GEMMs of
+ * 4096^3 do not; --no-l2-flush turns the flushes off; the l2_flush column says which. */
+static void l2_flush_through_the_sweep(void **state) {
+    (void)state;
+    char dir[512], path[600];
+    out_dir(dir, sizeof dir);
+    fk.policy = 1;
+    char *mem[] = {"augur-profile", "--family", "memory", "--dtype", "bf16", "--limit", "3",
+                   "--output-dir", dir, "--quiet"};
+    assert_int_equal(aug_prof_main(ARGC(mem), mem, &be, NULL), 0);
+    assert_true(fk.timed > 0);
+    assert_int_equal(fk.flushes, fk.timed);
+    snprintf(path, sizeof path, "%s/memory.csv", dir);
+    struct aug_csv *t = NULL;
+    assert_int_equal(aug_csv_load(path, &t), AUG_OK);
+    assert_int_equal(aug_csv_rows(t), 3);
+    assert_string_equal(aug_csv_cell(t, 0, aug_csv_col(t, "l2_flush")), "1");
+    /* quiet 20 us calls: the minimum 20 repetitions; warm-up 5 calls + >= 20 ms of batches */
+    assert_string_equal(aug_csv_cell(t, 0, aug_csv_col(t, "reps")), "20");
+    long warm = 0;
+    assert_int_equal(aug_csv_get_long(t, 0, "warmup_calls", AUG_CSV_REQUIRED, &warm), AUG_OK);
+    assert_true(warm >= 5 + 1000); /* 0.02 s / 20 us */
+    aug_csv_free(t);
+    fk.flushes = fk.timed = 0;
+    char *big[] = {"augur-profile", "--family", "gemm", "--dtype", "bf16", "--limit", "50",
+                   "--output-dir", dir, "--quiet"};
+    assert_int_equal(aug_prof_main(ARGC(big), big, &be, NULL), 0);
+    snprintf(path, sizeof path, "%s/gemm.csv", dir);
+    assert_int_equal(aug_csv_load(path, &t), AUG_OK);
+    int seen_flush = 0, seen_none = 0;
+    for (size_t r = 0; r < aug_csv_rows(t); r++) {
+        long m = 0, n = 0;
+        assert_int_equal(aug_csv_get_long(t, r, "m", AUG_CSV_REQUIRED, &m), AUG_OK);
+        assert_int_equal(aug_csv_get_long(t, r, "n", AUG_CSV_REQUIRED, &n), AUG_OK);
+        const char *fl = aug_csv_cell(t, r, aug_csv_col(t, "l2_flush"));
+        assert_string_equal(fl, m <= 256 || n <= 256 ? "1" : "0");
+        seen_flush |= fl[0] == '1';
+        seen_none |= fl[0] == '0';
+    }
+    assert_true(seen_flush && seen_none);
+    aug_csv_free(t);
+    /* --no-l2-flush: none */
+    fk.flushes = fk.timed = 0;
+    snprintf(path, sizeof path, "%s/hot", dir);
+    char *hot[] = {"augur-profile", "--family", "memory", "--dtype", "bf16", "--limit", "2",
+                   "--no-l2-flush", "--output-dir", path, "--quiet"};
+    assert_int_equal(aug_prof_main(ARGC(hot), hot, &be, NULL), 0);
+    assert_true(fk.timed > 0);
+    assert_int_equal(fk.flushes, 0);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(l2_flush_through_the_sweep, setup, teardown),
+        cmocka_unit_test_setup_teardown(clocks_logged_and_throttle_warned, setup, teardown),
+        cmocka_unit_test_setup_teardown(collectives_need_two_gpus, setup, teardown),
+        cmocka_unit_test_setup_teardown(unknown_gpu_is_explained, setup, teardown),
         cmocka_unit_test_setup_teardown(sweep_writes_measured_rows, setup, teardown),
         cmocka_unit_test_setup_teardown(rerun_resumes, setup, teardown),
         cmocka_unit_test_setup_teardown(failing_points_are_skipped, setup, teardown),

@@ -105,13 +105,15 @@ static void writes_exact_schema(void **state) {
         "# gpu_name: NVIDIA H100 80GB HBM3\n"
         "# date: 2025-01-01T00:00:00Z\n"
         "family,op,dtype,m,n,k,batch,heads,seq_q,seq_kv,head_dim,causal,size_bytes,ranks,"
-        "ranks_per_node,algo,time_us_median,time_us_min,time_us_max,reps,timing,source\n"
+        "ranks_per_node,algo,time_us_median,time_us_min,time_us_max,reps,timing,source,"
+        "library,library_algo,l2_flush,warmup_calls,noise,sm_clock_mhz,mem_clock_mhz,temp_c,"
+        "power_w\n"
         "gemm,gemm,bf16,1,4096,4096,,,,,,,,,,,12.5,12,13.25,20,cupti_kernel,"
-        "augur-profile:cublasLt\n"
+        "augur-profile:cublasLt,,,,,,,,,\n"
         "attention,fused_fwd,fp16,,,,8,32,2048,2048,128,0,,,,,1500,1490,1700,20,cuda_event,"
-        "augur-profile:own_flash\n"
+        "augur-profile:own_flash,,,,,,,,,\n"
         "collective,all_reduce,bf16,,,,,,,,,,1073741824,8,8,ring/simple,4400,4380.5,4500,20,"
-        "cupti_kernel,augur-profile:nccl\n";
+        "cupti_kernel,augur-profile:nccl,,,,,,,,,\n";
     char *got = slurp(path);
     assert_non_null(got);
     assert_string_equal(got, expect);
@@ -127,7 +129,8 @@ static void writes_exact_schema(void **state) {
     /* the columns constant is the same contract */
     assert_string_equal(aug_prof_raw_columns[0], "family");
     assert_string_equal(aug_prof_raw_columns[AUG_PROF_RAW_ID_COLS - 1], "algo");
-    assert_string_equal(aug_prof_raw_columns[AUG_PROF_RAW_NCOLS - 1], "source");
+    assert_string_equal(aug_prof_raw_columns[21], "source");
+    assert_string_equal(aug_prof_raw_columns[AUG_PROF_RAW_NCOLS - 1], "power_w");
 
     /* calibrate reads it back with the same values */
     struct aug_samples smp;
@@ -144,6 +147,46 @@ static void writes_exact_schema(void **state) {
     assert_string_equal(smp.v[2].timing, "cupti_kernel");
     assert_int_equal(smp.v[2].ranks, 8);
     assert_string_equal(aug_sample_link(&smp.v[2]), "nvlink");
+    aug_samples_free(&smp);
+}
+
+/* The run details of a measurement land in the trailing columns, and calibrate still reads
+ * the row. */
+static void writes_run_details(void **state) {
+    (void)state;
+    char path[512];
+    snprintf(path, sizeof path, "%s/memory.csv", tmpdir);
+    struct aug_prof_raw *r = NULL;
+    assert_int_equal(aug_prof_raw_open(path, prov, 3, "NVIDIA H100 80GB HBM3", &r), AUG_OK);
+    struct aug_prof_point p = aug_prof_point_make(AUG_FAMILY_MEMORY, "copy", AUG_DTYPE_BF16);
+    p.size_bytes = 268435456.0;
+    struct aug_prof_stats s = {95.5, 95.0, 97.0, 40};
+    double t[1];
+    struct aug_prof_measure m;
+    memset(&m, 0, sizeof m);
+    m.time_us = t;
+    m.timing = AUG_PROF_TIMING_CUPTI;
+    snprintf(m.impl, sizeof m.impl, "augur_memory");
+    snprintf(m.algo, sizeof m.algo, "copy_kernel v4");
+    m.l2_flush = 1;
+    m.warmup_calls = 63;
+    m.noise = 0.004;
+    m.clocks.valid = 1;
+    m.clocks.sm_mhz = 1980;
+    m.clocks.mem_mhz = 2619;
+    m.clocks.temp_c = 54;
+    m.clocks.power_w = 412.25;
+    assert_int_equal(aug_prof_raw_add_measure(r, &p, &s, &m, "augur-profile:augur_memory"), AUG_OK);
+    assert_int_equal(aug_prof_raw_save(r), AUG_OK);
+    aug_prof_raw_close(r);
+    assert_non_null(strstr(slurp(path), "95.5,95,97,40,cupti_kernel,augur-profile:augur_memory,"
+                                        "augur_memory,copy_kernel v4,1,63,0.004,1980,2619,54,"
+                                        "412.2\n"));
+    struct aug_samples smp;
+    aug_samples_init(&smp);
+    assert_int_equal(aug_samples_load_raw(path, &smp), AUG_OK);
+    assert_int_equal(smp.n, 1);
+    assert_near(smp.v[0].time_us, 95.5, 0);
     aug_samples_free(&smp);
 }
 
@@ -207,38 +250,39 @@ static void malformed_files(void **state) {
     snprintf(path, sizeof path, "%s/bad.csv", tmpdir);
     const char *hdr = "family,op,dtype,m,n,k,batch,heads,seq_q,seq_kv,head_dim,causal,size_bytes,"
                       "ranks,ranks_per_node,algo,time_us_median,time_us_min,time_us_max,reps,"
-                      "timing,source\n";
+                      "timing,source,library,library_algo,l2_flush,warmup_calls,noise,"
+                      "sm_clock_mhz,mem_clock_mhz,temp_c,power_w\n";
     /* other columns */
     write_text(path, "family,op,dtype\ngemm,gemm,bf16\n");
     assert_int_equal(aug_prof_raw_open(path, prov, 3, NULL, &r), AUG_EDATA);
     assert_non_null(strstr(aug_last_error(), "columns"));
     char text[2048];
     /* a non-number in m on line 3 */
-    snprintf(text, sizeof text, "# x\n%sgemm,gemm,bf16,4x,8,8,,,,,,,,,,,1,1,1,3,cupti_kernel,s\n",
+    snprintf(text, sizeof text, "# x\n%sgemm,gemm,bf16,4x,8,8,,,,,,,,,,,1,1,1,3,cupti_kernel,s,,,,,,,,,\n",
              hdr);
     write_text(path, text);
     assert_int_equal(aug_prof_raw_open(path, prov, 3, NULL, &r), AUG_EDATA);
     assert_non_null(strstr(aug_last_error(), ":3: column 'm'"));
     /* median above max */
-    snprintf(text, sizeof text, "%sgemm,gemm,bf16,4,8,8,,,,,,,,,,,5,1,2,3,cupti_kernel,s\n", hdr);
+    snprintf(text, sizeof text, "%sgemm,gemm,bf16,4,8,8,,,,,,,,,,,5,1,2,3,cupti_kernel,s,,,,,,,,,\n", hdr);
     write_text(path, text);
     assert_int_equal(aug_prof_raw_open(path, prov, 3, NULL, &r), AUG_EDATA);
     assert_non_null(strstr(aug_last_error(), "time_us_median"));
     /* unknown timing */
-    snprintf(text, sizeof text, "%sgemm,gemm,bf16,4,8,8,,,,,,,,,,,1,1,1,3,guess,s\n", hdr);
+    snprintf(text, sizeof text, "%sgemm,gemm,bf16,4,8,8,,,,,,,,,,,1,1,1,3,guess,s,,,,,,,,,\n", hdr);
     write_text(path, text);
     assert_int_equal(aug_prof_raw_open(path, prov, 3, NULL, &r), AUG_EDATA);
     assert_non_null(strstr(aug_last_error(), "timing"));
     /* the same point twice (line 3) */
     snprintf(text, sizeof text,
-             "%sgemm,gemm,bf16,4,8,8,,,,,,,,,,,1,1,1,3,cupti_kernel,s\n"
-             "gemm,gemm,bf16,4,8,8,,,,,,,,,,,2,2,2,3,cupti_kernel,s\n", hdr);
+             "%sgemm,gemm,bf16,4,8,8,,,,,,,,,,,1,1,1,3,cupti_kernel,s,,,,,,,,,\n"
+             "gemm,gemm,bf16,4,8,8,,,,,,,,,,,2,2,2,3,cupti_kernel,s,,,,,,,,,\n", hdr);
     write_text(path, text);
     assert_int_equal(aug_prof_raw_open(path, prov, 3, NULL, &r), AUG_EDATA);
     assert_non_null(strstr(aug_last_error(), ":3: duplicate"));
     /* causal must be 0 or 1 */
     snprintf(text, sizeof text,
-             "%sattention,fused_fwd,bf16,,,,1,2,3,3,64,2,,,,,1,1,1,3,cupti_kernel,s\n", hdr);
+             "%sattention,fused_fwd,bf16,,,,1,2,3,3,64,2,,,,,1,1,1,3,cupti_kernel,s,,,,,,,,,\n", hdr);
     write_text(path, text);
     assert_int_equal(aug_prof_raw_open(path, prov, 3, NULL, &r), AUG_EDATA);
     assert_non_null(strstr(aug_last_error(), "causal"));
@@ -264,6 +308,7 @@ static void refuses_inconsistent_stats(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(writes_exact_schema, setup, teardown),
+        cmocka_unit_test_setup_teardown(writes_run_details, setup, teardown),
         cmocka_unit_test_setup_teardown(resume_reads_back, setup, teardown),
         cmocka_unit_test_setup_teardown(malformed_files, setup, teardown),
         cmocka_unit_test_setup_teardown(refuses_inconsistent_stats, setup, teardown),

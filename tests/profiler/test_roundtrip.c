@@ -5,19 +5,21 @@
  * kernels-db/ folder) answers every point from a known model of an H100:
  *   GEMM       t = 6 us + max(F / (W(m, n) * 0.78 * peak), bytes / 3.0 TB/s)   (a roofline
  *              with wave quantization W over 128 x 128 tiles on 132 SMs)
- *   attention  fused forward at eff(S) = 0.45 S^1.6 / (S^1.6 + 700^1.6) of the bf16 peak,
- *              S = seq_kv (the unfused path is reported unsupported: see below)
+ *   attention  fused prefill forward at eff(S) = 0.45 S^1.6 / (S^1.6 + 700^1.6) of the bf16
+ *              peak, S = seq_kv; unfused forward at 0.2 S / (S + 2000) (clearly apart, so a
+ *              lookup that took the wrong kind's curve fails); fused decode (one query row)
+ *              bound by reading the KV cache: t = 4 us + bytes / 2.5 TB/s, which is an
+ *              attn_sat curve with exponent 1 for a fixed batch (eff = F / (t peak) =
+ *              a S / (b + S))
  *   memory     t = 2.5 us + bytes / 2.9 TB/s
  *   all-reduce and the other collectives: t = lat + S * busbw_factor(n) / busbw with
  *              lat 12 us / busbw 150 GB/s on 2 ranks, 25 us / 360 GB/s on 8.
  * augur-profile's sweep (the real harness and CLI) writes the raw CSVs into a temporary
  * folder; the `augur calibrate` binary ($AUGUR_BIN) fits them into a temporary kernels-db
  * that holds a copy of the project's gpus.csv; then the predictor's kdb lookups and the
- * `augur kernel` command must give back the model's numbers. The tolerances are those of
- * least squares on exact data plus rounding of the written times (6 digits).
- *
- * Only fused attention is profiled: with both implementations in one kernels-db the
- * attention lookup (aug_kdb_attention_eff) has no way to choose between their curves. */
+ * `augur kernel` command must give back the model's numbers, every family and every
+ * attention kind (prefill, causal, decode) from its own curve. The tolerances are those
+ * of least squares on exact data plus rounding of the written times (6 digits). */
 #include "../aug_test.h"
 
 #include <dirent.h>
@@ -56,6 +58,14 @@ static double attn_eff(double s) {
     return 0.45 * a / (a + pow(700.0, 1.6));
 }
 
+static double unfused_eff(double s) {
+    return 0.2 * s / (s + 2000.0);
+}
+
+static double decode_us(const struct aug_prof_point *p) {
+    return 4.0 + aug_prof_point_bytes(p) / 2.5e12 * 1e6;
+}
+
 static double memory_us(double bytes) {
     return 2.5 + bytes / 2.9e12 * 1e6;
 }
@@ -69,7 +79,12 @@ static double model_us(const struct aug_prof_point *p) {
     switch (p->family) {
     case AUG_FAMILY_GEMM: return gemm_us((double)p->m, (double)p->n, (double)p->k);
     case AUG_FAMILY_ATTENTION:
-        return aug_prof_point_flops(p) / (attn_eff((double)p->seq_kv) * peak_flops()) * 1e6;
+        if (strcmp(p->op, "fused_decode_fwd") == 0)
+            return decode_us(p);
+        return aug_prof_point_flops(p) /
+               ((strcmp(p->op, "unfused_fwd") == 0 ? unfused_eff((double)p->seq_kv)
+                                                   : attn_eff((double)p->seq_kv)) *
+                peak_flops()) * 1e6;
     case AUG_FAMILY_MEMORY: return memory_us(p->size_bytes);
     default: {
         enum aug_coll c;
@@ -104,8 +119,6 @@ static void fake_teardown(void *state) {
 static int fake_run(void *state, const struct aug_prof_point *p, const struct aug_prof_run_cfg *cfg,
                     struct aug_prof_measure *out) {
     (void)state;
-    if (p->family == AUG_FAMILY_ATTENTION && strcmp(p->op, "fused_fwd") != 0)
-        return aug_errorf(AUG_EUNSUPPORTED, "fake: only the fused kernel");
     double t = model_us(p);
     for (int r = 0; r < cfg->reps; r++) /* a little symmetric noise around the model */
         out->time_us[r] = t * (1.0 + 0.002 * (double)((r % 3) - 1));
@@ -292,6 +305,34 @@ static void profile_calibrate_predict(void **state) {
                                                    seqs[i], 128, &eff), 1);
             assert_rel(eff, attn_eff(seqs[i]), 0.03);
         }
+    /* decode: 16 sequences, one query row each, against caches of S tokens; the decode
+     * curve, not the prefill one (whose efficiency at these S is 10x higher) */
+    const double caches[] = {1000, 4096, 20000};
+    const long dims[] = {64, 128};
+    for (size_t h = 0; h < 2; h++)
+        for (size_t i = 0; i < 3; i++) {
+            struct aug_prof_point p = aug_prof_point_make(AUG_FAMILY_ATTENTION,
+                                                          "fused_decode_fwd", AUG_DTYPE_BF16);
+            p.batch = 16;
+            p.heads = 4096 / dims[h];
+            p.seq_q = 1;
+            p.seq_kv = (long)caches[i];
+            p.head_dim = dims[h];
+            p.causal = 0;
+            double truth = aug_prof_point_flops(&p) / (decode_us(&p) * 1e-6 * peak_flops());
+            double eff = 0;
+            assert_int_equal(aug_kdb_attention_eff(k, AUG_DTYPE_BF16, 0, 0, 16.0 * p.heads, 1,
+                                                   caches[i], (double)dims[h], &eff), 1);
+            assert_rel(eff, truth, 0.03);
+        }
+    /* the unfused measurements have their own curve, which a fused lookup never takes */
+    int unfused_curves = 0;
+    for (int i = 0; i < aug_kdb_curve_count(k); i++)
+        unfused_curves += strncmp(aug_kdb_curve_at(k, i)->op, "unfused_fwd", 11) == 0;
+    assert_true(unfused_curves > 0);
+    /* no backward measurements: a backward lookup misses rather than borrow a curve */
+    double eb = 0;
+    assert_int_equal(aug_kdb_attention_eff(k, AUG_DTYPE_BF16, 1, 1, 256, 2048, 2048, 128, &eb), 0);
     const double sizes[] = {4.0 * 1048576, 64.0 * 1048576, 1024.0 * 1048576};
     for (size_t i = 0; i < 3; i++) {
         double t = 0;
