@@ -188,7 +188,7 @@ static void test_train_json(void **state) {
     assert_int_equal(aug_plan_resolve(&p, &m, &s), AUG_OK);
     struct aug_kdb *kdb = NULL;
     assert_int_equal(aug_kdb_open(NULL, s.gpu.id, &kdb), AUG_OK);
-    struct aug_train_options opt = {kdb, 0};
+    struct aug_train_options opt = {kdb, 0, NULL};
     struct aug_train_result r;
     assert_int_equal(aug_train_predict(&m, &s, &p, &opt, &r), AUG_OK);
     aug_kdb_close(kdb);
@@ -197,6 +197,39 @@ static void test_train_json(void **state) {
     assert_rel(num(o, "memory_gib_per_gpu"), r.memory.total_gib, 1e-9);
     assert_int_equal(json_is_true(json_object_get(o, "fits_in_memory")), r.fits_in_memory);
     json_decref(o);
+}
+
+/* --framework applies the profile's defaults where no option sets them, says so, and
+ * an explicit option wins; an unknown name is a usage error. */
+static void test_train_framework(void **state) {
+    (void)state;
+    expect_exit(RUN("train", "--model", "llama2-7b", "--system", "dgx-h100", "--gpus", "16",
+                    "--tp", "2", "--micro-batch", "1", "--global-batch", "64", "--framework",
+                    "megatron-core", "--attention", "unfused", "--format", "json"),
+                0);
+    json_t *o = parse_stdout();
+    json_t *plan = json_object_get(o, "plan");
+    assert_true(json_is_true(json_object_get(plan, "sp")));
+    assert_int_equal(json_integer_value(json_object_get(plan, "zero")), 1);
+    assert_string_equal(json_string_value(json_object_get(plan, "main_grads")), "fp32");
+    assert_string_equal(json_string_value(json_object_get(plan, "attention")), "unfused");
+    assert_string_equal(json_string_value(json_object_get(plan, "framework")), "megatron-core");
+    const char *applied =
+        json_string_value(json_object_get(json_object_get(o, "framework"), "defaults_applied"));
+    assert_non_null(applied);
+    assert_non_null(strstr(applied, "sp on"));
+    assert_null(strstr(applied, "attention")); /* given on the command line */
+    json_decref(o);
+    expect_exit(RUN("train", "--model", "llama2-7b", "--system", "dgx-h100", "--gpus", "16",
+                    "--tp", "2", "--micro-batch", "1", "--global-batch", "64", "--framework",
+                    "megatron-core"),
+                0);
+    out_has("# framework megatron-core set: sp on");
+    out_has("# host issue per kernel: gemm 114.1");
+    expect_exit(RUN("train", "--model", "llama2-7b", "--system", "dgx-h100", "--gpus", "16",
+                    "--micro-batch", "1", "--global-batch", "64", "--framework", "jax"),
+                2);
+    err_has("unknown framework 'jax'");
 }
 
 static void test_train_output_file(void **state) {
@@ -331,6 +364,7 @@ int main(void) {
         cmocka_unit_test(test_malformed_model_json),
         cmocka_unit_test(test_degree_and_batch_errors),
         cmocka_unit_test(test_train_json),
+        cmocka_unit_test(test_train_framework),
         cmocka_unit_test(test_train_output_file),
         cmocka_unit_test(test_train_csv),
         cmocka_unit_test(test_validate),

@@ -60,7 +60,7 @@ static struct aug_train_result predict(const struct aug_model *m, const struct a
     if (aug_plan_resolve(p, m, s) != AUG_OK)
         fail_msg("plan: %s", aug_last_error());
     struct aug_train_result r;
-    struct aug_train_options o = {NULL, 0};
+    struct aug_train_options o = {NULL, 0, NULL};
     if (aug_train_predict(m, s, p, &o, &r) != AUG_OK)
         fail_msg("predict: %s", aug_last_error());
     return r;
@@ -103,10 +103,14 @@ static void test_hardware_flops_full_recompute_eq3(void **state) {
     /* model FLOPs are eq. (3) less the recomputed forward of every layer */
     assert_rel(r.hardware_flops - r.model_flops, l * (24.0 * B * sq * h * h + 4.0 * B * sq * sq * h),
                1e-9);
-    /* MFU and HFU share one denominator: their ratio is the FLOPs ratio */
-    assert_rel(r.hfu / r.mfu, r.hardware_flops / r.model_flops, 1e-12);
-    double peak = s.gpu.peak_tflops[AUG_DTYPE_BF16] * 1e12 * 1536.0;
-    assert_rel(r.mfu, r.model_flops / (r.step_time_s * peak), 1e-12);
+    /* HFU and MFU against the hand-derived FLOPs and the A100's 312 TFLOP/s dense BF16
+     * peak over 1536 GPUs: HFU / MFU = F / M = 4.51097e18 / 3.38620e18 = 1.33216 (with
+     * full recomputation a layer runs forward twice: 4 l X + 6BshV over 3 l X + 6BshV) */
+    double peak = 312e12 * 1536.0;
+    assert_rel(s.gpu.peak_tflops[AUG_DTYPE_BF16], 312.0, 1e-12);
+    assert_rel(r.hfu, 4.510970753323106e18 / (r.step_time_s * peak), 1e-9);
+    assert_rel(r.mfu, 3.386196746387325e18 / (r.step_time_s * peak), 1e-9);
+    assert_rel(r.hfu / r.mfu, 1.3321643989339318, 1e-9);
     assert_rel(r.tokens_per_s, 1536.0 * 2048.0 / r.step_time_s, 1e-12);
 }
 
@@ -126,6 +130,32 @@ static void test_flops_other_recompute_modes(void **state) {
     p.flash_attention = 0;
     r = predict(&m, &s, &p);
     assert_rel(r.hardware_flops, model_flops(B, sq, l, h, V) + l * 4.0 * B * sq * sq * h, 1e-9);
+    /* with FlashAttention Megatron-Core's selective mode recomputes the core attention
+     * forward as well (recompute_modules ["core_attn"], core_r0.12.0): the same 4 B s^2 h */
+    p = plan_175b(AUG_RECOMPUTE_SELECTIVE);
+    r = predict(&m, &s, &p);
+    assert_rel(r.hardware_flops, model_flops(B, sq, l, h, V) + l * 4.0 * B * sq * sq * h, 1e-9);
+}
+
+static void test_selective_flash_costs_time(void **state) {
+    (void)state;
+    /* one node, tp 8, pp 1, dp 1: no bubble and no gradient traffic, so selective
+     * recomputation with FlashAttention lengthens the step by exactly its recompute_s,
+     * one fused attention forward per layer and micro-batch (> 0), and its host issue */
+    struct aug_model m = gpt175b();
+    struct aug_system s = load_system("dgx-a100-80g");
+    struct aug_plan a = plan_175b(AUG_RECOMPUTE_NONE), b = plan_175b(AUG_RECOMPUTE_SELECTIVE);
+    a.gpus = b.gpus = 8;
+    a.pp = b.pp = 1;
+    a.global_batch = b.global_batch = 4;
+    struct aug_train_result ra = predict(&m, &s, &a), rb = predict(&m, &s, &b);
+    assert_near(ra.breakdown.recompute_s, 0.0, 0.0);
+    assert_true(rb.breakdown.recompute_s > 0.0);
+    assert_rel(rb.step_time_s - ra.step_time_s,
+               rb.breakdown.recompute_s + (rb.breakdown.overhead_s - ra.breakdown.overhead_s),
+               1e-9); /* (the recomputed kernel's host issue is host time, in overhead_s) */
+    /* the attention forward is cheaper than the attention forward + backward */
+    assert_true(rb.breakdown.recompute_s < rb.breakdown.attention_s);
 }
 
 static void test_flops_independent_of_plan(void **state) {
@@ -195,6 +225,7 @@ int main(void) {
         cmocka_unit_test(test_eq3_expansion),
         cmocka_unit_test(test_hardware_flops_full_recompute_eq3),
         cmocka_unit_test(test_flops_other_recompute_modes),
+        cmocka_unit_test(test_selective_flash_costs_time),
         cmocka_unit_test(test_flops_independent_of_plan),
         cmocka_unit_test(test_gpt3_params_classic_count),
         cmocka_unit_test(test_llama2_7b_official_count),

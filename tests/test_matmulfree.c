@@ -138,6 +138,9 @@ static void test_accumulate_only_at_vector_rate(void **state) {
     p.micro_batch = 4;
     p.global_batch = 4;
     p.seq = 2048;
+    /* the default is the reference implementation's tensor-core path */
+    assert_int_equal(p.ternary, AUG_TERNARY_TENSOR);
+    p.ternary = AUG_TERNARY_ACCUMULATE;
     assert_int_equal(aug_plan_resolve(&p, &m, &h100), AUG_OK);
     aug_graph_layer(&m, &p, &h100, &g);
     double T = 8192, h = 1024, e = 2;
@@ -187,21 +190,31 @@ static void test_activation_memory(void **state) {
     p.global_batch = 1;
     p.seq = 2048;
     assert_int_equal(aug_plan_resolve(&p, &m, &h100), AUG_OK);
-    /* s b (4 e h + 36) + s b e (6 h + 3 f): 2048 x 8228 + 2048 x 2 x 14592 */
-    assert_near(aug_train_layer_activation_bytes(&m, &p), 2048.0 * 8228.0 + 2048.0 * 2.0 * 14592.0,
-                0.5);
-    /* constant-size state: twice the sequence, exactly twice the activations */
-    double a1 = aug_train_layer_activation_bytes(&m, &p);
+    /* s b (4 e h + 36) + s b e (6 h + 3 f): 2048 x 8228 + 2048 x 2 x 14592, plus the
+     * 16-bit copy of the quantized weights each BitLinear saves for its backward (the
+     * reference LayerNormLinearQuantFn saves linear_weight after weight_quant):
+     * 2 (4 h^2 + 3 h f) = 2 (4 x 1024^2 + 3 x 1024 x 2816) = 25,690,112 bytes */
+    double wq = 2.0 * (4.0 * 1024.0 * 1024.0 + 3.0 * 1024.0 * 2816.0);
+    assert_near(wq, 25690112.0, 0);
+    double tok = 2048.0 * 8228.0 + 2048.0 * 2.0 * 14592.0;
+    assert_near(aug_train_layer_activation_bytes(&m, &p), tok + wq, 0.5);
+    /* accumulate-only kernels read the 2-bit packed copy instead: wq / 8 */
+    p.ternary = AUG_TERNARY_ACCUMULATE;
+    assert_near(aug_train_layer_activation_bytes(&m, &p), tok + wq / 8.0, 0.5);
+    p.ternary = AUG_TERNARY_TENSOR;
+    /* constant-size state: twice the sequence, twice the per-token activations, the same
+     * weight copy */
     p.seq = 4096;
     assert_int_equal(aug_plan_resolve(&p, &m, &h100), AUG_OK);
-    assert_rel(aug_train_layer_activation_bytes(&m, &p), 2.0 * a1, 1e-15);
-    /* TP + SP split everything over t; full recomputation keeps the layer input */
+    assert_rel(aug_train_layer_activation_bytes(&m, &p), 2.0 * tok + wq, 1e-15);
+    /* TP + SP split everything over t (the weight copy by TP alone); full recomputation
+     * keeps the layer input */
     p.gpus = 2;
     p.tp = 2;
     p.sp = 1;
     p.global_batch = 1;
     assert_int_equal(aug_plan_resolve(&p, &m, &h100), AUG_OK);
-    assert_rel(aug_train_layer_activation_bytes(&m, &p), a1, 1e-15); /* 2 x seq / 2 */
+    assert_rel(aug_train_layer_activation_bytes(&m, &p), tok + wq / 2.0, 1e-15); /* 2 x seq / 2 */
     p.recompute = AUG_RECOMPUTE_FULL;
     assert_rel(aug_train_layer_activation_bytes(&m, &p), 4096.0 * 1024.0 * 2.0 / 2.0, 1e-15);
 }
@@ -221,11 +234,18 @@ static void test_training_step(void **state) {
     aug_graph_layer(&m, &p, &h100, &g);
     assert_near(find(g.fwd, g.n_fwd, "gnorm_all_reduce")->size_bytes, 4.0 * 8192.0, 0);
     assert_near(find(g.fwd, g.n_fwd, "tp_all_reduce")->size_bytes, 8192.0 * 2048.0 * 2.0, 0);
-    struct aug_train_options o = {NULL, 0};
+    struct aug_train_options o = {NULL, 0, NULL};
     struct aug_train_result r;
     assert_int_equal(aug_train_predict(&m, &h100, &p, &o, &r), AUG_OK);
     assert_true(r.breakdown.tp_comm_s > 0);
     assert_near(r.breakdown.cp_comm_s, 0, 0);
+    /* no attention core: selective recomputation repeats nothing, HFU = MFU */
+    struct aug_plan sel = p;
+    sel.recompute = AUG_RECOMPUTE_SELECTIVE;
+    struct aug_train_result rs;
+    assert_int_equal(aug_train_predict(&m, &h100, &sel, &o, &rs), AUG_OK);
+    assert_rel(rs.hardware_flops, rs.model_flops, 1e-15);
+    assert_near(rs.breakdown.recompute_s, 0.0, 0.0);
     /* 16 bytes per parameter of mixed-precision Adam: the latent weights train as usual */
     assert_rel((r.memory.weights_gib + r.memory.gradients_gib + r.memory.optimizer_gib) * 1073741824.0,
                16.0 * aug_train_stage_params_per_gpu(&m, &p, 0), 1e-12);

@@ -194,7 +194,8 @@ static void test_preset_moe(void **state) {
     assert_int_equal(m.ffn_hidden, 1408);
     assert_int_equal(m.vocab, 102400);
     assert_near(m.moe_capacity_factor, 0.0, 0); /* dropless unless the config sets it */
-    assert_non_null(strstr(m.source, "10944")); /* the simplification is stated */
+    assert_int_equal(m.moe_dense_layers, 1);
+    assert_int_equal(m.dense_ffn_hidden, 10944);
 }
 
 static void test_preset_matmulfree(void **state) {
@@ -237,7 +238,7 @@ static void test_foreach_every_preset(void **state) {
     int st = aug_model_foreach(DATA_ROOT, collect, &s);
     if (st)
         fail_msg("%s", aug_last_error());
-    assert_int_equal(s.n, 29);
+    assert_int_equal(s.n, 38); /* 29 + 9 MoE presets of current architectures */
     assert_int_equal(s.bad_source, 0);
     for (int i = 0; i < s.n; i++)
         for (int j = 0; j < i; j++)
@@ -258,7 +259,7 @@ static void test_foreach_every_preset(void **state) {
     /* data_root NULL: the library's own data dir (the source tree in a build tree) */
     struct seen s2 = {0};
     assert_int_equal(aug_model_foreach(NULL, collect, &s2), AUG_OK);
-    assert_int_equal(s2.n, 29);
+    assert_int_equal(s2.n, 38);
 }
 
 static void test_preset_case_insensitive(void **state) {
@@ -429,11 +430,15 @@ static void test_hf_deepseek(void **state) {
     assert_int_equal(m.ffn_hidden, 1408); /* per expert, not the dense 10944 */
     assert_int_equal(m.layers, 28);
     assert_int_equal(m.vocab, 102400);
-    assert_non_null(strstr(m.source, "first_k_dense_replace"));
+    assert_int_equal(m.moe_dense_layers, 1);     /* first_k_dense_replace */
+    assert_int_equal(m.dense_ffn_hidden, 10944); /* that layer's FFN */
+    assert_int_equal(aug_model_moe_layers(&m), 27);
     /* agrees with the preset */
     struct aug_model p = load_ok("deepseek-moe-16b");
     assert_int_equal(p.ffn_hidden, m.ffn_hidden);
     assert_int_equal(p.moe_shared_experts, m.moe_shared_experts);
+    assert_int_equal(p.moe_dense_layers, m.moe_dense_layers);
+    assert_int_equal(p.dense_ffn_hidden, m.dense_ffn_hidden);
 }
 
 static void test_hf_qwen2(void **state) {

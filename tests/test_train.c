@@ -120,7 +120,7 @@ static struct aug_train_result predict_opt(const struct aug_model *m, const stru
                                            const struct aug_plan *p, const struct aug_kdb *kdb,
                                            int roofline) {
     struct aug_train_result r;
-    struct aug_train_options o = {kdb, roofline};
+    struct aug_train_options o = {kdb, roofline, NULL};
     if (aug_train_predict(m, s, p, &o, &r) != AUG_OK)
         fail_msg("predict %s: %s", m->name, aug_last_error());
     return r;
@@ -461,6 +461,7 @@ static void test_matmulfree_training_predicts(void **state) {
     p.gpus = 8;
     p.global_batch = 64;
     p.micro_batch = 8;
+    p.ternary = AUG_TERNARY_ACCUMULATE;
     assert_int_equal(aug_plan_resolve(&p, &m, &h100), AUG_OK);
     struct aug_train_result acc = predict_opt(&m, &h100, &p, NULL, 0);
     check_invariants("matmulfree accumulate", &acc);

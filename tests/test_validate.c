@@ -64,12 +64,15 @@ static double predict_gpt(long layers, long hidden, long heads, long gpus, long 
     p.recompute = rc;
     p.dtype = AUG_DTYPE_FP16;
     p.uneven_pp = 1;
-    if (vtrain) { /* Megatron-DeepSpeed of vTrain: unfused attention, no gradient buckets */
+    if (vtrain) { /* Megatron-DeepSpeed of vTrain: unfused attention, no gradient buckets,
+                     and that framework's host issue cost per kernel */
         p.flash_attention = 0;
         p.dp_overlap = 0;
+        aug_framework_apply(AUG_FW_MEGATRON_DEEPSPEED, &p,
+                            AUG_FWSET_ATTENTION | AUG_FWSET_DP_OVERLAP | AUG_FWSET_SHARDING, NULL, 0);
     }
     assert_int_equal(aug_plan_resolve(&p, &m, &s), AUG_OK);
-    struct aug_train_options o = {NULL, 0};
+    struct aug_train_options o = {NULL, 0, NULL};
     struct aug_train_result r;
     assert_int_equal(aug_train_predict(&m, &s, &p, &o, &r), AUG_OK);
     return r.step_time_s;
@@ -98,7 +101,7 @@ static void test_rows_and_aggregates(void **state) {
              "step_time_s,1.0,s,\n",
              header, t1 / 1.25, t2 / 0.8, 64.0 * 1024.0 / t1 / 1.10);
     const char *path = write_file("acc.csv", csv);
-    struct aug_validate_options opt = {NULL, 1};
+    struct aug_validate_options opt = {NULL, 1, NULL};
     struct aug_validate_report *r = NULL;
     assert_int_equal(aug_validate_file(path, AUG_VALIDATE_AUTO, &opt, &r), AUG_OK);
     assert_int_equal(r->n_rows, 4);
@@ -134,7 +137,7 @@ static void test_vtrain_importer(void **state) {
              "iteration time (ms)\n2,16,8,1024,16,12,1024,1,1,2,%.17g\n",
              t * 1e3 / 1.5);
     const char *path = write_file("vt.csv", csv);
-    struct aug_validate_options opt = {NULL, 1};
+    struct aug_validate_options opt = {NULL, 1, NULL};
     struct aug_validate_report *r = NULL;
     assert_int_equal(aug_validate_file(path, AUG_VALIDATE_AUTO, &opt, &r), AUG_OK);
     assert_int_equal(r->predicted_rows, 1);
@@ -153,7 +156,7 @@ static void test_vtrain_importer(void **state) {
 
 static void test_bad_rows_name_file_and_line(void **state) {
     (void)state;
-    struct aug_validate_options opt = {NULL, 1};
+    struct aug_validate_options opt = {NULL, 1, NULL};
     struct aug_validate_report *r = NULL;
     char csv[2048];
     snprintf(csv, sizeof csv,

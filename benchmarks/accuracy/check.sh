@@ -9,16 +9,20 @@ SHARED=$HERE/../../../shared
 
 # bar (MAPE %) per set: calibrated (default kernels-db) and fallback-only
 TRAINING_BAR=17.5
-TRAINING_FALLBACK_BAR=18.5
-VTRAIN_BAR=31.0
-VTRAIN_FALLBACK_BAR=33.5
-INFERENCE_BAR=13.5
+TRAINING_FALLBACK_BAR=19.5
+VTRAIN_BAR=8.5
+VTRAIN_FALLBACK_BAR=8.0
+INFERENCE_BAR=14.0
 INFERENCE_FALLBACK_BAR=15.0
+TRAINING_MOE_BAR=23.0
+TRAINING_MOE_FALLBACK_BAR=24.0
 
 "$AUGUR" validate "$HERE/training.csv" --summary --max-mape "$TRAINING_BAR"
 "$AUGUR" validate "$HERE/training.csv" --summary --fallback-only --max-mape "$TRAINING_FALLBACK_BAR" | tail -1
 "$AUGUR" validate "$HERE/inference.csv" --summary --max-mape "$INFERENCE_BAR"
 "$AUGUR" validate "$HERE/inference.csv" --summary --fallback-only --max-mape "$INFERENCE_FALLBACK_BAR" | tail -1
+"$AUGUR" validate "$HERE/training_moe.csv" --summary --max-mape "$TRAINING_MOE_BAR"
+"$AUGUR" validate "$HERE/training_moe.csv" --summary --fallback-only --max-mape "$TRAINING_MOE_FALLBACK_BAR" | tail -1
 VTRAIN=$SHARED/external/vtrain/data/ground_truth_single.csv
 if [ -f "$VTRAIN" ]; then
     "$AUGUR" validate "$VTRAIN" --summary --max-mape "$VTRAIN_BAR"

@@ -13,6 +13,7 @@
 #include "augur/curve.h"
 #include "augur/data.h"
 #include "augur/dtype.h"
+#include "augur/framework.h"
 #include "augur/infer.h"
 #include "augur/kdb.h"
 #include "augur/matmulfree.h"

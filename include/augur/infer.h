@@ -53,6 +53,12 @@ struct aug_infer_plan {
     double launch_us;            /* per-kernel launch gap; < 0: the GPU's launch_us */
     double step_overhead_us;     /* framework floor per forward step; < 0: the default */
     double workspace_gib;        /* runtime workspace per GPU; < 0: the default */
+    int attn_dp;                 /* 1: attention data-parallel over the tp ranks of a replica
+                                    (whole attention weights and the KV cache of its own
+                                    sequences on each), MoE layers expert-parallel over them
+                                    with all-to-all dispatch and combine (SGLang
+                                    --enable-dp-attention, TensorRT-LLM enable_attention_dp);
+                                    needs ep = tp */
 
     /* serving mode */
     enum aug_serve_mode mode;
@@ -79,7 +85,8 @@ struct aug_infer_breakdown {
     double attention_s; /* attention core (FlashAttention prefill, flash-decoding) */
     double memory_s;    /* norms, rotary, activations, residual adds, embedding */
     double lm_head_s;   /* final norm, LM head, sampling */
-    double tp_comm_s;   /* tensor-parallel all-reduces and the logits gather */
+    double tp_comm_s;   /* tensor-parallel all-reduces and the logits gather (beside
+                           data-parallel attention: the MoE all-to-alls) */
     double pp_comm_s;   /* pipeline sends between stages */
     double bubble_s;    /* pipeline stages waiting on each other */
     double overhead_s;  /* framework floor per step */
@@ -161,7 +168,8 @@ long aug_infer_max_batch(const struct aug_model *m, const struct aug_system *s,
                          const struct aug_infer_plan *p);
 
 /* KV-cache bytes of one token over the whole model: 2 * layers * kv_heads * head_dim *
- * bytes(kv_dtype). */
+ * bytes(kv_dtype), or layers * (kv_lora_rank + qk_rope_head_dim) * bytes for latent
+ * attention (every layer counted whole: windows bound it only at longer contexts). */
 double aug_infer_kv_bytes_per_token(const struct aug_model *m, enum aug_dtype kv_dtype);
 
 /* Bound analysis of every op of the prefill and of one decode step at context

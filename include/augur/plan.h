@@ -28,6 +28,20 @@ enum aug_cp_algo { AUG_CP_RING, AUG_CP_ULYSSES, AUG_CP_ALLGATHER, AUG_CP_COUNT }
  * non-tensor rate (the MatMul-free design), or ternary values run as 16-bit tensor-core
  * GEMMs (what the reference PyTorch/Triton implementation does on GPUs). */
 enum aug_ternary_kernel { AUG_TERNARY_ACCUMULATE, AUG_TERNARY_TENSOR, AUG_TERNARY_COUNT };
+/* Gradient buffers and what the optimizer keeps beside them (bytes per parameter with
+ * 16-bit weights; Megatron-Core docs, "Distributed Optimizer", the table of bytes per
+ * parameter): dtype: gradients in the compute dtype, 12 B of fp32 master weights and Adam
+ * moments (ZeRO, Rajbhandari et al. sec. 3.1: 16 B, 4 + 12/d with ZeRO-1); fp32: fp32 main
+ * gradients, reduced in fp32 (Megatron bf16: 18 B, 6 + 12/d); fp32-copy: 16-bit gradients
+ * reduced in 16 bits and an fp32 copy kept with the optimizer states (Megatron fp16:
+ * 20 B, 4 + 16/d). */
+enum aug_main_grads { AUG_GRADS_DTYPE, AUG_GRADS_FP32, AUG_GRADS_FP32_COPY, AUG_GRADS_COUNT };
+/* What hides the expert-parallel all-to-alls of an MoE layer: nothing; the shared expert's
+ * GEMMs, run beside the dispatch and the combine (Megatron-Core --moe-shared-expert-overlap);
+ * or another micro-batch's compute (DeepSeek-V3's DualPipe, arXiv 2412.19437 sec. 3.2.1;
+ * Megatron-Core --overlap-moe-expert-parallel-comm). */
+enum aug_moe_overlap { AUG_MOE_OVERLAP_NONE, AUG_MOE_OVERLAP_SHARED, AUG_MOE_OVERLAP_BATCH,
+                       AUG_MOE_OVERLAP_COUNT };
 
 const char *aug_recompute_name(enum aug_recompute r);
 int aug_recompute_from_name(const char *s, enum aug_recompute *out);
@@ -37,6 +51,10 @@ const char *aug_cp_algo_name(enum aug_cp_algo a);             /* "ring", "ulysse
 int aug_cp_algo_from_name(const char *s, enum aug_cp_algo *out);
 const char *aug_ternary_kernel_name(enum aug_ternary_kernel k); /* "accumulate", "tensor" */
 int aug_ternary_kernel_from_name(const char *s, enum aug_ternary_kernel *out);
+const char *aug_main_grads_name(enum aug_main_grads g);     /* "dtype", "fp32", "fp32-copy" */
+int aug_main_grads_from_name(const char *s, enum aug_main_grads *out);
+const char *aug_moe_overlap_name(enum aug_moe_overlap o); /* "none", "shared", "batch" */
+int aug_moe_overlap_from_name(const char *s, enum aug_moe_overlap *out);
 
 struct aug_plan {
     long gpus;
@@ -67,11 +85,22 @@ struct aug_plan {
                                     the GEMMs next to them (T3 / userbuffers style) */
     int pp_overlap;              /* 1: stage-to-stage sends overlap the next chunk's compute */
     double comm_slowdown;        /* compute slowdown while a collective shares the SMs */
+    /* ---- what the training framework executes (augur/framework.h) ---- */
+    int framework;               /* enum aug_framework_id whose host dispatch cost applies
+                                    (0: none, a flat per-kernel cost) */
+    int pp_scatter;              /* 1: without SP, a stage sends 1/tp of the activation and
+                                    the receiver all-gathers it over TP (Megatron-LM 2021) */
+    enum aug_main_grads main_grads; /* gradient and optimizer-state bytes (above) */
+    int cuda_graphs;             /* 1: layers replay as CUDA graphs: no per-kernel host issue */
+    double bucket_params;        /* gradient bucket size in parameters (0: one per layer) */
+    int param_gather_overlap;    /* 1: ZeRO-1/2 parameter all-gather overlapped with the next
+                                    iteration's first forward (Megatron-Core) */
+    enum aug_moe_overlap moe_overlap; /* what hides the EP all-to-alls (default none) */
 };
 
 /* Defaults: all degrees 1 (dp 0 = derive), bf16, FlashAttention, overlap, no recompute;
- * ring CP, dropless routing with the documented load imbalance, accumulate-only ternary
- * layers, no TP/PP overlap, the documented compute slowdown under overlapped collectives. */
+ * ring CP, dropless routing with the documented load imbalance, ternary layers as 16-bit
+ * tensor-core GEMMs (the reference implementation), no TP/PP overlap, the documented compute slowdown under overlapped collectives. */
 void aug_plan_init(struct aug_plan *p);
 
 /* Derive dp (gpus / (tp*pp*cp)) and seq, then check divisibility and consistency

@@ -60,9 +60,13 @@ struct aug_train_result {
     struct aug_provenance provenance;
 };
 
+struct aug_host_cost;
+
 struct aug_train_options {
     const struct aug_kdb *kdb;     /* calibrated curves of the system's GPU, or NULL */
     int pure_roofline;             /* 1: no efficiencies at all (upper bound) */
+    const struct aug_host_cost *host; /* host issue costs instead of the plan's framework
+                                         profile (fitting), or NULL */
 };
 
 /* Predict one iteration. `plan` must have been resolved with aug_plan_resolve().

@@ -45,9 +45,13 @@ struct aug_validate_report {
     size_t n_sources;
 };
 
+struct aug_host_cost;
+
 struct aug_validate_options {
     const char *kdb_root; /* NULL: default kernels-db */
     int fallback_only;    /* 1: ignore calibrated curves (to measure what calibration buys) */
+    const struct aug_host_cost *host; /* training rows: these host issue costs instead of
+                                         each row's framework profile (fitting), or NULL */
 };
 
 enum aug_validate_input { AUG_VALIDATE_AUTO, AUG_VALIDATE_ACCURACY, AUG_VALIDATE_VTRAIN,

@@ -21,7 +21,7 @@ static void help(void) {
         "usage: augur infer --model M --system S [--gpus N] [--tp T] [--pp P] [--ep E] --batch B\n"
         "                   --input-len I --output-len O [--dtype D] [--weight-dtype D]\n"
         "                   [--kv-dtype D] [--attention fused|unfused]\n"
-        "                   [--decode-attention grouped|per-head] [--ops]\n"
+        "                   [--decode-attention grouped|per-head] [--attn-dp] [--ops]\n"
         "                   [--mode static|continuous|disaggregated] [--request-rate R]\n"
         "                   [--concurrency C] [--chunk-tokens K] [--prefill-gpus N]\n"
         "                   [--prefill-tp T] [--decode-gpus N] [--decode-tp T]\n"
@@ -36,7 +36,9 @@ static void help(void) {
         "head (TensorRT-LLM masked MHA before XQA, vLLM PagedAttention) instead of once per\n"
         "GQA group (flash-decoding, XQA, FlashInfer: the default).\n"
         "One replica spans tp*pp GPUs; more --gpus are replicas that share the batch; --ep\n"
-        "spreads MoE experts over the TP group (it must divide --tp).\n"
+        "spreads MoE experts over the TP group (it must divide --tp). --attn-dp (MoE, ep = tp):\n"
+        "attention data-parallel over the TP ranks, each holding all heads and the KV cache\n"
+        "of its own sequences, experts reached by all-to-all (SGLang, TensorRT-LLM).\n"
         "Dtypes (fp32, bf16, fp16, fp8, int8, int4): --dtype is the GEMM compute dtype;\n"
         "--weight-dtype and --kv-dtype (default: --dtype) set the bytes stored and moved.\n"
         "Modes: static (one batch); continuous (steady state at --concurrency requests in\n"
@@ -55,7 +57,7 @@ enum {
     OPT_MODEL = 256, OPT_SYSTEM, OPT_GPUS, OPT_TP, OPT_PP, OPT_EP, OPT_BATCH, OPT_IN, OPT_OUT,
     OPT_DTYPE, OPT_WDTYPE, OPT_KVDTYPE, OPT_ATTENTION, OPT_DECODE_ATT, OPT_OPS, OPT_MODE, OPT_RATE, OPT_CONC,
     OPT_CHUNK, OPT_PGPUS, OPT_PTP, OPT_DGPUS, OPT_DTP, OPT_LINK, OPT_LAUNCH, OPT_STEP, OPT_WS,
-    OPT_KDB, OPT_ROOFLINE, OPT_FORMAT, OPT_OUTPUT, OPT_HELP
+    OPT_KDB, OPT_ROOFLINE, OPT_FORMAT, OPT_OUTPUT, OPT_HELP, OPT_ATTN_DP
 };
 
 static const struct option options[] = {
@@ -73,6 +75,7 @@ static const struct option options[] = {
     {"kv-dtype", required_argument, 0, OPT_KVDTYPE},
     {"attention", required_argument, 0, OPT_ATTENTION},
     {"decode-attention", required_argument, 0, OPT_DECODE_ATT},
+    {"attn-dp", no_argument, 0, OPT_ATTN_DP},
     {"ops", no_argument, 0, OPT_OPS},
     {"mode", required_argument, 0, OPT_MODE},
     {"request-rate", required_argument, 0, OPT_RATE},
@@ -176,6 +179,7 @@ int aug_cmd_infer(int argc, char **argv) {
             else
                 return aug_cli_usage(cmd, "--attention: use fused or unfused, not '%s'", optarg);
             break;
+        case OPT_ATTN_DP: plan.attn_dp = 1; break;
         case OPT_DECODE_ATT:
             if (strcmp(optarg, "grouped") == 0)
                 plan.decode_per_head = 0;

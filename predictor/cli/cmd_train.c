@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "augur/augur.h"
+#include "augur/framework.h"
 #include "augur/matmulfree.h"
 #include "cli.h"
 #include "commands.h"
@@ -20,7 +21,12 @@ static void help(void) {
            "                   [--cp-algo ring|ulysses|allgather] [--etp E] [--ep-placement inner|outer]\n"
            "                   [--moe-capacity-factor C|dropless] [--moe-imbalance F]\n"
            "                   [--ternary-kernel accumulate|tensor] [--tp-overlap] [--pp-overlap]\n"
-           "                   [--comm-slowdown F] [--compare-transformer]\n"
+           "                   [--moe-overlap none|shared|batch]\n"
+           "                   [--comm-slowdown F] [--compare-transformer] [--framework NAME]\n"
+           "                   [--no-sp] [--dp-overlap] [--no-tp-overlap] [--no-pp-overlap]\n"
+           "                   [--pp-scatter on|off] [--main-grads dtype|fp32|fp32-copy]\n"
+           "                   [--cuda-graphs on|off] [--bucket-params N]\n"
+           "                   [--param-gather-overlap on|off]\n"
            "                   [--format table|json|csv] [--output FILE]\n\n"
            "Predicts the time of one training iteration, tokens/s, MFU and HFU, the time\n"
            "breakdown, memory per GPU and whether it fits. --model takes a preset name (augur\n"
@@ -44,16 +50,39 @@ static void help(void) {
            "                        every token\n"
            "  --moe-imbalance F     tokens on the busiest expert over the mean, >= 1 (default 1.08,\n"
            "                        calibrated on Mixtral 8x22B natural vs forced-balanced routing)\n"
-           "  --ternary-kernel K    MatMul-free BitLinear layers: accumulate (default: additions on\n"
-           "                        the CUDA cores at the non-tensor rate, 2-bit weights) or tensor\n"
-           "                        (ternary values as 16-bit tensor-core GEMMs, the reference code)\n"
+           "  --ternary-kernel K    MatMul-free BitLinear layers: tensor (default: ternary values as\n"
+           "                        16-bit tensor-core GEMMs, as the reference code runs them) or\n"
+           "                        accumulate (additions on the CUDA cores at the non-tensor rate,\n"
+           "                        2-bit weights)\n"
            "  --tp-overlap          split TP collectives into tp chunks overlapped with the GEMM\n"
            "                        beside them (T3 / Transformer Engine userbuffers)\n"
            "  --pp-overlap          overlap steady-state pipeline sends with the next chunk\n"
+           "  --moe-overlap O       what hides the expert-parallel all-to-alls: none (default),\n"
+           "                        shared (the shared expert beside dispatch and combine,\n"
+           "                        Megatron-Core moe_shared_expert_overlap) or batch (another\n"
+           "                        micro-batch's compute: DeepSeek DualPipe, Megatron-Core\n"
+           "                        overlap_moe_expert_parallel_comm)\n"
            "  --comm-slowdown F     compute slowdown while an overlapped collective shares the SMs,\n"
            "                        0..1 (default 0.19, arXiv 2507.03114)\n"
            "  --compare-transformer MatMul-free models: also predict the Transformer++ of the same\n"
-           "                        size under the same plan and print the two side by side\n");
+           "                        size under the same plan and print the two side by side\n\n"
+           "What the framework executes:\n"
+           "  --framework NAME      none (default: the plan exactly as given), megatron-core\n"
+           "                        (NeMo 2 / Megatron-Core recipes), megatron-lm-2022,\n"
+           "                        megatron-deepspeed, deepspeed-zero or pytorch-fsdp: applies\n"
+           "                        that framework's defaults (SP, attention, overlaps, pipeline\n"
+           "                        scatter/gather, sharding, gradient bytes, buckets, CUDA\n"
+           "                        graphs) where no option sets them, and its host issue cost\n"
+           "                        per kernel; the output lists what it applied\n"
+           "  --no-sp, --dp-overlap, --no-tp-overlap, --no-pp-overlap  turn a default off / on\n"
+           "  --pp-scatter on|off   without SP, send 1/tp of the activation per rank and\n"
+           "                        all-gather it over TP after the send (Megatron-LM 2021)\n"
+           "  --main-grads G        dtype (ZeRO paper: 16 B/param), fp32 (Megatron bf16: fp32\n"
+           "                        gradients reduced in fp32, 18 B), fp32-copy (Megatron fp16, 20 B)\n"
+           "  --cuda-graphs on|off  layers replayed as CUDA graphs: no per-kernel host issue\n"
+           "  --bucket-params N     gradient bucket size in parameters (0: one per layer)\n"
+           "  --param-gather-overlap on|off  ZeRO-1/2: all-gather the updated parameters behind\n"
+           "                        the next iteration's first forward (Megatron-Core)\n");
 }
 
 enum {
@@ -61,7 +90,9 @@ enum {
     OPT_INTERLEAVE, OPT_MB, OPT_GB, OPT_SEQ, OPT_RECOMPUTE, OPT_ZERO, OPT_FSDP, OPT_DTYPE,
     OPT_KDB, OPT_ATTENTION, OPT_NO_OVERLAP, OPT_UNEVEN, OPT_ROOFLINE, OPT_FORMAT, OPT_OUTPUT, OPT_HELP,
     OPT_CP_ALGO, OPT_ETP, OPT_EP_PLACEMENT, OPT_MOE_CF, OPT_MOE_IMB, OPT_TERNARY, OPT_TP_OVERLAP,
-    OPT_PP_OVERLAP, OPT_COMM_SLOWDOWN, OPT_COMPARE
+    OPT_PP_OVERLAP, OPT_COMM_SLOWDOWN, OPT_COMPARE, OPT_MOE_OVERLAP, OPT_FRAMEWORK, OPT_NO_SP,
+    OPT_DP_OVERLAP, OPT_NO_TP_OVERLAP, OPT_NO_PP_OVERLAP, OPT_PP_SCATTER, OPT_MAIN_GRADS, OPT_CUDA_GRAPHS,
+    OPT_BUCKET, OPT_PARAM_GATHER
 };
 
 static const struct option options[] = {
@@ -98,15 +129,27 @@ static const struct option options[] = {
     {"ternary-kernel", required_argument, 0, OPT_TERNARY},
     {"tp-overlap", no_argument, 0, OPT_TP_OVERLAP},
     {"pp-overlap", no_argument, 0, OPT_PP_OVERLAP},
+    {"moe-overlap", required_argument, 0, OPT_MOE_OVERLAP},
     {"comm-slowdown", required_argument, 0, OPT_COMM_SLOWDOWN},
     {"compare-transformer", no_argument, 0, OPT_COMPARE},
+    {"framework", required_argument, 0, OPT_FRAMEWORK},
+    {"no-sp", no_argument, 0, OPT_NO_SP},
+    {"dp-overlap", no_argument, 0, OPT_DP_OVERLAP},
+    {"no-tp-overlap", no_argument, 0, OPT_NO_TP_OVERLAP},
+    {"no-pp-overlap", no_argument, 0, OPT_NO_PP_OVERLAP},
+    {"pp-scatter", required_argument, 0, OPT_PP_SCATTER},
+    {"main-grads", required_argument, 0, OPT_MAIN_GRADS},
+    {"cuda-graphs", required_argument, 0, OPT_CUDA_GRAPHS},
+    {"bucket-params", required_argument, 0, OPT_BUCKET},
+    {"param-gather-overlap", required_argument, 0, OPT_PARAM_GATHER},
     {0, 0, 0, 0},
 };
 
 int aug_cmd_train(int argc, char **argv) {
     const char *model_arg = NULL, *system_arg = NULL, *kdb_arg = NULL, *output = NULL;
     enum aug_format fmt = AUG_FORMAT_TABLE;
-    int roofline = 0, have_mb = 0, have_gb = 0, compare = 0, rc;
+    int roofline = 0, have_mb = 0, have_gb = 0, compare = 0, rc, framework = AUG_FW_NONE;
+    unsigned set = 0; /* plan fields given explicitly (a framework profile leaves them) */
     struct aug_plan plan;
     aug_plan_init(&plan);
     const char *cmd = "train";
@@ -126,7 +169,8 @@ int aug_cmd_train(int argc, char **argv) {
         case OPT_DP: if ((rc = aug_cli_long(cmd, "--dp", optarg, 1, 1 << 26, &plan.dp))) return rc; break;
         case OPT_CP: if ((rc = aug_cli_long(cmd, "--cp", optarg, 1, 1 << 20, &plan.cp))) return rc; break;
         case OPT_EP: if ((rc = aug_cli_long(cmd, "--ep", optarg, 1, 1 << 20, &plan.ep))) return rc; break;
-        case OPT_SP: plan.sp = 1; break;
+        case OPT_SP: plan.sp = 1; set |= AUG_FWSET_SP; break;
+        case OPT_NO_SP: plan.sp = 0; set |= AUG_FWSET_SP; break;
         case OPT_INTERLEAVE:
             if ((rc = aug_cli_long(cmd, "--interleave", optarg, 1, 1024, &plan.interleave))) return rc;
             break;
@@ -146,10 +190,12 @@ int aug_cmd_train(int argc, char **argv) {
         case OPT_ZERO:
             if ((rc = aug_cli_long(cmd, "--zero", optarg, 0, 3, &v))) return rc;
             plan.zero = (int)v;
+            set |= AUG_FWSET_SHARDING;
             break;
         case OPT_FSDP:
             if (aug_fsdp_from_name(optarg, &plan.fsdp) != AUG_OK || plan.fsdp == AUG_FSDP_NONE)
                 return aug_cli_usage(cmd, "--fsdp: unknown mode '%s' (use full or hybrid)", optarg);
+            set |= AUG_FWSET_SHARDING;
             break;
         case OPT_DTYPE:
             if (aug_dtype_from_name(optarg, &plan.dtype) != AUG_OK)
@@ -163,8 +209,10 @@ int aug_cmd_train(int argc, char **argv) {
                 plan.flash_attention = 0;
             else
                 return aug_cli_usage(cmd, "--attention: use fused or unfused, not '%s'", optarg);
+            set |= AUG_FWSET_ATTENTION;
             break;
-        case OPT_NO_OVERLAP: plan.dp_overlap = 0; break;
+        case OPT_NO_OVERLAP: plan.dp_overlap = 0; set |= AUG_FWSET_DP_OVERLAP; break;
+        case OPT_DP_OVERLAP: plan.dp_overlap = 1; set |= AUG_FWSET_DP_OVERLAP; break;
         case OPT_UNEVEN: plan.uneven_pp = 1; break;
         case OPT_ROOFLINE: roofline = 1; break;
         case OPT_CP_ALGO:
@@ -194,8 +242,53 @@ int aug_cmd_train(int argc, char **argv) {
             if (aug_ternary_kernel_from_name(optarg, &plan.ternary) != AUG_OK)
                 return aug_cli_usage(cmd, "--ternary-kernel: %s", aug_last_error());
             break;
-        case OPT_TP_OVERLAP: plan.tp_overlap = 1; break;
-        case OPT_PP_OVERLAP: plan.pp_overlap = 1; break;
+        case OPT_TP_OVERLAP: plan.tp_overlap = 1; set |= AUG_FWSET_TP_OVERLAP; break;
+        case OPT_NO_TP_OVERLAP: plan.tp_overlap = 0; set |= AUG_FWSET_TP_OVERLAP; break;
+        case OPT_PP_OVERLAP: plan.pp_overlap = 1; set |= AUG_FWSET_PP_OVERLAP; break;
+        case OPT_NO_PP_OVERLAP: plan.pp_overlap = 0; set |= AUG_FWSET_PP_OVERLAP; break;
+        case OPT_FRAMEWORK:
+            if (aug_framework_from_name(optarg, &framework) != AUG_OK)
+                return aug_cli_usage(cmd, "--framework: %s", aug_last_error());
+            break;
+        case OPT_PP_SCATTER:
+        case OPT_PARAM_GATHER:
+        case OPT_CUDA_GRAPHS: {
+            int on;
+            if (strcmp(optarg, "on") == 0)
+                on = 1;
+            else if (strcmp(optarg, "off") == 0)
+                on = 0;
+            else
+                return aug_cli_usage(cmd, "--%s: use on or off, not '%s'",
+                                     c == OPT_PP_SCATTER   ? "pp-scatter"
+                                     : c == OPT_PARAM_GATHER ? "param-gather-overlap"
+                                                             : "cuda-graphs",
+                                     optarg);
+            if (c == OPT_PP_SCATTER) {
+                plan.pp_scatter = on;
+                set |= AUG_FWSET_PP_SCATTER;
+            } else if (c == OPT_PARAM_GATHER) {
+                plan.param_gather_overlap = on;
+                set |= AUG_FWSET_PARAM_GATHER;
+            } else {
+                plan.cuda_graphs = on;
+                set |= AUG_FWSET_CUDA_GRAPHS;
+            }
+            break;
+        }
+        case OPT_MAIN_GRADS:
+            if (aug_main_grads_from_name(optarg, &plan.main_grads) != AUG_OK)
+                return aug_cli_usage(cmd, "--main-grads: %s", aug_last_error());
+            set |= AUG_FWSET_GRADS;
+            break;
+        case OPT_BUCKET:
+            if ((rc = aug_cli_double(cmd, "--bucket-params", optarg, &plan.bucket_params))) return rc;
+            set |= AUG_FWSET_BUCKET;
+            break;
+        case OPT_MOE_OVERLAP:
+            if (aug_moe_overlap_from_name(optarg, &plan.moe_overlap) != AUG_OK)
+                return aug_cli_usage(cmd, "--moe-overlap: %s", aug_last_error());
+            break;
         case OPT_COMM_SLOWDOWN:
             if ((rc = aug_cli_double(cmd, "--comm-slowdown", optarg, &plan.comm_slowdown))) return rc;
             break;
@@ -229,6 +322,13 @@ int aug_cmd_train(int argc, char **argv) {
                              model.name, aug_arch_name(model.arch));
     struct aug_plan plan0 = plan;
     st = aug_plan_resolve(&plan, &model, &sys);
+    /* the framework's defaults need the resolved degrees (dp for bucket sizes); the plan
+     * is checked again with them */
+    char applied[512] = "";
+    if (st == AUG_OK && framework != AUG_FW_NONE) {
+        aug_framework_apply(framework, &plan, set, applied, sizeof applied);
+        st = aug_plan_resolve(&plan, &model, &sys);
+    }
     if (st != AUG_OK)
         return st == AUG_EUSAGE ? aug_cli_usage(cmd, "%s", aug_last_error()) : aug_cli_fail(st, NULL);
     struct aug_model twin;
@@ -237,6 +337,10 @@ int aug_cmd_train(int argc, char **argv) {
         if ((st = aug_mmf_transformer_twin(&model, &twin)) != AUG_OK)
             return aug_cli_fail(st, NULL);
         st = aug_plan_resolve(&twin_plan, &twin, &sys);
+        if (st == AUG_OK && framework != AUG_FW_NONE) {
+            aug_framework_apply(framework, &twin_plan, set, NULL, 0);
+            st = aug_plan_resolve(&twin_plan, &twin, &sys);
+        }
         if (st != AUG_OK)
             return aug_cli_usage(cmd, "--compare-transformer: the plan does not fit %s: %s",
                                  twin.name, aug_last_error());
@@ -244,7 +348,7 @@ int aug_cmd_train(int argc, char **argv) {
     struct aug_kdb *kdb = NULL;
     if (!roofline && (st = aug_kdb_open(kdb_arg, sys.gpu.id, &kdb)) != AUG_OK)
         return aug_cli_fail(st, NULL);
-    struct aug_train_options opt = {kdb, roofline};
+    struct aug_train_options opt = {kdb, roofline, NULL};
     struct aug_train_result res;
     st = aug_train_predict(&model, &sys, &plan, &opt, &res);
     if (st != AUG_OK) {
@@ -262,11 +366,17 @@ int aug_cmd_train(int argc, char **argv) {
         return 1;
     }
     json_t *obj = aug_cli_train_json(&model, &sys, &plan, &res, kdb);
+    json_object_set_new(obj, "framework",
+                        json_pack("{s:s,s:s}", "name", aug_framework_name(plan.framework),
+                                  "defaults_applied", applied));
     if (compare)
         json_object_set_new(obj, "compare",
                             aug_cli_train_json(&twin, &sys, &twin_plan, &twin_res, kdb));
     if (fmt == AUG_FORMAT_TABLE) {
         aug_cli_train_table(f, &model, &sys, &plan, &res, kdb);
+        if (framework != AUG_FW_NONE)
+            fprintf(f, "# framework %s set: %s (options given on the command line win)\n",
+                    aug_framework_name(framework), applied[0] ? applied : "nothing");
         if (compare)
             aug_cli_train_compare(f, &model, &res, &twin, &twin_res, &plan);
     } else if (aug_cli_write(f, fmt, obj) != 0) {

@@ -35,14 +35,15 @@ json_t *aug_cli_infer_json(const struct aug_model *m, const struct aug_system *s
     json_object_set_new(o, "mode", json_string(aug_serve_mode_name(r->mode)));
     json_object_set_new(
         o, "plan",
-        json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:s,s:s,s:s,s:s,s:s}", "gpus", (json_int_t)p->gpus,
+        json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:s,s:s,s:s,s:s,s:s,s:b}", "gpus",
+                  (json_int_t)p->gpus,
                   "tp", (json_int_t)p->tp, "pp", (json_int_t)p->pp, "ep", (json_int_t)p->ep, "dp",
                   (json_int_t)p->dp, "batch", (json_int_t)p->batch, "input_len",
                   (json_int_t)p->input_len, "output_len", (json_int_t)p->output_len, "dtype",
                   aug_dtype_name(p->dtype), "weight_dtype", aug_dtype_name(p->weight_dtype),
                   "kv_dtype", aug_dtype_name(p->kv_dtype), "attention",
                   p->flash_attention ? "fused" : "unfused", "decode_attention",
-                  p->decode_per_head ? "per-head" : "grouped"));
+                  p->decode_per_head ? "per-head" : "grouped", "attn_dp", p->attn_dp));
     json_object_set_new(o, "ttft_s", json_real(r->ttft_s));
     json_object_set_new(o, "tpot_s", json_real(r->tpot_s));
     json_object_set_new(o, "tpot_last_s", json_real(r->tpot_last_s));
@@ -111,12 +112,15 @@ void aug_cli_infer_table(FILE *f, const struct aug_model *m, const struct aug_sy
     double I = (double)p->input_len, O = (double)p->output_len;
     fprintf(f, "# augur infer: %s (%.3g B params) on %s, %ld x %s, %s batching\n", m->name,
             r->params / 1e9, s->name, p->gpus, s->gpu.name, aug_serve_mode_name(r->mode));
-    fprintf(f, "# plan: tp %ld, pp %ld, ep %ld, replicas %ld; batch %ld, input %ld, output %ld "
+    fprintf(f, "# plan: tp %ld, pp %ld, ep %ld%s, replicas %ld; batch %ld, input %ld, output %ld "
                "tokens; compute %s, weights %s, KV cache %s; attention %s, decode KV reads %s\n",
-            p->tp, p->pp, p->ep, p->dp, p->batch, p->input_len, p->output_len,
+            p->tp, p->pp, p->ep, p->attn_dp ? " (attention data-parallel over the tp ranks)" : "",
+            p->dp, p->batch, p->input_len, p->output_len,
             aug_dtype_name(p->dtype), aug_dtype_name(p->weight_dtype), aug_dtype_name(p->kv_dtype),
             p->flash_attention ? "fused (FlashAttention, flash-decoding)" : "unfused prefill",
             p->decode_per_head ? "per query head" : "per GQA group");
+    if (m->caveats[0])
+        fprintf(f, "# model caveats: %s\n", m->caveats);
     fprintf(f, "# times: hybrid op model; share of predicted time by source: %s\n", prov);
     fprintf(f, "#   (calibrated = kernels-db/%s curves (%d), fallback = documented default "
                "efficiencies, roofline = peak only%s)\n",
@@ -126,8 +130,12 @@ void aug_cli_infer_table(FILE *f, const struct aug_model *m, const struct aug_sy
             roofline ? "--roofline" : p->launch_us >= 0 ? "--launch-us" : "kernels-db/gpus.csv launch_us",
             overhead_used(p, roofline),
             roofline ? "--roofline" : p->step_overhead_us >= 0 ? "--step-overhead-us" : "default");
-    fprintf(f, "# memory: analytical (weights in their storage dtype, KV cache 2 x layers x KV "
-               "heads x head dim x bytes per token, prefill working set, workspace)\n");
+    fprintf(f, "# memory: analytical (weights in their storage dtype, KV cache %s x bytes per "
+               "token%s%s, prefill working set, workspace)\n",
+            m->attention == AUG_ATTN_MLA ? "layers x (kv_lora_rank + qk_rope_head_dim)"
+                                         : "2 x layers x KV heads x head dim",
+            m->sliding_window > 0 ? ", windowed layers at most their window" : "",
+            p->attn_dp ? ", each rank its own sequences (attention data-parallel)" : "");
     if (r->mode == AUG_SERVE_STATIC)
         fprintf(f, "TTFT                     %12.6f s    prefill of %ld x %ld tokens and the first "
                    "token\n", r->ttft_s, p->batch / p->dp, p->input_len);

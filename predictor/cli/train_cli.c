@@ -3,6 +3,7 @@
 
 #include <string.h>
 
+#include "augur/framework.h"
 #include "augur/matmulfree.h"
 #include "augur/moe.h"
 
@@ -26,7 +27,14 @@ static json_t *plan_json(const struct aug_plan *p) {
     json_object_set_new(o, "ternary_kernel", json_string(aug_ternary_kernel_name(p->ternary)));
     json_object_set_new(o, "tp_overlap", json_boolean(p->tp_overlap));
     json_object_set_new(o, "pp_overlap", json_boolean(p->pp_overlap));
+    json_object_set_new(o, "moe_overlap", json_string(aug_moe_overlap_name(p->moe_overlap)));
     json_object_set_new(o, "comm_slowdown", json_real(p->comm_slowdown));
+    json_object_set_new(o, "framework", json_string(aug_framework_name(p->framework)));
+    json_object_set_new(o, "pp_scatter", json_boolean(p->pp_scatter));
+    json_object_set_new(o, "main_grads", json_string(aug_main_grads_name(p->main_grads)));
+    json_object_set_new(o, "cuda_graphs", json_boolean(p->cuda_graphs));
+    json_object_set_new(o, "bucket_params", json_real(p->bucket_params));
+    json_object_set_new(o, "param_gather_overlap", json_boolean(p->param_gather_overlap));
     return o;
 }
 
@@ -127,22 +135,38 @@ void aug_cli_train_table(FILE *f, const struct aug_model *m, const struct aug_sy
             p->tp, p->pp, p->dp, p->cp, p->ep, p->sp ? "on" : "off", p->interleave, p->micro_batch,
             p->global_batch, p->seq, aug_recompute_name(p->recompute), p->zero,
             aug_fsdp_name(p->fsdp), aug_dtype_name(p->dtype), p->flash_attention ? "fused" : "unfused");
-    fprintf(f, "# overlap: dp %s, tp %s, pp %s; compute slowdown %.2f while a collective shares "
-               "the SMs\n", p->dp_overlap ? "on" : "off", p->tp_overlap ? "on" : "off",
-            p->pp_overlap ? "on" : "off", p->comm_slowdown);
+    fprintf(f, "# overlap: dp %s, tp %s, pp %s, parameter all-gather %s; compute slowdown %.2f "
+               "while a collective shares the SMs\n", p->dp_overlap ? "on" : "off",
+            p->tp_overlap ? "on" : "off", p->pp_overlap ? "on" : "off",
+            p->param_gather_overlap ? "on" : "off", p->comm_slowdown);
     if (p->cp > 1)
         fprintf(f, "# context parallelism: %s over %ld ranks, %ld tokens each\n",
                 aug_cp_algo_name(p->cp_algo), p->cp, p->seq / p->cp);
     if (m->arch == AUG_ARCH_MOE)
-        fprintf(f, "# experts: %ld (top-%ld, %ld shared), ep %ld placed %s, etp %ld, %s, imbalance %.2f\n",
+        fprintf(f, "# experts: %ld (top-%ld, %ld shared), ep %ld placed %s, etp %ld, %s, "
+                   "imbalance %.2f, a2a overlap %s; MoE layers %ld of %ld\n",
                 m->moe_experts, m->moe_topk, m->moe_shared_experts, p->ep,
                 p->ep_outer ? "across nodes (outer)" : "next to TP (inner)", aug_plan_etp(p),
-                p->moe_capacity_factor > 0 ? "capacity-padded" : "dropless", p->moe_imbalance);
+                p->moe_capacity_factor > 0 ? "capacity-padded" : "dropless", p->moe_imbalance,
+                aug_moe_overlap_name(p->moe_overlap), aug_model_moe_layers(m), m->layers);
     if (m->arch == AUG_ARCH_MATMULFREE)
         fprintf(f, "# MatMul-free: ternary BitLinear layers %s\n",
                 p->ternary == AUG_TERNARY_ACCUMULATE
                     ? "accumulate-only on the CUDA cores (non-tensor rate, 2-bit weights)"
                     : "as 16-bit tensor-core GEMMs (reference implementation)");
+    const struct aug_framework *fw = aug_framework_get(p->framework);
+    fprintf(f, "# framework: %s (%s); pipeline scatter/gather %s, gradients %s, CUDA graphs %s\n",
+            fw ? fw->name : "?", fw ? fw->source : "?", p->pp_scatter ? "on" : "off",
+            aug_main_grads_name(p->main_grads), p->cuda_graphs ? "on" : "off");
+    fprintf(f, "# host issue per kernel: gemm %.1f, attention %.1f, memory %.1f, collective "
+               "%.1f us (%s)\n",
+            1e6 * aug_framework_issue_s(p, NULL, AUG_OP_GEMM),
+            1e6 * aug_framework_issue_s(p, NULL, AUG_OP_ATTENTION),
+            1e6 * aug_framework_issue_s(p, NULL, AUG_OP_MEMORY),
+            1e6 * aug_framework_issue_s(p, NULL, AUG_OP_COLLECTIVE),
+            p->cuda_graphs ? "CUDA graphs: none" : fw ? fw->host_fit : "?");
+    if (m->caveats[0])
+        fprintf(f, "# model caveats: %s\n", m->caveats);
     fprintf(f, "# times: hybrid op model; share of predicted time by source: %s\n", prov);
     fprintf(f, "#   (calibrated = kernels-db/%s curves (%d), fallback = documented default "
                "efficiencies, roofline = peak only)\n",

@@ -178,6 +178,10 @@ int aug_infer_plan_resolve(struct aug_infer_plan *p, const struct aug_model *m,
             return aug_errorf(AUG_EUSAGE, "experts %ld are not divisible by ep %ld", m->moe_experts,
                               p->ep);
     }
+    if (p->attn_dp && (m->arch != AUG_ARCH_MOE || p->tp < 2 || p->ep != p->tp))
+        return aug_errorf(AUG_EUSAGE, "attention data parallelism needs an MoE model served with "
+                                      "ep = tp > 1 (got ep %ld, tp %ld, model '%s')",
+                          p->ep, p->tp, m->name);
     if ((unsigned)p->dtype >= AUG_DTYPE_COUNT)
         return aug_errorf(AUG_EUSAGE, "unknown compute dtype");
     if ((unsigned)p->weight_dtype >= AUG_DTYPE_COUNT)

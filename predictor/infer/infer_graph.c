@@ -80,21 +80,24 @@ struct aug_op aug_infer_decode_attention(const struct aug_infer_dims *x, const s
     op.kind = AUG_OP_ATTENTION;
     op.dtype = x->adt;
     op.count = 1;
-    /* grouped kernels pack a GQA group's query rows into one pass over their KV head */
-    op.batch_heads = seqs * x->kv_t;
-    op.seq_q = x->a_t / x->kv_t;
-    op.seq_kv = ctx;
-    op.head_dim = x->d;
+    /* grouped kernels pack a GQA group's query rows into one pass over their KV head; the
+     * absorbed MLA kernel (FlashMLA) packs every query head over the one latent */
+    double kv_heads = x->mla ? 1.0 : x->kv_t;
+    double keys = aug_infer_attended(x, ctx);
+    op.batch_heads = seqs * kv_heads;
+    op.seq_q = x->a_t / kv_heads;
+    op.seq_kv = keys;
+    op.head_dim = x->mla ? x->kv_layer : x->d;
     op.causal = 0;
-    op.flops = 4.0 * seqs * x->a_t * ctx * x->d;
+    op.flops = seqs * x->a_t * keys * x->flops_per_key;
     /* flash-decoding splits each sequence's cache until the blocks fill the SMs, at most
      * one split per 256 cached tokens; the fp32 partial outputs (and their log-sum-exp)
      * are written and read back by the reduction */
     double blocks = op.batch_heads, sms = s ? (double)s->gpu.sm_count : 108.0;
     double splits = blocks >= sms ? 1.0 : fmin(ceil(sms / blocks), fmax(1.0, ceil(ctx / 256.0)));
     double partials = splits > 1 ? 2.0 * splits * seqs * x->a_t * (x->d + 1.0) * 4.0 : 0.0;
-    op.bytes = seqs * ctx * 2.0 * x->kv_t * x->d * x->kvb /* cached K and V, read once */
-               + seqs * 2.0 * x->kv_t * x->d * x->kvb    /* this token's K and V written */
+    op.bytes = seqs * keys * x->kv_layer * x->kvb /* cached K and V (or latent), read once */
+               + seqs * x->kv_layer * x->kvb          /* this token's K and V written */
                + 2.0 * seqs * x->a_t * x->d * x->e      /* Q in, O out */
                + partials;
     return op;
@@ -103,7 +106,10 @@ struct aug_op aug_infer_decode_attention(const struct aug_infer_dims *x, const s
 static void prefill_attention(const struct aug_infer_plan *p, const struct aug_infer_dims *x,
                               const struct aug_infer_step *st, struct aug_infer_graph *g) {
     double ps = st->prefill_seqs, n = st->prefill_len, c = st->prefill_ctx;
-    double pairs = n * c + n * (n + 1.0) / 2.0; /* (query, key) pairs per head, causal */
+    /* (query, key) pairs per head, causal; windowed layers see at most the window */
+    double pairs = n * c + n * (n + 1.0) / 2.0;
+    if (x->win > 0 && x->win < c + n)
+        pairs *= aug_infer_attended(x, c + n) / (c + n);
     if (p->flash_attention) {
         struct aug_op fa;
         memset(&fa, 0, sizeof fa);
@@ -118,8 +124,8 @@ static void prefill_attention(const struct aug_infer_plan *p, const struct aug_i
         fa.causal = 1;
         fa.flops = 4.0 * ps * x->a_t * x->d * pairs;
         fa.bytes = 2.0 * ps * n * x->a_t * x->d * x->e +      /* Q in, O out */
-                   ps * (c + n) * 2.0 * x->kv_t * x->d * x->kvb + /* K, V read */
-                   ps * n * 2.0 * x->kv_t * x->d * x->kvb;     /* new K, V to the cache */
+                   ps * aug_infer_attended(x, c + n) * x->kv_layer * x->kvb + /* K, V read */
+                   ps * n * x->kv_layer * x->kvb;              /* new K, V to the cache */
         ADD_L(fa, AUG_ICAT_ATTENTION, 0);
         return;
     }
@@ -179,8 +185,8 @@ static void moe_mlp(const struct aug_model *m, const struct aug_infer_dims *x, d
           AUG_ICAT_MEMORY, 0);
     struct aug_op down = linear("expert_down", x, tokens, x->h, f_local, active, &dflt);
     ADD_L(down, AUG_ICAT_GEMM, dflt);
-    if (m->moe_shared_experts > 0)
-        dense_mlp(m, x, T, x->f * (double)m->moe_shared_experts / x->t, g);
+    if (m->moe_shared_experts > 0) /* on this rank's tokens beside data-parallel attention */
+        dense_mlp(m, x, T / x->adp, x->f * (double)m->moe_shared_experts * x->adp / x->t, g);
 }
 
 void aug_infer_graph_build(const struct aug_model *m, const struct aug_system *s,
@@ -194,42 +200,68 @@ void aug_infer_graph_build(const struct aug_model *m, const struct aug_system *s
     aug_infer_dims(m, s, p, &x);
     g->n_layer = g->n_head = 0;
     g->decode_attn = -1;
-    double T = st->decode_seqs + st->prefill_seqs * st->prefill_len;
-    if (!(T > 0))
+    double Tr = st->decode_seqs + st->prefill_seqs * st->prefill_len; /* replica's tokens */
+    if (!(Tr > 0))
         return;
+    /* with attention data parallelism each rank runs attention (and the dense FFNs) on its
+     * share of the sequences; the experts still see the replica's tokens */
+    double T = Tr / x.adp;
+    struct aug_infer_step sa = *st;
+    sa.decode_seqs /= x.adp;
+    sa.prefill_seqs /= x.adp;
     const char *norm_kind = m->norm == AUG_NORM_RMSNORM ? "rmsnorm" : "layernorm";
     struct aug_op norm = mem("norm", norm_kind, &x, 2.0 * T * x.h * x.e, 8.0 * T * x.h);
     struct aug_op resid = mem("residual", "elementwise", &x, 3.0 * T * x.h * x.e, T * x.h);
     int dflt;
 
     ADD_L(norm, AUG_ICAT_MEMORY, 0);
-    struct aug_op qkv = linear("qkv", &x, T, (x.a_t + 2.0 * x.kv_t) * x.d, x.h, 1, &dflt);
+    struct aug_op qkv = linear("qkv", &x, T, x.qkv_cols, x.h, 1, &dflt);
     ADD_L(qkv, AUG_ICAT_GEMM, dflt);
     if (m->pos == AUG_POS_ROPE)
         ADD_L(mem("rope", "rope", &x, 2.0 * T * (x.a_t + x.kv_t) * x.d * x.e,
                   6.0 * T * (x.a_t + x.kv_t) * x.d),
               AUG_ICAT_MEMORY, 0);
-    if (st->prefill_seqs > 0 && st->prefill_len > 0)
-        prefill_attention(p, &x, st, g);
-    if (st->decode_seqs > 0) {
+    if (sa.prefill_seqs > 0 && sa.prefill_len > 0)
+        prefill_attention(p, &x, &sa, g);
+    if (sa.decode_seqs > 0) {
         g->decode_attn = g->n_layer;
-        ADD_L(aug_infer_decode_attention(&x, s, st->decode_seqs, st->decode_ctx + 1.0),
+        ADD_L(aug_infer_decode_attention(&x, s, sa.decode_seqs, sa.decode_ctx + 1.0),
               AUG_ICAT_ATTENTION, 1);
         g->layer[g->decode_attn].stream = 1;
         if (p->decode_per_head)
             g->layer[g->decode_attn].core_eff =
                 x.kvb <= 1.0 ? AUG_INFER_CORE_EFF_8BIT : AUG_INFER_CORE_EFF_16BIT;
     }
-    struct aug_op out = linear("attn_out", &x, T, x.h, x.a_t * x.d, 1, &dflt);
+    struct aug_op out = linear("attn_out", &x, T, x.h, x.out_k, 1, &dflt);
     ADD_L(out, AUG_ICAT_GEMM, dflt);
-    tp_all_reduce(&x, T, g);
+    if (x.adp <= 1)
+        tp_all_reduce(&x, T, g);
     ADD_L(resid, AUG_ICAT_MEMORY, 0);
     ADD_L(norm, AUG_ICAT_MEMORY, 0);
-    if (m->arch == AUG_ARCH_MOE && m->moe_experts > 0)
-        moe_mlp(m, &x, T, g);
-    else
-        dense_mlp(m, &x, T, x.f / x.t, g);
-    tp_all_reduce(&x, T, g);
+    /* the mean layer: MoE and dense FFNs at their shares of the layers */
+    int n0 = g->n_layer;
+    if (x.moe_share > 0) {
+        if (x.adp > 1) /* this rank's tokens to the ranks of their experts (k copies each) */
+            ADD_L(aug_op_collective("moe_dispatch", AUG_COLL_ALL_TO_ALL, T * x.k * x.h * x.e,
+                                    x.tp_ranks, x.tp_domain),
+                  AUG_ICAT_TP, 0);
+        moe_mlp(m, &x, Tr, g);
+        if (x.adp > 1)
+            ADD_L(aug_op_collective("moe_combine", AUG_COLL_ALL_TO_ALL, T * x.k * x.h * x.e,
+                                    x.tp_ranks, x.tp_domain),
+                  AUG_ICAT_TP, 0);
+        for (int i = n0; i < g->n_layer; i++)
+            g->layer[i].op.count *= x.moe_share;
+    }
+    n0 = g->n_layer;
+    if (x.moe_share < 1) {
+        /* dense FFNs: split over TP, or whole on every rank beside data-parallel attention */
+        dense_mlp(m, &x, T, (m->arch == AUG_ARCH_MOE ? x.dense_f : x.f) * x.adp / x.t, g);
+        for (int i = n0; i < g->n_layer; i++)
+            g->layer[i].op.count *= 1.0 - x.moe_share;
+    }
+    if (x.adp <= 1)
+        tp_all_reduce(&x, T, g);
     ADD_L(resid, AUG_ICAT_MEMORY, 0);
 
     /* first stage: embedding rows (+ learned positions); vocabulary-parallel tables are

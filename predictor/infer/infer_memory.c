@@ -6,7 +6,9 @@
  * embedding and head) and, for MoE, over EP x TP.
  * KV cache: 2 * layers * kv_heads * head_dim * bytes(kv dtype) per token (Pope et al. 2022,
  * "Efficiently Scaling Transformer Inference", sec. 3.1), KV heads split over TP (or one
- * copy per rank when there are fewer KV heads than ranks). Static batching reserves the
+ * copy per rank when there are fewer KV heads than ranks); latent attention caches
+ * kv_lora_rank + qk_rope_head_dim per layer (DeepSeek-V2 sec. 2.1.2), whole on every TP
+ * rank; sliding-window layers hold at most their window. Static batching reserves the
  * whole context (input + output) per sequence; continuous batching with paged attention
  * (Kwon et al., SOSP 2023) holds what is cached.
  * Activations: the working set of the largest step (prefill of the batch): the residual
@@ -26,22 +28,25 @@
 double aug_infer_kv_bytes_per_token(const struct aug_model *m, enum aug_dtype kv_dtype) {
     if (m->arch == AUG_ARCH_MATMULFREE) /* hook: no KV cache (a per-sequence state instead) */
         return 0.0;
-    return 2.0 * (double)m->layers * (double)m->kv_heads * (double)m->head_dim *
-           aug_dtype_bytes(kv_dtype);
+    return aug_model_kv_elems_per_token(m, 0.0) * aug_dtype_bytes(kv_dtype);
 }
 
 /* Linear-layer weights of one layer held by one GPU (elements), and the 16-bit rest. */
 static void layer_params(const struct aug_model *m, const struct aug_infer_dims *x,
                          double *linear, double *other) {
-    double attn = x->h * (x->a_t + 2.0 * x->kv_t) * x->d + x->a_t * x->d * x->h;
+    double attn = x->h * x->qkv_cols + x->out_k * x->h;
     int gated = m->mlp == AUG_MLP_SWIGLU;
     double mlp1 = (gated ? 3.0 : 2.0) * x->h * x->f / x->t;
     double mlp = mlp1;
     double router = 0.0;
     if (m->arch == AUG_ARCH_MOE && m->moe_experts > 0) {
-        /* E/ep experts, each split tp/ep ways: E * expert / tp per rank */
-        mlp = x->E * mlp1 + (double)m->moe_shared_experts * mlp1;
-        router = x->h * x->E;
+        /* E/ep experts, each split tp/ep ways: E * expert / tp per rank; the mean layer
+         * mixes MoE and dense layers at their shares */
+        /* beside data-parallel attention the dense FFNs and shared experts are whole */
+        double dense = (gated ? 3.0 : 2.0) * x->h * x->dense_f * x->adp / x->t;
+        mlp = x->moe_share * (x->E * mlp1 + (double)m->moe_shared_experts * mlp1 * x->adp) +
+              (1.0 - x->moe_share) * dense;
+        router = x->moe_share * x->h * x->E;
     }
     double norms = (m->norm == AUG_NORM_LAYERNORM ? 4.0 : 2.0) * x->h;
     double bias = m->linear_bias ? (x->a_t + 2.0 * x->kv_t) * x->d + 2.0 * x->h + x->f / x->t : 0.0;
@@ -72,15 +77,17 @@ void aug_infer_memory_at(const struct aug_model *m, const struct aug_system *s,
     double last = layers_bytes + head;
     double weights = fmax(first, last);
 
-    double kv = Ls * 2.0 * x.kv_t * x.d * x.kvb * seqs * kv_tokens;
+    /* data-parallel attention: each rank caches its own share of the sequences */
+    double kv = Ls * x.kv_layer * x.kvb * seqs / x.adp * aug_infer_attended(&x, kv_tokens);
 
     int gated = m->mlp == AUG_MLP_SWIGLU;
     double f_inner = x.f / x.t;
     if (m->arch == AUG_ARCH_MOE && m->moe_experts > 0)
         f_inner = x.f * x.ep / x.t * x.k + x.f * (double)m->moe_shared_experts / x.t;
     double wide = fmax((x.a_t + 2.0 * x.kv_t) * x.d + x.a_t * x.d, (gated ? 3.0 : 2.0) * f_inner);
-    double act = prefill_tokens * (2.0 * x.h + wide) * x.e;
-    double logits = seqs * x.V * 4.0 * (1.0 + 1.0 / x.t);
+    /* beside data-parallel attention a rank prefills and samples its own sequences */
+    double act = prefill_tokens / x.adp * (2.0 * x.h + wide) * x.e;
+    double logits = seqs / x.adp * x.V * 4.0 * (1.0 + 1.0 / x.t);
 
     out->weights_gib = weights / AUG_GIB;
     out->kv_cache_gib = kv / AUG_GIB;

@@ -19,9 +19,12 @@ void aug_infer_dims(const struct aug_model *m, const struct aug_system *s,
     x->t = (double)p->tp;
     x->h = (double)m->hidden;
     x->d = (double)m->head_dim;
-    x->a_t = (double)m->heads / x->t;
+    /* attention data parallelism: every rank holds all heads for its own sequences */
+    x->adp = p->attn_dp && p->tp > 1 ? (double)p->tp : 1.0;
+    double ta = x->t / x->adp;
+    x->a_t = (double)m->heads / ta;
     /* fewer KV heads than TP ranks: each rank keeps a copy of its group's KV head */
-    x->kv_t = m->kv_heads >= p->tp ? (double)m->kv_heads / x->t : 1.0;
+    x->kv_t = (double)m->kv_heads >= ta ? (double)m->kv_heads / ta : 1.0;
     x->f = (double)m->ffn_hidden;
     x->V = (double)m->vocab;
     x->E = (double)m->moe_experts;
@@ -42,6 +45,28 @@ void aug_infer_dims(const struct aug_model *m, const struct aug_system *s,
     x->kvb = aug_dtype_bytes(kdt);
     x->tp_ranks = (int)p->tp;
     x->tp_domain = s ? aug_ranks_per_domain(s, p->tp, 1) : (int)p->tp;
+    x->qkv_cols = (x->a_t + 2.0 * x->kv_t) * x->d;
+    x->out_k = x->a_t * x->d;
+    x->kv_layer = 2.0 * x->kv_t * x->d;
+    x->flops_per_key = 4.0 * x->d;
+    if (m->attention == AUG_ATTN_MLA) {
+        double rq = (double)m->q_lora_rank, rkv = (double)m->kv_lora_rank;
+        double dn = (double)m->qk_nope_head_dim, dr = (double)m->qk_rope_head_dim;
+        double dv = (double)m->v_head_dim;
+        double q = rq > 0 ? x->h * rq + rq * x->a_t * (dn + dr) : x->h * x->a_t * (dn + dr);
+        x->mla = 1;
+        x->qkv_cols = (q + x->h * (rkv + dr) + rkv * x->a_t * (dn + dv)) / x->h;
+        x->out_k = x->a_t * dv;
+        x->kv_layer = rkv + dr;
+        x->flops_per_key = 2.0 * (2.0 * rkv + dr);
+    }
+    x->moe_share = m->arch == AUG_ARCH_MOE && m->layers > 0
+                       ? (double)aug_model_moe_layers(m) / (double)m->layers : 0.0;
+    x->dense_f = (double)aug_model_dense_ffn(m);
+    if (m->sliding_window > 0 && m->layers > 0) {
+        x->win = (double)m->sliding_window;
+        x->win_share = (double)aug_model_window_layers(m) / (double)m->layers;
+    }
 }
 
 long aug_infer_stage_layers(const struct aug_model *m, const struct aug_infer_plan *p) {

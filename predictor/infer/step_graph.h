@@ -58,7 +58,27 @@ struct aug_infer_dims {
     enum aug_dtype cdt;  /* compute dtype of GEMMs */
     enum aug_dtype adt;  /* dtype of attention and of the LM head (16-bit for 8/4-bit compute) */
     int tp_ranks, tp_domain;
+    /* attention shape (model/mla.c for latent attention): the columns of the fused Q/K/V
+     * projection GEMM per GPU (for MLA the down and up projections' weights over h), the
+     * inner width of the output projection, KV elements per cached token per layer on one
+     * GPU (MLA: kv_lora_rank + qk_rope_head_dim, the latent every TP rank keeps whole),
+     * forward FLOPs per query head per cached key (4 d; MLA decodes in the weight-absorbed
+     * form of DeepSeek-V2 sec. 2.1.2: 2 (r_kv + d_r) for q.k and 2 r_kv for p.v), and the
+     * sliding window with the share of the layers that use it */
+    double qkv_cols, out_k, kv_layer, flops_per_key, win, win_share;
+    double moe_share; /* of the layers with an MoE FFN (the rest dense, FFN dense_f) */
+    double adp;       /* attention data-parallel degree (plan attn_dp: tp, else 1) */
+    double dense_f;
+    int mla;
 };
+
+/* Cached tokens a layer attends to on average for a context of ctx tokens (the windowed
+ * layers see at most their window). */
+static inline double aug_infer_attended(const struct aug_infer_dims *x, double ctx) {
+    if (!(x->win > 0) || x->win >= ctx)
+        return ctx;
+    return (1.0 - x->win_share) * ctx + x->win_share * x->win;
+}
 
 void aug_infer_dims(const struct aug_model *m, const struct aug_system *s,
                     const struct aug_infer_plan *p, struct aug_infer_dims *x);

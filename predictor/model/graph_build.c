@@ -68,3 +68,38 @@ void aug_gb_mem_bwd(struct aug_graph *g, const struct aug_op *f, const char *nam
     aug_gb_add(g->bwd, &g->n_bwd,
                aug_op_memory(name, f->mem_op, f->dtype, 2.0 * f->bytes, 2.0 * f->flops), cat, 0);
 }
+
+void aug_gb_mlp(const struct aug_model *m, const struct aug_dims *x, struct aug_graph *g,
+                double tokens, double f_local, double groups, int expert,
+                struct aug_mlp_idx *ix) {
+    int gated = m->mlp == AUG_MLP_SWIGLU;
+    struct aug_op up = aug_op_gemm(expert ? "expert_up" : "mlp_up", x->dt, tokens,
+                                   (gated ? 2.0 : 1.0) * f_local, x->h, groups);
+    double inner = tokens * f_local * groups;
+    struct aug_op act = aug_gb_act(expert ? "expert_act" : "mlp_act", "activation", x,
+                               inner * x->e * (gated ? 3.0 : 2.0), inner * (gated ? 8.0 : 10.0));
+    struct aug_op down = aug_op_gemm(expert ? "expert_down" : "mlp_down", x->dt, tokens, x->h,
+                                     f_local, groups);
+    aug_gb_add(g->fwd, &g->n_fwd, up, AUG_CAT_COMPUTE, 0);
+    ix->up = g->n_fwd - 1;
+    aug_gb_add(g->fwd, &g->n_fwd, act, AUG_CAT_COMPUTE, 0);
+    aug_gb_add(g->fwd, &g->n_fwd, down, AUG_CAT_COMPUTE, 0);
+    ix->down = g->n_fwd - 1;
+}
+
+void aug_gb_mlp_bwd(const struct aug_model *m, const struct aug_dims *x, struct aug_graph *g,
+                    double tokens, double f_local, double groups, int expert,
+                    struct aug_mlp_idx *ix) {
+    int gated = m->mlp == AUG_MLP_SWIGLU;
+    struct aug_op up = aug_op_gemm("", x->dt, tokens, (gated ? 2.0 : 1.0) * f_local, x->h, groups);
+    double inner = tokens * f_local * groups;
+    struct aug_op act = aug_gb_act("", "activation", x, inner * x->e * (gated ? 3.0 : 2.0),
+                               inner * (gated ? 8.0 : 10.0));
+    struct aug_op down = aug_op_gemm("", x->dt, tokens, x->h, f_local, groups);
+    ix->down_dgrad = aug_gb_gemm_bwd(g, &down, expert ? "expert_down_dgrad" : "mlp_down_dgrad",
+                                     expert ? "expert_down_wgrad" : "mlp_down_wgrad",
+                                     AUG_CAT_COMPUTE, 1);
+    aug_gb_mem_bwd(g, &act, expert ? "expert_act_bwd" : "mlp_act_bwd", AUG_CAT_COMPUTE);
+    ix->up_dgrad = aug_gb_gemm_bwd(g, &up, expert ? "expert_up_dgrad" : "mlp_up_dgrad",
+                                   expert ? "expert_up_wgrad" : "mlp_up_wgrad", AUG_CAT_COMPUTE, 1);
+}

@@ -85,6 +85,21 @@ int aug_gb_gemm_bwd(struct aug_graph *g, const struct aug_op *f, const char *dna
 void aug_gb_mem_bwd(struct aug_graph *g, const struct aug_op *f, const char *name,
                     enum aug_cat cat);
 
+/* The indices of an MLP's GEMMs in the lists (for overlap pairing). */
+struct aug_mlp_idx {
+    int up, down;          /* forward GEMMs */
+    int down_dgrad, up_dgrad;
+};
+
+/* An MLP (or a group of `groups` experts, `expert` naming their ops expert_*) on `tokens`
+ * rows with `f_local` inner columns: up (gate and up when gated), activation, down; and
+ * its backward mirror. */
+void aug_gb_mlp(const struct aug_model *m, const struct aug_dims *x, struct aug_graph *g,
+                double tokens, double f_local, double groups, int expert, struct aug_mlp_idx *ix);
+void aug_gb_mlp_bwd(const struct aug_model *m, const struct aug_dims *x, struct aug_graph *g,
+                    double tokens, double f_local, double groups, int expert,
+                    struct aug_mlp_idx *ix);
+
 /* Put op `i` of list `arr` and op `j` (a collective) into a new overlap group. */
 void aug_gb_pair(struct aug_graph *g, struct aug_graph_op *arr, int i, int j,
                  enum aug_ovl_kind ovl, int steps);

@@ -21,21 +21,23 @@
  * gradients), attention running on the full sequence with heads/cp heads. All-gather CP
  * gathers K and V once per layer and reduce-scatters their gradients.
  *
- * MoE layers (moe.h for the routing arithmetic; Megatron-Core's all-to-all dispatcher)
- * replace the MLP by a router, a permutation, an all-to-all dispatch over EP, an expert-TP
- * all-gather, grouped expert GEMMs on the busiest rank's tokens, the mirror reduce-scatter
- * and combine, and shared experts run as a dense TP MLP beside them. MatMul-free layers
- * are built by matmulfree.c. With plan->tp_overlap each TP collective overlaps the GEMM
- * beside it in tp chunks (T3, Pati et al. ASPLOS 2024; Transformer Engine userbuffers). */
+ * MoE layers replace the MLP by the MoE FFN of moe_layer.c; models whose layers differ
+ * (dense first layers, every n-th layer MoE, sliding windows) get the mean layer of the
+ * slowest pipeline stage, each op at its share of the stage's layers; latent attention's
+ * projections come from mla.c; DeepSeek's MTP modules ride on the last stage. Model FLOP
+ * counts are in model_flops.c. MatMul-free layers are built by matmulfree.c. With
+ * plan->tp_overlap each TP collective overlaps the GEMM beside it in tp chunks (T3, Pati et
+ * al. ASPLOS 2024; Transformer Engine userbuffers). */
 #include "layer_graph.h"
 
 #include <string.h>
 
 #include "augur/attention.h"
-#include "augur/moe.h"
 #include "graph_build.h"
 #include "matmulfree_internal.h"
 #include "hw/topology.h"
+#include "model/mla.h"
+#include "model/moe_layer.h"
 
 /* ---- attention and context parallelism ------------------------------------------------ */
 
@@ -45,15 +47,26 @@ static struct aug_op a2a_op(const char *name, double size, int ranks, int per_do
     return aug_op_collective(name, AUG_COLL_ALL_TO_ALL, size, ranks, per_domain);
 }
 
-/* The attention core's shape on this rank under the plan's CP algorithm. */
+/* Query-key pairs of a causal sequence of N tokens whose queries see at most the last w
+ * keys (w <= 0: no window): sum over i of min(i, w). */
+static double window_pairs(double N, double w) {
+    if (!(w > 0) || w >= N)
+        return N * (N + 1.0) / 2.0;
+    return w * (w + 1.0) / 2.0 + (N - w) * w;
+}
+
+/* The attention core's shape on this rank under the plan's CP algorithm; `window` bounds
+ * the keys of every query (sliding-window layers; 0: none), which scales the pairs of every
+ * CP variant by the same ratio. */
 static void attn_shape(const struct aug_model *m, const struct aug_plan *p,
-                       const struct aug_dims *x, struct aug_attn_shape *a, double *steps) {
+                       const struct aug_dims *x, double window, struct aug_attn_shape *a,
+                       double *steps) {
     double N = x->skv, n = x->s, cp = (double)p->cp;
     memset(a, 0, sizeof *a);
     a->batch = x->b;
     a->heads = x->a_t;
     a->kv_heads = x->kv_t;
-    a->head_dim = x->d;
+    a->head_dim = m->attention == AUG_ATTN_MLA ? aug_mla_core_head_dim(m) : x->d;
     a->causal = 1;
     a->elem_bytes = x->e;
     a->seq_q = n;
@@ -61,7 +74,6 @@ static void attn_shape(const struct aug_model *m, const struct aug_plan *p,
     /* load-balanced causal split: every rank computes n (N + 1) / 2 pairs per head */
     a->pairs = n * (N + 1.0) / 2.0;
     *steps = 1;
-    (void)m;
     if (p->cp > 1 && p->cp_algo == AUG_CP_ULYSSES) {
         a->heads = x->a_t / cp;
         a->kv_heads = x->kv_t >= cp ? x->kv_t / cp : 1.0;
@@ -73,6 +85,8 @@ static void attn_shape(const struct aug_model *m, const struct aug_plan *p,
         a->pairs = n * (N + 1.0) / 2.0 / cp;
         *steps = cp;
     }
+    if (window > 0 && window < N)
+        a->pairs *= window_pairs(N, window) / window_pairs(N, 0);
 }
 
 /* The attention core of a layer: its shape under the plan's CP algorithm and, when fused,
@@ -80,14 +94,18 @@ static void attn_shape(const struct aug_model *m, const struct aug_plan *p,
 struct attn_plan {
     struct aug_attn_shape a;
     double steps;
+    double share; /* of the stage's layers that run this attention (global or windowed) */
     struct aug_attn_io io;
     enum aug_dtype adt;
 };
 
 static void attn_plan_init(const struct aug_model *m, const struct aug_plan *p,
-                           const struct aug_system *s, const struct aug_dims *x,
-                           struct attn_plan *ap) {
-    attn_shape(m, p, x, &ap->a, &ap->steps);
+                           const struct aug_system *s, const struct aug_dims *x, double window,
+                           double share, struct attn_plan *ap) {
+    attn_shape(m, p, x, window, &ap->a, &ap->steps);
+    ap->share = share;
+    if (!(share > 0))
+        return; /* no layer of the stage runs it */
     /* fp8 recipes (Transformer Engine) keep attention in bf16 */
     ap->adt = x->dt == AUG_DTYPE_FP8 ? AUG_DTYPE_BF16 : x->dt;
     if (p->flash_attention)
@@ -100,7 +118,7 @@ static struct aug_op flash_op(const struct attn_plan *ap, int backward) {
     fa.name = backward ? "attn_bwd" : "attn_fwd";
     fa.kind = AUG_OP_ATTENTION;
     fa.dtype = ap->adt;
-    fa.count = ap->steps;
+    fa.count = ap->steps * ap->share;
     fa.batch_heads = ap->a.batch * ap->a.heads;
     fa.seq_q = ap->a.seq_q;
     fa.seq_kv = ap->a.seq_kv;
@@ -121,7 +139,7 @@ static void unfused_ops(const struct attn_plan *ap, const struct aug_dims *x, st
     *sm = aug_gb_act("attn_softmax", "softmax", x, 2.0 * *scores * x->e, 5.0 * *scores);
     *av = aug_op_gemm("attn_av", ap->adt, ap->a.seq_q, x->d, ap->a.seq_kv, bh);
     *dr = aug_gb_act("attn_dropout", "elementwise", x, *scores * (2.0 * x->e + 1.0), *scores);
-    qk->count = sm->count = av->count = dr->count = ap->steps;
+    qk->count = sm->count = av->count = dr->count = ap->steps * ap->share;
 }
 
 /* Forward attention ops; their index range in g->fwd through *first / *last (ring CP
@@ -130,7 +148,9 @@ static void attention_fwd(const struct attn_plan *ap, const struct aug_plan *p,
                           const struct aug_dims *x, struct aug_graph *g, int *first, int *last) {
     *first = g->n_fwd;
     if (p->flash_attention) {
-        aug_gb_add(g->fwd, &g->n_fwd, flash_op(ap, 0), AUG_CAT_ATTENTION, 0);
+        /* selective recomputation re-runs the fused core attention forward too
+         * (Megatron-Core 0.12 recompute_modules ["core_attn"]) */
+        aug_gb_add(g->fwd, &g->n_fwd, flash_op(ap, 0), AUG_CAT_ATTENTION, 1);
         *last = g->n_fwd - 1;
         return;
     }
@@ -167,7 +187,7 @@ static void attention_bwd(const struct attn_plan *ap, const struct aug_plan *p,
     aug_gb_gemm_bwd(g, &qk, "attn_qk_dgrad_q", "attn_qk_dgrad_k", AUG_CAT_ATTENTION, 0);
     *last = g->n_bwd - 1;
     for (int i = *first; i <= *last; i++)
-        g->bwd[i].op.count = ap->steps;
+        g->bwd[i].op.count = ap->steps * ap->share;
 }
 
 /* Put ops [a0, a1] of `arr` into overlap group `id` (a ring of `steps`). */
@@ -238,133 +258,6 @@ static void context_parallel(const struct aug_plan *p, const struct aug_system *
                                      cp_domain), AUG_CAT_CP, 0);
 }
 
-/* ---- MLP and mixture of experts --------------------------------------------------------- */
-
-struct mlp_idx {
-    int up, down;          /* forward GEMMs */
-    int down_dgrad, up_dgrad;
-};
-
-static void mlp_dense(const struct aug_model *m, const struct aug_dims *x, struct aug_graph *g,
-                      double tokens, double f_local, double groups, int expert, struct mlp_idx *ix) {
-    int gated = m->mlp == AUG_MLP_SWIGLU;
-    struct aug_op up = aug_op_gemm(expert ? "expert_up" : "mlp_up", x->dt, tokens,
-                                   (gated ? 2.0 : 1.0) * f_local, x->h, groups);
-    double inner = tokens * f_local * groups;
-    struct aug_op act = aug_gb_act(expert ? "expert_act" : "mlp_act", "activation", x,
-                               inner * x->e * (gated ? 3.0 : 2.0), inner * (gated ? 8.0 : 10.0));
-    struct aug_op down = aug_op_gemm(expert ? "expert_down" : "mlp_down", x->dt, tokens, x->h,
-                                     f_local, groups);
-    aug_gb_add(g->fwd, &g->n_fwd, up, AUG_CAT_COMPUTE, 0);
-    ix->up = g->n_fwd - 1;
-    aug_gb_add(g->fwd, &g->n_fwd, act, AUG_CAT_COMPUTE, 0);
-    aug_gb_add(g->fwd, &g->n_fwd, down, AUG_CAT_COMPUTE, 0);
-    ix->down = g->n_fwd - 1;
-}
-
-static void mlp_dense_bwd(const struct aug_model *m, const struct aug_dims *x, struct aug_graph *g,
-                          double tokens, double f_local, double groups, int expert,
-                          struct mlp_idx *ix) {
-    int gated = m->mlp == AUG_MLP_SWIGLU;
-    struct aug_op up = aug_op_gemm("", x->dt, tokens, (gated ? 2.0 : 1.0) * f_local, x->h, groups);
-    double inner = tokens * f_local * groups;
-    struct aug_op act = aug_gb_act("", "activation", x, inner * x->e * (gated ? 3.0 : 2.0),
-                               inner * (gated ? 8.0 : 10.0));
-    struct aug_op down = aug_op_gemm("", x->dt, tokens, x->h, f_local, groups);
-    ix->down_dgrad = aug_gb_gemm_bwd(g, &down, expert ? "expert_down_dgrad" : "mlp_down_dgrad",
-                                     expert ? "expert_down_wgrad" : "mlp_down_wgrad",
-                                     AUG_CAT_COMPUTE, 1);
-    aug_gb_mem_bwd(g, &act, expert ? "expert_act_bwd" : "mlp_act_bwd", AUG_CAT_COMPUTE);
-    ix->up_dgrad = aug_gb_gemm_bwd(g, &up, expert ? "expert_up_dgrad" : "mlp_up_dgrad",
-                                   expert ? "expert_up_wgrad" : "mlp_up_wgrad", AUG_CAT_COMPUTE, 1);
-}
-
-/* Ranks of the EP group that share an NVLink domain: EP peers sit next to the expert-TP
- * ranks (Megatron's default order), or, with ep_outer, outside expert data parallelism. */
-static int ep_domain(const struct aug_plan *p, const struct aug_system *s) {
-    long etp = aug_plan_etp(p);
-    long stride = p->ep_outer ? etp * aug_plan_edp(p) : etp;
-    return aug_ranks_per_domain(s, p->ep, stride);
-}
-
-static void moe(const struct aug_model *m, const struct aug_plan *p, const struct aug_system *s,
-                const struct aug_dims *x, struct aug_graph *g) {
-    struct aug_moe_routing r;
-    aug_moe_routing(m, p, x->e, &r);
-    double E = (double)m->moe_experts, k = (double)m->moe_topk;
-    int ep = (int)p->ep, etp = (int)aug_plan_etp(p);
-    int epd = ep_domain(p, s), etpd = aug_ranks_per_domain(s, etp, 1);
-    double tok = r.tokens_per_rank, disp = r.dispatch_tokens;
-    aug_gb_add(g->fwd, &g->n_fwd, aug_op_gemm("router", x->dt, x->Tsp, E, x->h, 1),
-               AUG_CAT_COMPUTE, 0);
-    /* fp32 logits softmax and top-k selection */
-    aug_gb_add(g->fwd, &g->n_fwd,
-               aug_gb_act("router_topk", "softmax", x, x->Tsp * E * 8.0 + x->Tsp * k * 12.0,
-                      5.0 * x->Tsp * E), AUG_CAT_COMPUTE, 0);
-    aug_gb_add(g->fwd, &g->n_fwd, aug_gb_act("moe_permute", "copy", x, (tok + disp) * x->h * x->e, 0),
-               AUG_CAT_COMPUTE, 0);
-    if (ep > 1)
-        aug_gb_add(g->fwd, &g->n_fwd, a2a_op("moe_dispatch", r.dispatch_bytes, ep, epd),
-                   AUG_CAT_EP, 0);
-    if (etp > 1)
-        aug_gb_add(g->fwd, &g->n_fwd,
-                   aug_op_collective("moe_etp_all_gather", AUG_COLL_ALL_GATHER,
-                                     (double)etp * r.dispatch_bytes, etp, etpd), AUG_CAT_EP, 0);
-    struct mlp_idx ix;
-    mlp_dense(m, x, g, r.tokens_per_expert, x->f / (double)etp, r.local_experts, 1, &ix);
-    if (etp > 1)
-        aug_gb_add(g->fwd, &g->n_fwd,
-                   aug_op_collective("moe_etp_reduce_scatter", AUG_COLL_REDUCE_SCATTER,
-                                     (double)etp * r.dispatch_bytes, etp, etpd), AUG_CAT_EP, 0);
-    if (ep > 1)
-        aug_gb_add(g->fwd, &g->n_fwd, a2a_op("moe_combine", r.dispatch_bytes, ep, epd),
-                   AUG_CAT_EP, 0);
-    aug_gb_add(g->fwd, &g->n_fwd,
-               aug_gb_act("moe_unpermute", "copy", x, (tok + disp) * x->h * x->e, disp * x->h),
-               AUG_CAT_COMPUTE, 0);
-    if (m->moe_shared_experts > 0)
-        mlp_dense(m, x, g, x->T, x->f * (double)m->moe_shared_experts / x->t, 1, 0, &ix);
-}
-
-static void moe_bwd(const struct aug_model *m, const struct aug_plan *p, const struct aug_system *s,
-                    const struct aug_dims *x, struct aug_graph *g) {
-    struct aug_moe_routing r;
-    aug_moe_routing(m, p, x->e, &r);
-    double E = (double)m->moe_experts, k = (double)m->moe_topk;
-    int ep = (int)p->ep, etp = (int)aug_plan_etp(p);
-    int epd = ep_domain(p, s), etpd = aug_ranks_per_domain(s, etp, 1);
-    double tok = r.tokens_per_rank, disp = r.dispatch_tokens;
-    struct mlp_idx ix;
-    if (m->moe_shared_experts > 0)
-        mlp_dense_bwd(m, x, g, x->T, x->f * (double)m->moe_shared_experts / x->t, 1, 0, &ix);
-    aug_gb_add(g->bwd, &g->n_bwd,
-               aug_gb_act("moe_unpermute_bwd", "copy", x, (tok + disp) * x->h * x->e, disp * x->h),
-               AUG_CAT_COMPUTE, 0);
-    if (ep > 1)
-        aug_gb_add(g->bwd, &g->n_bwd, a2a_op("moe_combine_bwd", r.dispatch_bytes, ep, epd),
-                   AUG_CAT_EP, 0);
-    if (etp > 1)
-        aug_gb_add(g->bwd, &g->n_bwd,
-                   aug_op_collective("moe_etp_all_gather_bwd", AUG_COLL_ALL_GATHER,
-                                     (double)etp * r.dispatch_bytes, etp, etpd), AUG_CAT_EP, 0);
-    mlp_dense_bwd(m, x, g, r.tokens_per_expert, x->f / (double)etp, r.local_experts, 1, &ix);
-    if (etp > 1)
-        aug_gb_add(g->bwd, &g->n_bwd,
-                   aug_op_collective("moe_etp_reduce_scatter_bwd", AUG_COLL_REDUCE_SCATTER,
-                                     (double)etp * r.dispatch_bytes, etp, etpd), AUG_CAT_EP, 0);
-    if (ep > 1)
-        aug_gb_add(g->bwd, &g->n_bwd, a2a_op("moe_dispatch_bwd", r.dispatch_bytes, ep, epd),
-                   AUG_CAT_EP, 0);
-    aug_gb_add(g->bwd, &g->n_bwd,
-               aug_gb_act("moe_permute_bwd", "copy", x, (tok + disp) * x->h * x->e, disp * x->h),
-               AUG_CAT_COMPUTE, 0);
-    aug_gb_add(g->bwd, &g->n_bwd,
-               aug_gb_act("router_topk_bwd", "softmax", x, x->Tsp * E * 12.0 + x->Tsp * k * 12.0,
-                      5.0 * x->Tsp * E), AUG_CAT_COMPUTE, 0);
-    struct aug_op router = aug_op_gemm("", x->dt, x->Tsp, E, x->h, 1);
-    aug_gb_gemm_bwd(g, &router, "router_dgrad", "router_wgrad", AUG_CAT_COMPUTE, 1);
-}
-
 /* ---- one layer ------------------------------------------------------------------------- */
 
 static void graph_layer(const struct aug_model *m, const struct aug_plan *p,
@@ -379,11 +272,19 @@ void aug_graph_layer(const struct aug_model *m, const struct aug_plan *p,
     graph_layer(m, p, s, &x, g);
 }
 
+static void graph_mtp(const struct aug_model *m, const struct aug_plan *p,
+                      const struct aug_system *s, const struct aug_dims *x, struct aug_graph *g);
+static void graph_layer_mix(const struct aug_model *m, const struct aug_plan *p,
+                            const struct aug_system *s, const struct aug_dims *xp, double f_moe,
+                            double f_win, struct aug_graph *g);
+
 void aug_graph_head(const struct aug_model *m, const struct aug_plan *p,
                     const struct aug_system *s, int last_stage, struct aug_graph *g) {
     struct aug_dims x;
     aug_dims_init(m, p, s, &x);
     graph_head(m, p, &x, last_stage, g);
+    if (last_stage)
+        graph_mtp(m, p, s, &x, g);
 }
 
 void aug_graph_all(const struct aug_model *m, const struct aug_plan *p, const struct aug_system *s,
@@ -393,7 +294,98 @@ void aug_graph_all(const struct aug_model *m, const struct aug_plan *p, const st
     graph_layer(m, p, s, &x, layer);
     graph_head(m, p, &x, 0, first);
     graph_head(m, p, &x, 1, last);
+    graph_mtp(m, p, s, &x, last);
 }
+
+/* Append list `src` (n ops) to `dst`, each op's count times k, its overlap groups renumbered
+ * after `groups` and its same_as indices moved with it. */
+static void append_ops(struct aug_graph_op *dst, int *nd, const struct aug_graph_op *src, int n,
+                       int groups, double k) {
+    int base = *nd;
+    for (int i = 0; i < n && *nd < AUG_GRAPH_MAX_OPS; i++) {
+        struct aug_graph_op o = src[i];
+        o.op.count *= k;
+        if (o.group > 0)
+            o.group += groups;
+        if (o.same_as >= 0)
+            o.same_as += base;
+        dst[(*nd)++] = o;
+    }
+}
+
+/* DeepSeek-V3's multi-token prediction (arXiv 2412.19437, sec. 2.2, Fig. 3) on the last
+ * stage: per module the RMSNorms of the hidden state and of the next token's embedding, the
+ * projection M (2h -> h), one transformer layer (an MoE layer when the model has them)
+ * and the shared output head with its own final norm and cross-entropy: the last stage's
+ * head ops once more. */
+static void graph_mtp(const struct aug_model *m, const struct aug_plan *p,
+                      const struct aug_system *s, const struct aug_dims *x, struct aug_graph *g) {
+    if (m->mtp_layers <= 0 || m->arch == AUG_ARCH_MATMULFREE)
+        return;
+    double k = (double)m->mtp_layers;
+    struct aug_graph head = *g, layer;
+    graph_layer_mix(m, p, s, x, m->arch == AUG_ARCH_MOE ? 1.0 : 0.0, 0.0, &layer);
+    const char *nk = m->norm == AUG_NORM_RMSNORM ? "rmsnorm" : "layernorm";
+    struct aug_op norms = aug_gb_act("mtp_norms", nk, x, 4.0 * x->Tsp * x->h * x->e,
+                                     16.0 * x->Tsp * x->h);
+    struct aug_op proj = aug_op_gemm("mtp_proj", x->dt, x->T, x->h / x->t, 2.0 * x->h, 1);
+    norms.count = proj.count = k;
+    aug_gb_add(g->fwd, &g->n_fwd, norms, AUG_CAT_COMPUTE, 0);
+    aug_gb_add(g->fwd, &g->n_fwd, proj, AUG_CAT_COMPUTE, 0);
+    append_ops(g->fwd, &g->n_fwd, layer.fwd, layer.n_fwd, g->n_groups, k);
+    append_ops(g->fwd, &g->n_fwd, head.fwd, head.n_fwd, g->n_groups, k);
+    append_ops(g->bwd, &g->n_bwd, head.bwd, head.n_bwd, g->n_groups, k);
+    append_ops(g->bwd, &g->n_bwd, layer.bwd, layer.n_bwd, g->n_groups, k);
+    g->n_groups += layer.n_groups;
+    aug_gb_gemm_bwd(g, &proj, "mtp_proj_dgrad", "mtp_proj_wgrad", AUG_CAT_COMPUTE, 1);
+    g->bwd[g->n_bwd - 1].op.count = g->bwd[g->n_bwd - 2].op.count = k;
+    aug_gb_mem_bwd(g, &norms, "mtp_norms_bwd", AUG_CAT_COMPUTE);
+}
+
+/* Multiply the counts of ops [from, n) of a list by k (a share of the stage's layers). */
+static void scale_counts(struct aug_graph_op *arr, int from, int n, double k) {
+    for (int i = from; i < n; i++)
+        arr[i].op.count *= k;
+}
+
+/* Shares of the slowest pipeline stage's layers that are MoE and that attend through a
+ * window. Layer i sits on stage (i / c) mod pp, c = ceil(layers / (pp v)) (Megatron's
+ * interleaved assignment; v = 1 gives contiguous stages); the slowest stage is the one
+ * with the most MoE layers, and of equal ones the most global-attention layers. */
+static void stage_shares(const struct aug_model *m, const struct aug_plan *p, double *f_moe,
+                         double *f_win) {
+    *f_moe = *f_win = 0.0;
+    if (m->arch != AUG_ARCH_MOE && m->sliding_window <= 0)
+        return; /* every layer alike (the common case; sweeps build millions of graphs) */
+    if (m->sliding_window <= 0 && m->moe_dense_layers == 0 && m->moe_layer_freq <= 1) {
+        *f_moe = 1.0;
+        return;
+    }
+    long L = m->layers, pp = p->pp > 0 ? p->pp : 1, v = p->interleave > 0 ? p->interleave : 1;
+    long c = (L + pp * v - 1) / (pp * v);
+    if (c < 1)
+        c = 1;
+    double best_moe = -1.0, best_win = 0.0;
+    for (long st = 0; st < pp; st++) {
+        long n = 0, nm = 0, nw = 0;
+        for (long chunk = st; chunk * c < L; chunk += pp) /* one pass over the layers in all */
+            for (long i = chunk * c; i < (chunk + 1) * c && i < L; i++) {
+                n++;
+                nm += aug_model_layer_is_moe(m, i);
+                nw += aug_model_layer_is_windowed(m, i);
+            }
+        if (n == 0)
+            continue;
+        double fm = (double)nm / (double)n, fw = (double)nw / (double)n;
+        if (fm > best_moe + 1e-12 || (fm > best_moe - 1e-12 && fw < best_win)) {
+            best_moe = fm;
+            best_win = fw;
+        }
+    }
+    *f_moe = best_moe > 0 ? best_moe : 0.0;
+    *f_win = best_win;
+}
+
 
 static void graph_layer(const struct aug_model *m, const struct aug_plan *p,
                         const struct aug_system *s, const struct aug_dims *xp, struct aug_graph *g) {
@@ -402,27 +394,46 @@ static void graph_layer(const struct aug_model *m, const struct aug_plan *p,
         aug_mmf_graph_layer(m, p, s, g);
         return;
     }
+    double f_moe, f_win;
+    stage_shares(m, p, &f_moe, &f_win);
+    graph_layer_mix(m, p, s, xp, f_moe, f_win, g);
+}
+
+/* The mean layer of a stage whose layers are a share f_moe MoE (the rest dense, FFN
+ * dense_ffn_hidden) and a share f_win windowed: every op of a kind runs with its count
+ * times that share, so one graph times the stage's mix exactly (the ops are identical
+ * within a kind). */
+static void graph_layer_mix(const struct aug_model *m, const struct aug_plan *p,
+                            const struct aug_system *s, const struct aug_dims *xp, double f_moe,
+                            double f_win, struct aug_graph *g) {
+    g->n_fwd = g->n_bwd = g->n_groups = 0;
     struct aug_dims x = *xp;
+    int mla = m->attention == AUG_ATTN_MLA;
+    double f_dense = 1.0 - f_moe, fd = (double)aug_model_dense_ffn(m);
     double norm_flops = 8.0 * x.Tsp * x.h;
     const char *norm_kind = m->norm == AUG_NORM_RMSNORM ? "rmsnorm" : "layernorm";
     struct aug_op norm = aug_gb_act("norm", norm_kind, &x, 2.0 * x.Tsp * x.h * x.e, norm_flops);
     struct aug_op resid = aug_gb_act("residual", "elementwise", &x,
                                  x.Tsp * x.h * (3.0 * x.e + (x.dropout ? 1.0 : 0.0)), 2.0 * x.Tsp * x.h);
     struct aug_op qkv = aug_op_gemm("qkv", x.dt, x.T, (x.a_t + 2.0 * x.kv_t) * x.d, x.h, 1);
-    struct aug_op rope = aug_gb_act("rope", "rope", &x, 2.0 * x.T * (x.a_t + x.kv_t) * x.d * x.e,
-                                6.0 * x.T * (x.a_t + x.kv_t) * x.d);
-    struct aug_op proj = aug_op_gemm("attn_out", x.dt, x.T, x.h, x.a_t * x.d, 1);
-    int moe_layer = m->arch == AUG_ARCH_MOE;
+    /* RoPE rotates q and k; MLA rotates the d_r part of every query head and one shared key */
+    double rot = mla ? (x.a_t + 1.0) * (double)m->qk_rope_head_dim : (x.a_t + x.kv_t) * x.d;
+    struct aug_op rope = aug_gb_act("rope", "rope", &x, 2.0 * x.T * rot * x.e, 6.0 * x.T * rot);
+    struct aug_op proj = mla ? aug_mla_out(m, &x)
+                             : aug_op_gemm("attn_out", x.dt, x.T, x.h, x.a_t * x.d, 1);
+    int moe_layer = f_moe > 0;
     /* an MoE layer's routed experts take SP-local tokens: the MLP's SP all-gather and
-     * reduce-scatter remain only for shared experts */
-    int mlp_sp_colls = !moe_layer || m->moe_shared_experts > 0 || !x.sp;
+     * reduce-scatter remain only for shared experts (and dense layers) */
+    int mlp_sp_colls = f_dense > 0 || m->moe_shared_experts > 0 || !x.sp;
+    double coll_share = m->moe_shared_experts > 0 || !x.sp ? 1.0 : f_dense;
     int ovl = p->tp_overlap && p->tp > 1;
     enum aug_coll c_out = x.sp ? AUG_COLL_REDUCE_SCATTER : AUG_COLL_ALL_REDUCE;
     const char *n_out = x.sp ? "sp_reduce_scatter" : "tp_all_reduce";
     const char *n_out_b = x.sp ? "sp_reduce_scatter_bwd" : "tp_all_reduce_bwd";
     int tpn = (int)p->tp;
-    struct attn_plan ap;
-    attn_plan_init(m, p, s, &x, &ap);
+    struct attn_plan ap[2]; /* global, windowed */
+    attn_plan_init(m, p, s, &x, 0.0, 1.0 - f_win, &ap[0]);
+    attn_plan_init(m, p, s, &x, (double)m->sliding_window, f_win, &ap[1]);
 
     /* ---- forward ---- */
     aug_gb_add(g->fwd, &g->n_fwd, norm, AUG_CAT_COMPUTE, 0);
@@ -430,12 +441,25 @@ static void graph_layer(const struct aug_model *m, const struct aug_plan *p,
     int ag1 = -1, rs1 = -1, ag2 = -1, rs2 = -1;
     if (x.sp)
         ag1 = aug_gb_tp_coll(g->fwd, &g->n_fwd, "sp_all_gather", AUG_COLL_ALL_GATHER, &x, AUG_CAT_TP);
-    aug_gb_add(g->fwd, &g->n_fwd, qkv, AUG_CAT_COMPUTE, 0);
-    int i_qkv = g->n_fwd - 1;
+    int i_qkv;
+    if (mla) {
+        i_qkv = aug_mla_qkv_fwd(m, &x, g);
+    } else {
+        aug_gb_add(g->fwd, &g->n_fwd, qkv, AUG_CAT_COMPUTE, 0);
+        i_qkv = g->n_fwd - 1;
+    }
     if (m->pos == AUG_POS_ROPE)
         aug_gb_add(g->fwd, &g->n_fwd, rope, AUG_CAT_COMPUTE, 0);
-    int a0, a1;
-    attention_fwd(&ap, p, &x, g, &a0, &a1);
+    int a0 = -1, a1 = -1;
+    for (int k = 0; k < 2; k++) {
+        int f0, f1;
+        if (!(ap[k].share > 0))
+            continue;
+        attention_fwd(&ap[k], p, &x, g, &f0, &f1);
+        if (a0 < 0)
+            a0 = f0;
+        a1 = f1;
+    }
     context_parallel(p, s, &x, g, 0, a0, a1);
     aug_gb_add(g->fwd, &g->n_fwd, proj, AUG_CAT_COMPUTE, 0);
     int i_proj = g->n_fwd - 1;
@@ -446,15 +470,23 @@ static void graph_layer(const struct aug_model *m, const struct aug_plan *p,
     if (x.sp && mlp_sp_colls) {
         aug_gb_add_same(g->fwd, &g->n_fwd, ag1, AUG_CAT_TP);
         ag2 = g->n_fwd - 1;
+        scale_counts(g->fwd, ag2, g->n_fwd, coll_share);
     }
-    struct mlp_idx mi = {-1, -1, -1, -1};
-    if (moe_layer)
-        moe(m, p, s, &x, g);
-    else
-        mlp_dense(m, &x, g, x.T, x.f / x.t, 1, 0, &mi);
+    struct aug_mlp_idx mi = {-1, -1, -1, -1};
+    int n0 = g->n_fwd;
+    if (moe_layer) {
+        aug_moe_layer_fwd(m, p, s, &x, g);
+        scale_counts(g->fwd, n0, g->n_fwd, f_moe);
+    }
+    n0 = g->n_fwd;
+    if (f_dense > 0) {
+        aug_gb_mlp(m, &x, g, x.T, (m->arch == AUG_ARCH_MOE ? fd : x.f) / x.t, 1, 0, &mi);
+        scale_counts(g->fwd, n0, g->n_fwd, f_dense);
+    }
     if (mlp_sp_colls && rs1 >= 0) {
         aug_gb_add_same(g->fwd, &g->n_fwd, rs1, AUG_CAT_TP);
         rs2 = g->n_fwd - 1;
+        scale_counts(g->fwd, rs2, g->n_fwd, coll_share);
     }
     aug_gb_add_same(g->fwd, &g->n_fwd, i_res, AUG_CAT_COMPUTE);
     if (ovl) {
@@ -470,15 +502,27 @@ static void graph_layer(const struct aug_model *m, const struct aug_plan *p,
     aug_gb_mem_bwd(g, &resid, "residual_bwd", AUG_CAT_COMPUTE);
     int b_res = g->n_bwd - 1;
     int bag1 = -1, brs1 = -1, bag2 = -1, brs2 = -1;
-    if (x.sp && mlp_sp_colls)
+    if (x.sp && mlp_sp_colls) {
         bag1 = aug_gb_tp_coll(g->bwd, &g->n_bwd, "sp_all_gather_bwd", AUG_COLL_ALL_GATHER, &x,
                               AUG_CAT_TP);
-    if (moe_layer)
-        moe_bwd(m, p, s, &x, g);
-    else
-        mlp_dense_bwd(m, &x, g, x.T, x.f / x.t, 1, 0, &mi);
-    if (mlp_sp_colls)
+        if (bag1 >= 0)
+            scale_counts(g->bwd, bag1, g->n_bwd, coll_share);
+    }
+    n0 = g->n_bwd;
+    if (f_dense > 0) {
+        aug_gb_mlp_bwd(m, &x, g, x.T, (m->arch == AUG_ARCH_MOE ? fd : x.f) / x.t, 1, 0, &mi);
+        scale_counts(g->bwd, n0, g->n_bwd, f_dense);
+    }
+    n0 = g->n_bwd;
+    if (moe_layer) {
+        aug_moe_layer_bwd(m, p, s, &x, g);
+        scale_counts(g->bwd, n0, g->n_bwd, f_moe);
+    }
+    if (mlp_sp_colls) {
         brs1 = aug_gb_tp_coll(g->bwd, &g->n_bwd, n_out_b, c_out, &x, AUG_CAT_TP);
+        if (brs1 >= 0)
+            scale_counts(g->bwd, brs1, g->n_bwd, coll_share);
+    }
     aug_gb_mem_bwd(g, &norm, "norm_bwd", AUG_CAT_COMPUTE);
     int b_norm = g->n_bwd - 1;
     aug_gb_add_same(g->bwd, &g->n_bwd, b_res, AUG_CAT_COMPUTE);
@@ -486,21 +530,32 @@ static void graph_layer(const struct aug_model *m, const struct aug_plan *p,
         if (bag1 >= 0) {
             aug_gb_add_same(g->bwd, &g->n_bwd, bag1, AUG_CAT_TP);
             bag2 = g->n_bwd - 1;
+            g->bwd[bag2].op.count = 1.0;
         } else {
             bag2 = aug_gb_tp_coll(g->bwd, &g->n_bwd, "sp_all_gather_bwd", AUG_COLL_ALL_GATHER, &x,
                                   AUG_CAT_TP);
         }
     }
     int i_proj_d = aug_gb_gemm_bwd(g, &proj, "attn_out_dgrad", "attn_out_wgrad", AUG_CAT_COMPUTE, 1);
-    int b0, b1;
-    attention_bwd(&ap, p, &x, g, &b0, &b1);
+    int b0 = -1, b1 = -1;
+    for (int k = 0; k < 2; k++) {
+        int f0, f1;
+        if (!(ap[k].share > 0))
+            continue;
+        attention_bwd(&ap[k], p, &x, g, &f0, &f1);
+        if (b0 < 0)
+            b0 = f0;
+        b1 = f1;
+    }
     context_parallel(p, s, &x, g, 1, b0, b1);
     if (m->pos == AUG_POS_ROPE)
         aug_gb_mem_bwd(g, &rope, "rope_bwd", AUG_CAT_COMPUTE);
-    int i_qkv_d = aug_gb_gemm_bwd(g, &qkv, "qkv_dgrad", "qkv_wgrad", AUG_CAT_COMPUTE, 1);
+    int i_qkv_d = mla ? aug_mla_qkv_bwd(m, &x, g)
+                      : aug_gb_gemm_bwd(g, &qkv, "qkv_dgrad", "qkv_wgrad", AUG_CAT_COMPUTE, 1);
     if (brs1 >= 0) {
         aug_gb_add_same(g->bwd, &g->n_bwd, brs1, AUG_CAT_TP);
         brs2 = g->n_bwd - 1;
+        g->bwd[brs2].op.count = 1.0;
     } else {
         brs2 = aug_gb_tp_coll(g->bwd, &g->n_bwd, n_out_b, c_out, &x, AUG_CAT_TP);
     }
@@ -512,6 +567,10 @@ static void graph_layer(const struct aug_model *m, const struct aug_plan *p,
         }
         aug_gb_pair(g, g->bwd, i_proj_d, bag2, AUG_OVL_RING, tpn);
         aug_gb_pair(g, g->bwd, i_qkv_d, brs2, AUG_OVL_RING, tpn);
+    }
+    if (moe_layer && p->moe_overlap == AUG_MOE_OVERLAP_BATCH && p->ep > 1) {
+        aug_moe_batch_overlap(g, g->fwd, g->n_fwd);
+        aug_moe_batch_overlap(g, g->bwd, g->n_bwd);
     }
 }
 
@@ -564,22 +623,3 @@ static void graph_head(const struct aug_model *m, const struct aug_plan *p,
     aug_gb_mem_bwd(g, &norm, "final_norm_bwd", AUG_CAT_EMBEDDING);
 }
 
-double aug_layer_fwd_flops_per_seq(const struct aug_model *m, double seq) {
-    double h = (double)m->hidden, d = (double)m->head_dim;
-    double f = (double)m->ffn_hidden;
-    if (m->arch == AUG_ARCH_MATMULFREE)
-        return 2.0 * seq * (4.0 * h * h + 3.0 * h * f);
-    double q = (double)m->heads * d, kv = (double)m->kv_heads * d;
-    double attn = 2.0 * seq * h * (q + 2.0 * kv) + 2.0 * seq * q * h + 4.0 * seq * seq * q;
-    double mlp1 = 2.0 * seq * h * f * (m->mlp == AUG_MLP_SWIGLU ? 3.0 : 2.0);
-    double mlp = mlp1;
-    if (m->arch == AUG_ARCH_MOE)
-        mlp = mlp1 * (double)(m->moe_topk + m->moe_shared_experts) +
-              2.0 * seq * h * (double)m->moe_experts;
-    return attn + mlp;
-}
-
-double aug_model_fwd_flops_per_seq(const struct aug_model *m, double seq) {
-    return (double)m->layers * aug_layer_fwd_flops_per_seq(m, seq) +
-           2.0 * seq * (double)m->hidden * (double)m->vocab;
-}

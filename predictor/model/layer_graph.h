@@ -29,7 +29,8 @@ enum aug_cat {
 enum aug_ovl_kind {
     AUG_OVL_NONE,
     AUG_OVL_RING,  /* n compute steps, n - 1 transfers hidden between them */
-    AUG_OVL_TRAIL  /* n compute chunks, each followed by a transfer */
+    AUG_OVL_TRAIL, /* n compute chunks, each followed by a transfer */
+    AUG_OVL_PAIR   /* compute and transfer start together (overlap.h pair) */
 };
 
 struct aug_graph_op {
@@ -65,11 +66,19 @@ void aug_graph_head(const struct aug_model *m, const struct aug_plan *p,
 void aug_graph_all(const struct aug_model *m, const struct aug_plan *p, const struct aug_system *s,
                    struct aug_graph *layer, struct aug_graph *first, struct aug_graph *last);
 
-/* Forward matmul FLOPs of one sequence through the whole model, counting attention
- * without causal savings (the convention of Narayanan et al. eq. 3 and PaLM's MFU).
+/* Forward matmul FLOPs of one sequence through the whole model (model_flops.c), counting
+ * attention without causal savings (the convention of Narayanan et al. eq. 3 and PaLM's
+ * MFU; a windowed layer's queries see at most the window), the MTP modules included.
  * MatMul-free layers count their ternary projections as the GEMMs of the same shapes. */
 double aug_model_fwd_flops_per_seq(const struct aug_model *m, double seq);
-/* The layer part of it (what full recomputation repeats). */
+/* The mean layer's part of it (full recomputation repeats layers times this). */
 double aug_layer_fwd_flops_per_seq(const struct aug_model *m, double seq);
+/* The same count on the tokens a plan actually processes: routed-expert work dropped by
+ * the plan's capacity factor (moe.h) is not counted, so MFU stays a fraction of peak. */
+double aug_model_fwd_flops_processed(const struct aug_model *m, const struct aug_plan *p,
+                                     double seq);
+/* Its transformer layers only (what full recomputation repeats). */
+double aug_layers_fwd_flops_processed(const struct aug_model *m, const struct aug_plan *p,
+                                      double seq);
 
 #endif

@@ -181,9 +181,15 @@ double aug_mmf_layer_activation_bytes(const struct aug_model *m, const struct au
         return e * sb * h / (sp ? t : 1.0);
     double whole = sb * (4.0 * e * h + 36.0);
     double split = sb * e * (6.0 * h + 3.0 * f);
+    /* every BitLinear call saves the quantized weight it multiplied by for its backward
+     * (LayerNormLinearQuantFn: ctx.save_for_backward(..., linear_weight, ...) after
+     * weight_quant): a 16-bit copy of the layer's 4 h^2 + 3 h f ternary weights per
+     * micro-batch on the tensor path, the 2-bit packed one on the accumulate path; TP
+     * splits them, SP does not */
+    double wq = (4.0 * h * h + 3.0 * h * f) / t * (p->ternary == AUG_TERNARY_TENSOR ? e : 0.25);
     if (sp)
-        return (whole + split) / t;
-    return whole + split / t;
+        return (whole + split) / t + wq;
+    return whole + split / t + wq;
 }
 
 void aug_mmf_counts(const struct aug_model *m, double state_elem_bytes, struct aug_mmf_counts *out) {

@@ -5,7 +5,8 @@
  * Adam keeps 2 bytes of 16-bit weights, 2 of gradients and K = 12 of fp32 master weights,
  * momentum and variance per parameter (16 in all). ZeRO-1 shards the 12 over DP, ZeRO-2
  * also the gradients, ZeRO-3 (and FSDP full sharding) also the weights; FSDP hybrid
- * shards inside a node and replicates across nodes (Zhao et al., VLDB 2023).
+ * shards inside a node and replicates across nodes (Zhao et al., VLDB 2023). Megatron
+ * keeps fp32 main gradients instead (plan.h, enum aug_main_grads).
  *
  * Activations (Korthikanti et al. 2022, arXiv 2205.05198, sec. 4.1 and Table 2): one
  * layer keeps sbh(34 + 5as/h) bytes without parallelism; TP splits 24 of the 34 and the
@@ -21,7 +22,10 @@
  * Context parallelism divides every activation by cp (each rank keeps seq / cp tokens).
  * MoE layers keep, per rank, the router's fp32 logits and top-k choices, the dispatched
  * tokens of its local experts (the busiest rank's load, moe.h) and their inner
- * activations; shared experts keep a dense MLP's. MatMul-free layers: matmulfree.c. */
+ * activations; shared experts keep a dense MLP's. Models whose layers differ (dense first
+ * layers, every n-th layer MoE) count the mean layer: routed experts, router and routed
+ * activations at the MoE layers' share, the dense FFN at the rest. MatMul-free layers:
+ * matmulfree.c. */
 #include <math.h>
 #include <string.h>
 
@@ -39,14 +43,19 @@ static double norm_params(const struct aug_model *m) {
     return m->norm == AUG_NORM_LAYERNORM ? 2.0 * (double)m->hidden : (double)m->hidden;
 }
 
-/* Routed-expert parameters of one layer (all experts). */
-static double routed_params(const struct aug_model *m) {
-    if (m->arch != AUG_ARCH_MOE)
+/* Share of the layers that are MoE (dense-first and interleaved MoE models mix them). */
+static double moe_share(const struct aug_model *m) {
+    if (m->arch != AUG_ARCH_MOE || m->layers <= 0)
         return 0.0;
-    double h = (double)m->hidden, f = (double)m->ffn_hidden;
-    double expert = m->mlp == AUG_MLP_SWIGLU ? 3.0 * h * f
-                                             : 2.0 * h * f + (m->linear_bias ? f + h : 0.0);
-    return (double)m->moe_experts * expert;
+    return (double)aug_model_moe_layers(m) / (double)m->layers;
+}
+
+/* Routed-expert parameters of the mean layer (all experts of the MoE layers, spread over
+ * every layer as aug_model_layer_params() spreads the rest). */
+static double routed_params(const struct aug_model *m) {
+    if (m->arch != AUG_ARCH_MOE || m->layers <= 0)
+        return 0.0;
+    return aug_model_routed_expert_params(m) / (double)m->layers;
 }
 
 double aug_train_layer_expert_params_per_gpu(const struct aug_model *m, const struct aug_plan *p) {
@@ -62,7 +71,8 @@ double aug_train_layer_params_per_gpu(const struct aug_model *m, const struct au
     if (m->arch == AUG_ARCH_MOE) {
         /* routed experts are split over EP and expert TP; the router is replicated;
          * attention and shared experts are split over TP */
-        double router = (double)m->hidden * (double)m->moe_experts;
+        double router = moe_share(m) * (double)m->moe_experts *
+                        ((double)m->hidden + (m->linear_bias ? 1.0 : 0.0));
         double routed = routed_params(m);
         return (sharded - routed - router) / (double)p->tp + router +
                aug_train_layer_expert_params_per_gpu(m, p) + norms;
@@ -125,12 +135,16 @@ double aug_train_layer_activation_bytes(const struct aug_model *m, const struct 
     double split = e * sb * (2.0 * q + 2.0 * kv);
     /* gate and up outputs and the down-projection input (SwiGLU); GELU input and the
      * down-projection input (GELU); MoE: of the shared experts only */
-    double mlp_f = m->arch == AUG_ARCH_MOE ? f * (double)m->moe_shared_experts : f;
+    double fm = moe_share(m);
+    double mlp_f = m->arch == AUG_ARCH_MOE
+                       ? fm * f * (double)m->moe_shared_experts +
+                             (1.0 - fm) * (double)aug_model_dense_ffn(m)
+                       : f;
     split += e * sb * (m->mlp == AUG_MLP_SWIGLU ? 3.0 : 2.0) * mlp_f;
     double routed = 0.0;
     if (m->arch == AUG_ARCH_MOE) {
         int sp_ = p->sp && p->tp > 1;
-        routed = moe_routed_activation_bytes(m, p, e, sp_ ? sb / t : sb);
+        routed = fm * moe_routed_activation_bytes(m, p, e, sp_ ? sb / t : sb);
     }
     /* attention scores: softmax output (e) + dropout mask (1) + dropout output (e) per
      * score, 5as^2b at e = 2; only the unfused path without selective recompute keeps them */
@@ -190,6 +204,14 @@ static void states(const struct aug_model *m, const struct aug_plan *p, const st
     double dense = params - experts;
     int fp32 = p->dtype == AUG_DTYPE_FP32 || p->dtype == AUG_DTYPE_TF32;
     double wb = fp32 ? 4.0 : 2.0, gb = fp32 ? 4.0 : 2.0, ob = fp32 ? 8.0 : 12.0;
+    /* Megatron's fp32 main gradients (Megatron-Core docs, "Distributed Optimizer"): bf16
+     * weights with fp32 gradients keep 2 + 4 + 12 = 18 B, sharded 6 + 12/d; fp16 weights
+     * with 16-bit gradients and an fp32 copy in the optimizer 2 + 2 + 16 = 20 B, sharded
+     * 4 + 16/d (the copy is sharded with the optimizer states) */
+    if (!fp32 && p->main_grads == AUG_GRADS_FP32)
+        gb = 4.0;
+    else if (!fp32 && p->main_grads == AUG_GRADS_FP32_COPY)
+        ob = 16.0;
     double shard = (double)aug_train_dense_shard_ranks(p, s);
     double eshard = (double)aug_train_expert_shard_ranks(p, s);
     int stage_z = p->fsdp != AUG_FSDP_NONE ? 3 : p->zero;

@@ -1,5 +1,5 @@
 /* model_load.c - where a struct aug_model comes from: presets, augur model JSON, and
- * Hugging Face config.json files (GPT-2, Llama, Mistral, Mixtral, Qwen2, DeepSeek keys).
+ * Hugging Face config.json files (read by hf_config.c).
  *
  * All three paths end in aug_model_finish(), which derives the defaults (kv_heads, head_dim,
  * ffn_hidden) and rejects anything that is missing, non-positive or absurd, naming the field.
@@ -21,6 +21,7 @@
 #include "augur/status.h"
 #include "core/jsonutil.h"
 #include "core/suggest.h"
+#include "model/model_internal.h"
 
 /* ---- enum names --------------------------------------------------------------------- */
 
@@ -28,10 +29,12 @@ static const char *const arch_names[] = {"dense", "moe", "matmulfree"};
 static const char *const mlp_names[] = {"gelu", "swiglu"};
 static const char *const norm_names[] = {"layernorm", "rmsnorm"};
 static const char *const pos_names[] = {"learned", "rope"};
+static const char *const attn_names[] = {"gqa", "mla"};
 _Static_assert(sizeof arch_names / sizeof *arch_names == AUG_ARCH_COUNT, "arch names");
 _Static_assert(sizeof mlp_names / sizeof *mlp_names == AUG_MLP_COUNT, "mlp names");
 _Static_assert(sizeof norm_names / sizeof *norm_names == AUG_NORM_COUNT, "norm names");
 _Static_assert(sizeof pos_names / sizeof *pos_names == AUG_POS_COUNT, "pos names");
+_Static_assert(sizeof attn_names / sizeof *attn_names == AUG_ATTN_COUNT, "attention names");
 
 const char *aug_arch_name(enum aug_arch a) {
     return (unsigned)a < AUG_ARCH_COUNT ? arch_names[a] : "unknown";
@@ -39,6 +42,10 @@ const char *aug_arch_name(enum aug_arch a) {
 
 const char *aug_mlp_name(enum aug_mlp m) {
     return (unsigned)m < AUG_MLP_COUNT ? mlp_names[m] : "unknown";
+}
+
+const char *aug_attn_name(enum aug_attn a) {
+    return (unsigned)a < AUG_ATTN_COUNT ? attn_names[a] : "unknown";
 }
 
 /* ---- defaults and checks ------------------------------------------------------------ */
@@ -64,6 +71,8 @@ void aug_model_init(struct aug_model *m) {
     m->tied_embeddings = 0;
     m->linear_bias = 1;
     m->moe_capacity_factor = 0.0; /* 0: dropless unless the model says otherwise */
+    m->moe_layer_freq = 1;
+    m->attention = AUG_ATTN_GQA;
 }
 
 static int check_range(const char *ctx, const char *field, long v, long lo, long hi) {
@@ -98,6 +107,8 @@ int aug_model_finish(struct aug_model *m, const char *origin) {
         return aug_errorf(AUG_EDATA, "%s: field 'norm' is not layernorm or rmsnorm", ctx);
     if ((unsigned)m->pos >= AUG_POS_COUNT)
         return aug_errorf(AUG_EDATA, "%s: field 'pos' is not learned or rope", ctx);
+    if ((unsigned)m->attention >= AUG_ATTN_COUNT)
+        return aug_errorf(AUG_EDATA, "%s: field 'attention' is not gqa or mla", ctx);
     int st;
     if ((st = check_range(ctx, "layers", m->layers, 1, MAX_LAYERS)) ||
         (st = check_range(ctx, "hidden", m->hidden, 1, MAX_HIDDEN)) ||
@@ -110,6 +121,33 @@ int aug_model_finish(struct aug_model *m, const char *origin) {
     if (m->kv_heads > m->heads || m->heads % m->kv_heads)
         return aug_errorf(AUG_EDATA, "%s: field 'kv_heads' = %ld does not divide heads = %ld",
                           ctx, m->kv_heads, m->heads);
+    if (m->attention == AUG_ATTN_MLA) {
+        /* DeepSeek-V2 sec. 2.1: q/k heads are qk_nope + qk_rope wide, one latent per token */
+        if ((st = check_range(ctx, "kv_lora_rank", m->kv_lora_rank, 1, MAX_HIDDEN)) ||
+            (st = check_range(ctx, "q_lora_rank", m->q_lora_rank, 0, MAX_HIDDEN)) ||
+            (st = check_range(ctx, "qk_nope_head_dim", m->qk_nope_head_dim, 1, MAX_HIDDEN)) ||
+            (st = check_range(ctx, "qk_rope_head_dim", m->qk_rope_head_dim, 1, MAX_HIDDEN)) ||
+            (st = check_range(ctx, "v_head_dim", m->v_head_dim, 1, MAX_HIDDEN)))
+            return st;
+        long qk = m->qk_nope_head_dim + m->qk_rope_head_dim;
+        if (m->head_dim != 0 && m->head_dim != qk)
+            return aug_errorf(AUG_EDATA,
+                              "%s: field 'head_dim' = %ld differs from qk_nope_head_dim + "
+                              "qk_rope_head_dim = %ld of latent attention",
+                              ctx, m->head_dim, qk);
+        m->head_dim = qk;
+        if (m->kv_heads != m->heads)
+            return aug_errorf(AUG_EDATA,
+                              "%s: field 'kv_heads' = %ld: latent attention expands keys and "
+                              "values for every head (kv_heads = heads = %ld)",
+                              ctx, m->kv_heads, m->heads);
+    } else if (m->kv_lora_rank || m->q_lora_rank || m->qk_nope_head_dim ||
+               m->qk_rope_head_dim || m->v_head_dim) {
+        return aug_errorf(AUG_EDATA,
+                          "%s: latent-attention fields (kv_lora_rank, q_lora_rank, "
+                          "qk_nope_head_dim, qk_rope_head_dim, v_head_dim) need attention "
+                          "'mla'", ctx);
+    }
     if (m->head_dim == 0) {
         if (m->hidden % m->heads)
             return aug_errorf(AUG_EDATA,
@@ -130,6 +168,17 @@ int aug_model_finish(struct aug_model *m, const char *origin) {
         return aug_errorf(AUG_EDATA, "%s: field 'tied_embeddings' must be 0 or 1", ctx);
     if (m->linear_bias != 0 && m->linear_bias != 1)
         return aug_errorf(AUG_EDATA, "%s: field 'linear_bias' must be 0 or 1", ctx);
+    if ((m->qk_norm & ~1) || (m->attn_bias & ~1) || (m->attn_sinks & ~1))
+        return aug_errorf(AUG_EDATA, "%s: fields 'qk_norm', 'attn_bias', 'attn_sinks' must be "
+                          "0 or 1", ctx);
+    if ((st = check_range(ctx, "sliding_window", m->sliding_window, 0, MAX_SEQ)) ||
+        (st = check_range(ctx, "global_attn_every", m->global_attn_every, 0, MAX_LAYERS)) ||
+        (st = check_range(ctx, "mtp_layers", m->mtp_layers, 0, 16)) ||
+        (st = check_range(ctx, "dense_ffn_hidden", m->dense_ffn_hidden, 0, MAX_FFN)))
+        return st;
+    if (m->sliding_window == 0 && m->global_attn_every != 0)
+        return aug_errorf(AUG_EDATA, "%s: field 'global_attn_every' = %ld needs a sliding_window",
+                          ctx, m->global_attn_every);
     if (m->arch == AUG_ARCH_MOE) {
         if ((st = check_range(ctx, "moe_experts", m->moe_experts, 1, MAX_EXPERTS)) ||
             (st = check_range(ctx, "moe_topk", m->moe_topk, 1, MAX_EXPERTS)) ||
@@ -143,6 +192,23 @@ int aug_model_finish(struct aug_model *m, const char *origin) {
             return aug_errorf(AUG_EDATA,
                               "%s: field 'moe_capacity_factor' must be 0 (dropless) or in (0, 64] "
                               "(got %g)", ctx, m->moe_capacity_factor);
+        if (m->moe_layer_freq == 0)
+            m->moe_layer_freq = 1;
+        if ((st = check_range(ctx, "moe_layer_freq", m->moe_layer_freq, 1, MAX_LAYERS)) ||
+            (st = check_range(ctx, "moe_dense_layers", m->moe_dense_layers, 0, m->layers)) ||
+            (st = check_range(ctx, "moe_groups", m->moe_groups, 0, m->moe_experts)) ||
+            (st = check_range(ctx, "moe_topk_groups", m->moe_topk_groups, 0,
+                              m->moe_groups > 0 ? m->moe_groups : 0)))
+            return st;
+        if (m->moe_groups > 1 && m->moe_experts % m->moe_groups)
+            return aug_errorf(AUG_EDATA,
+                              "%s: field 'moe_groups' = %ld does not divide moe_experts = %ld",
+                              ctx, m->moe_groups, m->moe_experts);
+        if (aug_model_moe_layers(m) == 0)
+            return aug_errorf(AUG_EDATA,
+                              "%s: no MoE layer: moe_dense_layers = %ld and moe_layer_freq = %ld "
+                              "leave none of the %ld layers",
+                              ctx, m->moe_dense_layers, m->moe_layer_freq, m->layers);
     } else {
         if (m->moe_experts != 0)
             return aug_errorf(AUG_EDATA,
@@ -150,14 +216,21 @@ int aug_model_finish(struct aug_model *m, const char *origin) {
                               ctx, m->moe_experts, aug_arch_name(m->arch));
         m->moe_topk = 0;
         m->moe_shared_experts = 0;
+        m->moe_dense_layers = 0;
+        m->moe_layer_freq = 1;
+        m->dense_ffn_hidden = 0;
+        m->moe_groups = m->moe_topk_groups = 0;
     }
+    if (m->arch == AUG_ARCH_MATMULFREE &&
+        (m->attention != AUG_ATTN_GQA || m->sliding_window || m->mtp_layers))
+        return aug_errorf(AUG_EDATA, "%s: attention, window and MTP fields do not apply to "
+                          "arch 'matmulfree'", ctx);
     return AUG_OK;
 }
 
 /* ---- names from files --------------------------------------------------------------- */
 
-/* Last component of a path-like string (no trailing '/'), into buf. */
-static void last_component(const char *s, char *buf, size_t n) {
+void aug_model_last_component(const char *s, char *buf, size_t n) {
     size_t len = strlen(s);
     while (len > 1 && s[len - 1] == '/')
         len--;
@@ -171,10 +244,9 @@ static void last_component(const char *s, char *buf, size_t n) {
     buf[k] = '\0';
 }
 
-/* "dir/Llama-2-7b-hf/config.json" -> "Llama-2-7b-hf"; "x/gpt2.json" -> "gpt2". */
-static void name_from_origin(const char *origin, char *buf, size_t n) {
+void aug_model_name_from_origin(const char *origin, char *buf, size_t n) {
     char base[256];
-    last_component(origin, base, sizeof base);
+    aug_model_last_component(origin, base, sizeof base);
     if (strcmp(base, "config.json") == 0) {
         char parent[PATH_MAX];
         const char *slash = strrchr(origin, '/');
@@ -183,14 +255,14 @@ static void name_from_origin(const char *origin, char *buf, size_t n) {
             memcpy(parent, origin, plen);
             parent[plen] = '\0';
             char comp[256];
-            last_component(parent, comp, sizeof comp);
+            aug_model_last_component(parent, comp, sizeof comp);
             if (strcmp(comp, ".") && strcmp(comp, "..") && comp[0]) {
                 aug_fmt_trunc(buf, n, "%s", comp);
                 return;
             }
             char real[PATH_MAX];
             if (realpath(parent, real)) {
-                last_component(real, comp, sizeof comp);
+                aug_model_last_component(real, comp, sizeof comp);
                 if (comp[0] && strcmp(comp, "/")) {
                     aug_fmt_trunc(buf, n, "%s", comp);
                     return;
@@ -242,6 +314,23 @@ static const struct field model_fields[] = {
     {"moe_topk", F_LONG, MF(moe_topk), AUG_JSON_NONNEG, NULL, 0},
     {"moe_shared_experts", F_LONG, MF(moe_shared_experts), AUG_JSON_NONNEG, NULL, 0},
     {"moe_capacity_factor", F_DOUBLE, MF(moe_capacity_factor), AUG_JSON_NONNEG, NULL, 0},
+    {"moe_dense_layers", F_LONG, MF(moe_dense_layers), AUG_JSON_NONNEG, NULL, 0},
+    {"moe_layer_freq", F_LONG, MF(moe_layer_freq), AUG_JSON_POSITIVE, NULL, 0},
+    {"dense_ffn_hidden", F_LONG, MF(dense_ffn_hidden), AUG_JSON_NONNEG, NULL, 0},
+    {"moe_groups", F_LONG, MF(moe_groups), AUG_JSON_NONNEG, NULL, 0},
+    {"moe_topk_groups", F_LONG, MF(moe_topk_groups), AUG_JSON_NONNEG, NULL, 0},
+    {"attention", F_ENUM, MF(attention), 0, NAMES(attn_names)},
+    {"q_lora_rank", F_LONG, MF(q_lora_rank), AUG_JSON_NONNEG, NULL, 0},
+    {"kv_lora_rank", F_LONG, MF(kv_lora_rank), AUG_JSON_NONNEG, NULL, 0},
+    {"qk_nope_head_dim", F_LONG, MF(qk_nope_head_dim), AUG_JSON_NONNEG, NULL, 0},
+    {"qk_rope_head_dim", F_LONG, MF(qk_rope_head_dim), AUG_JSON_NONNEG, NULL, 0},
+    {"v_head_dim", F_LONG, MF(v_head_dim), AUG_JSON_NONNEG, NULL, 0},
+    {"qk_norm", F_BOOL, MF(qk_norm), 0, NULL, 0},
+    {"attn_bias", F_BOOL, MF(attn_bias), 0, NULL, 0},
+    {"attn_sinks", F_BOOL, MF(attn_sinks), 0, NULL, 0},
+    {"sliding_window", F_LONG, MF(sliding_window), AUG_JSON_NONNEG, NULL, 0},
+    {"global_attn_every", F_LONG, MF(global_attn_every), AUG_JSON_NONNEG, NULL, 0},
+    {"mtp_layers", F_LONG, MF(mtp_layers), AUG_JSON_NONNEG, NULL, 0},
     {"source", F_STR, MF(source), 0, NULL, 0},
 };
 #define N_MODEL_FIELDS (sizeof model_fields / sizeof *model_fields)
@@ -309,11 +398,13 @@ static int read_field(const char *ctx, json_t *obj, const struct field *f,
 }
 
 _Static_assert(sizeof(enum aug_arch) == sizeof(int) && sizeof(enum aug_mlp) == sizeof(int) &&
-                   sizeof(enum aug_norm) == sizeof(int) && sizeof(enum aug_pos) == sizeof(int),
+                   sizeof(enum aug_norm) == sizeof(int) && sizeof(enum aug_pos) == sizeof(int) &&
+                   sizeof(enum aug_attn) == sizeof(int),
                "model enums are read as int");
 
 /* `origin` names the file (and entry) in messages. */
-static int parse_augur(const char *origin, json_t *obj, struct aug_model *out) {
+static int parse_augur(const char *origin, json_t *obj, struct aug_model *out,
+                       struct aug_model_keys *keys) {
     struct aug_model m;
     aug_model_init(&m);
     char ctx[512];
@@ -322,7 +413,7 @@ static int parse_augur(const char *origin, json_t *obj, struct aug_model *out) {
     if (nst == AUG_EDATA)
         return AUG_EDATA;
     if (nst == AUG_ENOTFOUND)
-        name_from_origin(origin, name, sizeof name);
+        aug_model_name_from_origin(origin, name, sizeof name);
     aug_fmt_trunc(ctx, sizeof ctx, "%s: model '%s'", origin, name);
 
     const char *key;
@@ -347,6 +438,8 @@ static int parse_augur(const char *origin, json_t *obj, struct aug_model *out) {
         m.linear_bias = m.mlp == AUG_MLP_GELU; /* GPT-style keeps biases, Llama-style not */
     if (!aug_json_get(obj, "arch") && m.moe_experts > 0)
         m.arch = AUG_ARCH_MOE;
+    if (!aug_json_get(obj, "attention") && m.kv_lora_rank > 0)
+        m.attention = AUG_ATTN_MLA;
     if (!m.name[0])
         aug_fmt_trunc(m.name, sizeof m.name, "%s", name);
     if (!m.source[0])
@@ -354,281 +447,87 @@ static int parse_augur(const char *origin, json_t *obj, struct aug_model *out) {
     int st = aug_model_finish(&m, origin);
     if (st)
         return st;
+    if (keys) {
+        aug_fmt_trunc(keys->format, sizeof keys->format, "augur");
+        for (size_t i = 0; i < N_MODEL_FIELDS; i++)
+            if (json_object_get(obj, model_fields[i].key))
+                aug_model_keys_use(keys, model_fields[i].key);
+        aug_model_keys_finish(keys, obj);
+    }
     *out = m;
     return AUG_OK;
 }
 
-/* ---- Hugging Face config.json ------------------------------------------------------- */
+/* ---- key records -------------------------------------------------------------------- */
 
-/* Append "; note" to a source string. */
-static void add_note(char *src, size_t n, const char *note) {
+void aug_model_add_note(char *src, size_t n, const char *note) {
     size_t len = strlen(src);
     if (len + 3 < n)
         aug_fmt_trunc(src + len, n - len, "; %s", note);
 }
 
-static int hf_name(const char *origin, json_t *obj, struct aug_model *m) {
-    json_t *v = aug_json_get(obj, "_name_or_path");
-    if (v && json_is_string(v) && json_string_length(v) > 0)
-        last_component(json_string_value(v), m->name, sizeof m->name);
-    if (!m->name[0])
-        name_from_origin(origin, m->name, sizeof m->name);
-    return AUG_OK;
+void aug_model_caveat(struct aug_model *m, const char *note) {
+    aug_model_add_note(m->source, sizeof m->source, note);
+    size_t len = strlen(m->caveats);
+    if (len + 3 < sizeof m->caveats)
+        aug_fmt_trunc(m->caveats + len, sizeof m->caveats - len, "%s%s", len ? "; " : "", note);
 }
 
-static void hf_model_type(json_t *obj, char *buf, size_t n) {
-    json_t *v = aug_json_get(obj, "model_type");
-    aug_fmt_trunc(buf, n, "%s", v && json_is_string(v) ? json_string_value(v) : "");
-}
-
-/* GPT-2 style keys: n_embd, n_layer, n_head, n_inner, n_positions. */
-static int parse_hf_gpt2(const char *origin, json_t *obj, struct aug_model *out) {
-    struct aug_model m;
-    aug_model_init(&m);
-    hf_name(origin, obj, &m);
-    char ctx[512], type[64];
-    aug_fmt_trunc(ctx, sizeof ctx, "%s: Hugging Face config", origin);
-    hf_model_type(obj, type, sizeof type);
-    int st;
-    const int rp = AUG_JSON_REQUIRED | AUG_JSON_POSITIVE;
-    if ((st = aug_json_long(ctx, obj, "n_embd", rp, &m.hidden)) ||
-        (st = aug_json_long(ctx, obj, "n_layer", rp, &m.layers)) ||
-        (st = aug_json_long(ctx, obj, "n_head", rp, &m.heads)))
-        return st;
-    m.ffn_hidden = 4 * m.hidden; /* n_inner null or absent */
-    if ((st = aug_json_long(ctx, obj, "n_inner", AUG_JSON_POSITIVE, &m.ffn_hidden)) ==
-        AUG_EDATA)
-        return st;
-    m.vocab = 50257;
-    if ((st = aug_json_long(ctx, obj, "vocab_size", AUG_JSON_POSITIVE, &m.vocab)) == AUG_EDATA)
-        return st;
-    m.max_seq = 1024;
-    st = aug_json_long(ctx, obj, "n_positions", AUG_JSON_POSITIVE, &m.max_seq);
-    if (st == AUG_ENOTFOUND)
-        st = aug_json_long(ctx, obj, "n_ctx", AUG_JSON_POSITIVE, &m.max_seq);
-    if (st == AUG_EDATA)
-        return st;
-    m.tied_embeddings = 1; /* PretrainedConfig default, and GPT-2 ties */
-    if ((st = aug_json_bool(ctx, obj, "tie_word_embeddings", 0, &m.tied_embeddings)) ==
-        AUG_EDATA)
-        return st;
-    m.mlp = AUG_MLP_GELU;
-    m.norm = AUG_NORM_LAYERNORM;
-    m.pos = aug_json_get(obj, "rotary_dim") ? AUG_POS_ROPE : AUG_POS_LEARNED; /* GPT-J */
-    m.linear_bias = 1;
-    int mq = 0;
-    if ((st = aug_json_bool(ctx, obj, "multi_query", 0, &mq)) == AUG_EDATA)
-        return st;
-    if (mq)
-        m.kv_heads = 1; /* GPTBigCode multi-query attention */
-    aug_fmt_trunc(m.source, sizeof m.source, "Hugging Face config.json %s (model_type %s)", origin,
-             type[0] ? type : "gpt2");
-    if ((st = aug_model_finish(&m, origin)))
-        return st;
-    *out = m;
-    return AUG_OK;
-}
-
-static int type_in(const char *type, const char *const *list) {
-    for (; *list; list++)
-        if (strcasecmp(type, *list) == 0)
+static int keys_has(char (*list)[48], int n, const char *key) {
+    for (int i = 0; i < n; i++)
+        if (strcmp(list[i], key) == 0)
             return 1;
     return 0;
 }
 
-/* First present key of `keys` as a positive integer: AUG_OK, AUG_ENOTFOUND or AUG_EDATA. */
-static int first_long(const char *ctx, json_t *obj, const char *const *keys, long *out) {
-    for (; *keys; keys++) {
-        int st = aug_json_long(ctx, obj, *keys, AUG_JSON_POSITIVE, out);
-        if (st != AUG_ENOTFOUND)
-            return st;
-    }
-    return AUG_ENOTFOUND;
+void aug_model_keys_use(struct aug_model_keys *keys, const char *key) {
+    if (!keys || keys_has(keys->used, keys->n_used, key) || keys->n_used >= AUG_MODEL_MAX_KEYS)
+        return;
+    aug_fmt_trunc(keys->used[keys->n_used++], sizeof keys->used[0], "%s", key);
 }
 
-/* Llama-style keys: hidden_size, num_hidden_layers, num_attention_heads, ... and the MoE
- * keys of Mixtral (num_local_experts), Qwen2-MoE (num_experts) and DeepSeek
- * (n_routed_experts, n_shared_experts, moe_intermediate_size). */
-static int parse_hf_llama(const char *origin, json_t *obj, struct aug_model *out) {
-    static const char *const non_gated[] = {"gpt_neox", "falcon", "phi", "opt", "bloom",
-                                            "mpt", "persimmon", "gpt_bigcode", NULL};
-    static const char *const with_bias[] = {"gpt_neox", "phi", "opt", "bloom", "persimmon",
-                                            NULL};
-    static const char *const layernorm_types[] = {"gpt_neox", "falcon", "phi", "opt", "bloom",
-                                                  "persimmon", NULL};
-    static const char *const ffn_keys[] = {"intermediate_size", "ffn_hidden_size", "ffn_dim",
-                                           "n_inner", NULL};
-    static const char *const seq_keys[] = {"max_position_embeddings", "n_positions",
-                                           "seq_length", "max_sequence_length", NULL};
-    struct aug_model m;
-    aug_model_init(&m);
-    hf_name(origin, obj, &m);
-    char ctx[512], type[64], act[64] = "silu";
-    aug_fmt_trunc(ctx, sizeof ctx, "%s: Hugging Face config", origin);
-    hf_model_type(obj, type, sizeof type);
-    int st;
-    const int rp = AUG_JSON_REQUIRED | AUG_JSON_POSITIVE;
-    if ((st = aug_json_long(ctx, obj, "hidden_size", rp, &m.hidden)) ||
-        (st = aug_json_long(ctx, obj, "num_hidden_layers", rp, &m.layers)) ||
-        (st = aug_json_long(ctx, obj, "num_attention_heads", rp, &m.heads)) ||
-        (st = aug_json_long(ctx, obj, "vocab_size", rp, &m.vocab)))
-        return st;
-    m.kv_heads = m.heads;
-    st = aug_json_long(ctx, obj, "num_key_value_heads", AUG_JSON_POSITIVE, &m.kv_heads);
-    if (st == AUG_ENOTFOUND)
-        st = aug_json_long(ctx, obj, "num_kv_heads", AUG_JSON_POSITIVE, &m.kv_heads);
-    if (st == AUG_EDATA)
-        return st;
-    int mq = 0;
-    if ((st = aug_json_bool(ctx, obj, "multi_query", 0, &mq)) == AUG_EDATA)
-        return st;
-    if (mq && !aug_json_get(obj, "num_key_value_heads") && !aug_json_get(obj, "num_kv_heads"))
-        m.kv_heads = 1;
-    m.max_seq = 2048; /* LlamaConfig default */
-    if ((st = first_long(ctx, obj, seq_keys, &m.max_seq)) == AUG_EDATA)
-        return st;
-    if ((st = aug_json_long(ctx, obj, "head_dim", AUG_JSON_POSITIVE, &m.head_dim)) ==
-        AUG_EDATA)
-        return st;
-
-    /* activation: a gated MLP (SwiGLU, GeGLU) has three matrices, a plain one two */
-    const char *act_keys[] = {"hidden_act", "hidden_activation", "activation_function", NULL};
-    for (const char *const *k = act_keys; *k; k++) {
-        json_t *v = aug_json_get(obj, *k);
-        if (!v)
-            continue;
-        if (!json_is_string(v))
-            return aug_errorf(AUG_EDATA, "%s: field '%s' must be a string (got %s)", ctx, *k,
-                              aug_json_type_name(v));
-        aug_fmt_trunc(act, sizeof act, "%s", json_string_value(v));
-        break;
+void aug_model_keys_finish(struct aug_model_keys *keys, json_t *obj) {
+    if (!keys)
+        return;
+    const char *key;
+    json_t *value;
+    json_object_foreach(obj, key, value) {
+        (void)value;
+        if (!keys_has(keys->used, keys->n_used, key) &&
+            !keys_has(keys->ignored, keys->n_ignored, key) && keys->n_ignored < AUG_MODEL_MAX_KEYS)
+            aug_fmt_trunc(keys->ignored[keys->n_ignored++], sizeof keys->ignored[0], "%s", key);
     }
-    int gated = 1;
-    if ((strstr(act, "gelu") || strstr(act, "relu")) && strncasecmp(type, "gemma", 5) != 0)
-        gated = 0;
-    if (type_in(type, non_gated))
-        gated = 0;
-    m.mlp = gated ? AUG_MLP_SWIGLU : AUG_MLP_GELU;
-    m.norm = type_in(type, layernorm_types) ? AUG_NORM_LAYERNORM : AUG_NORM_RMSNORM;
-    if (aug_json_get(obj, "rms_norm_eps"))
-        m.norm = AUG_NORM_RMSNORM;
-    m.pos = strcasecmp(type, "opt") == 0 ? AUG_POS_LEARNED : AUG_POS_ROPE;
-    m.tied_embeddings = strncasecmp(type, "gemma", 5) == 0;
-    if ((st = aug_json_bool(ctx, obj, "tie_word_embeddings", 0, &m.tied_embeddings)) ==
-        AUG_EDATA)
-        return st;
-    m.linear_bias = type_in(type, with_bias);
-    const char *bias_keys[] = {"mlp_bias", "use_bias", "bias", "add_bias_linear", NULL};
-    for (const char *const *k = bias_keys; *k; k++) {
-        int b = 0;
-        if ((st = aug_json_bool(ctx, obj, *k, 0, &b)) == AUG_EDATA)
-            return st;
-        if (st == AUG_OK)
-            m.linear_bias = b;
-    }
-    aug_fmt_trunc(m.source, sizeof m.source, "Hugging Face config.json %s (model_type %s)", origin,
-             type[0] ? type : "unknown");
-    int attn_bias = 0;
-    if ((st = aug_json_bool(ctx, obj, "attention_bias", 0, &attn_bias)) == AUG_EDATA)
-        return st;
-    if (!m.linear_bias && (attn_bias || strncasecmp(type, "qwen2", 5) == 0))
-        add_note(m.source, sizeof m.source, "QKV projection biases not counted");
-
-    /* mixture of experts */
-    long experts = 0;
-    const char *expert_keys[] = {"num_local_experts", "n_routed_experts", "num_experts", NULL};
-    for (const char *const *k = expert_keys; *k; k++) {
-        if ((st = aug_json_long(ctx, obj, *k, AUG_JSON_NONNEG, &experts)) == AUG_EDATA)
-            return st;
-        if (st == AUG_OK)
-            break;
-    }
-    long moe_ffn = 0;
-    if ((st = aug_json_long(ctx, obj, "moe_intermediate_size", AUG_JSON_POSITIVE, &moe_ffn)) ==
-        AUG_EDATA)
-        return st;
-    if (experts > 1) {
-        m.arch = AUG_ARCH_MOE;
-        m.moe_experts = experts;
-        if ((st = aug_json_long(ctx, obj, "num_experts_per_tok", rp, &m.moe_topk)))
-            return st;
-        if ((st = aug_json_long(ctx, obj, "n_shared_experts", AUG_JSON_NONNEG,
-                                &m.moe_shared_experts)) == AUG_EDATA)
-            return st;
-        long shared_ffn = 0;
-        if ((st = aug_json_long(ctx, obj, "shared_expert_intermediate_size", AUG_JSON_NONNEG,
-                                &shared_ffn)) == AUG_EDATA)
-            return st;
-        if (shared_ffn > 0 && moe_ffn > 0 && m.moe_shared_experts == 0) {
-            /* Qwen2-MoE: one wide shared expert = shared_ffn / moe_ffn fine-grained ones */
-            m.moe_shared_experts = (shared_ffn + moe_ffn / 2) / moe_ffn;
-            add_note(m.source, sizeof m.source,
-                     "shared expert counted as shared_expert_intermediate_size / "
-                     "moe_intermediate_size experts");
-        }
-        if ((st = aug_json_double(ctx, obj, "capacity_factor", AUG_JSON_POSITIVE,
-                                  &m.moe_capacity_factor)) == AUG_EDATA)
-            return st;
-        long dense_first = 0;
-        if ((st = aug_json_long(ctx, obj, "first_k_dense_replace", AUG_JSON_NONNEG,
-                                &dense_first)) == AUG_EDATA)
-            return st;
-        if (dense_first > 0)
-            add_note(m.source, sizeof m.source,
-                     "the first_k_dense_replace dense layers are counted as MoE layers");
-        long freq = 1;
-        if ((st = aug_json_long(ctx, obj, "moe_layer_freq", AUG_JSON_POSITIVE, &freq)) ==
-                AUG_EDATA ||
-            (st = aug_json_long(ctx, obj, "decoder_sparse_step", AUG_JSON_POSITIVE, &freq)) ==
-                AUG_EDATA)
-            return st;
-        if (freq > 1)
-            add_note(m.source, sizeof m.source, "every layer counted as MoE");
-    }
-    if (m.arch == AUG_ARCH_MOE && moe_ffn > 0) {
-        m.ffn_hidden = moe_ffn;
-    } else {
-        st = first_long(ctx, obj, ffn_keys, &m.ffn_hidden);
-        if (st == AUG_EDATA)
-            return st;
-        if (st == AUG_ENOTFOUND) {
-            if (gated)
-                return aug_errorf(AUG_EDATA, "%s: field 'intermediate_size' is missing", ctx);
-            m.ffn_hidden = 4 * m.hidden;
-        }
-    }
-    /* DeepSeek-V2/V3 multi-head latent attention: keep the per-head q/k width */
-    long nope = 0, rope = 0;
-    if (!m.head_dim &&
-        aug_json_long(ctx, obj, "qk_nope_head_dim", AUG_JSON_POSITIVE, &nope) == AUG_OK &&
-        aug_json_long(ctx, obj, "qk_rope_head_dim", AUG_JSON_POSITIVE, &rope) == AUG_OK) {
-        m.head_dim = nope + rope;
-        add_note(m.source, sizeof m.source,
-                 "latent attention (MLA) approximated as MHA with head_dim = qk_nope_head_dim "
-                 "+ qk_rope_head_dim");
-    }
-    if ((st = aug_model_finish(&m, origin)))
-        return st;
-    *out = m;
-    return AUG_OK;
 }
 
 /* ---- dispatch ----------------------------------------------------------------------- */
 
-static int parse_object(const char *origin, json_t *obj, struct aug_model *out, int depth) {
+/* A multimodal config (Llama 4, Gemma 3) nests the text model in text_config: its other
+ * members (the vision encoder) are ignored and, when they are encoders, named. */
+static int parse_text_config(const char *origin, json_t *obj, json_t *text_cfg,
+                             struct aug_model *out, struct aug_model_keys *keys);
+
+static int parse_object(const char *origin, json_t *obj, struct aug_model *out, int depth,
+                        struct aug_model_keys *keys) {
+    if (keys) {
+        memset(keys, 0, sizeof *keys);
+        aug_fmt_trunc(keys->format, sizeof keys->format, "hf-llama");
+    }
     if (json_object_get(obj, "hidden") || json_object_get(obj, "layers"))
-        return parse_augur(origin, obj, out);
-    if (json_object_get(obj, "n_embd") || json_object_get(obj, "n_layer"))
-        return parse_hf_gpt2(origin, obj, out);
+        return parse_augur(origin, obj, out, keys);
+    if (json_object_get(obj, "n_embd") || json_object_get(obj, "n_layer")) {
+        if (keys)
+            aug_fmt_trunc(keys->format, sizeof keys->format, "hf-gpt2");
+        return aug_hf_parse_gpt2(origin, obj, out, keys);
+    }
     if (json_object_get(obj, "hidden_size") || json_object_get(obj, "num_hidden_layers"))
-        return parse_hf_llama(origin, obj, out);
+        return aug_hf_parse_llama(origin, obj, out, keys);
     json_t *text_cfg = json_object_get(obj, "text_config");
     if (depth == 0 && json_is_object(text_cfg))
-        return parse_object(origin, text_cfg, out, 1);
+        return parse_text_config(origin, obj, text_cfg, out, keys);
     json_t *list = json_object_get(obj, "models");
     if (depth == 0 && json_is_array(list)) {
         if (json_array_size(list) == 1 && json_is_object(json_array_get(list, 0)))
-            return parse_object(origin, json_array_get(list, 0), out, 1);
+            return parse_object(origin, json_array_get(list, 0), out, 1, keys);
         return aug_errorf(AUG_EDATA,
                           "%s: holds a list of %zu models; give one preset name instead",
                           origin, json_array_size(list));
@@ -639,7 +538,35 @@ static int parse_object(const char *origin, json_t *obj, struct aug_model *out, 
                       origin);
 }
 
+static int parse_text_config(const char *origin, json_t *obj, json_t *text_cfg,
+                             struct aug_model *out, struct aug_model_keys *keys) {
+    int st = parse_object(origin, text_cfg, out, 1, keys);
+    if (st)
+        return st;
+    static const char *const encoders[] = {"vision_config", "audio_config", NULL};
+    for (const char *const *k = encoders; *k; k++) {
+        if (!json_is_object(json_object_get(obj, *k)))
+            continue;
+        char note[96];
+        aug_fmt_trunc(note, sizeof note, "not modelled: %s (only the text model is)", *k);
+        aug_model_caveat(out, note);
+        if (keys && keys->n_unmodelled < AUG_MODEL_MAX_KEYS)
+            aug_fmt_trunc(keys->unmodelled[keys->n_unmodelled++], sizeof keys->unmodelled[0],
+                          "%s", *k);
+    }
+    if (keys) {
+        aug_model_keys_use(keys, "text_config");
+        aug_model_keys_finish(keys, obj);
+    }
+    return AUG_OK;
+}
+
 int aug_model_from_json(const char *origin, const char *text, struct aug_model *out) {
+    return aug_model_from_json_keys(origin, text, out, NULL);
+}
+
+int aug_model_from_json_keys(const char *origin, const char *text, struct aug_model *out,
+                             struct aug_model_keys *keys) {
     if (!origin || !*origin)
         origin = "model JSON";
     if (!text)
@@ -648,7 +575,7 @@ int aug_model_from_json(const char *origin, const char *text, struct aug_model *
     int st = aug_json_parse(origin, text, &root);
     if (st)
         return st;
-    st = parse_object(origin, root, out, 0);
+    st = parse_object(origin, root, out, 0, keys);
     json_decref(root);
     return st;
 }
@@ -683,7 +610,8 @@ static int presets_open(const char *data_root, char *path, size_t n, json_t **ro
     return AUG_OK;
 }
 
-static int preset_entry(const char *path, json_t *arr, size_t i, struct aug_model *out) {
+static int preset_entry(const char *path, json_t *arr, size_t i, struct aug_model *out,
+                        struct aug_model_keys *keys) {
     json_t *e = json_array_get(arr, i);
     char origin[PATH_MAX + 32];
     aug_fmt_trunc(origin, sizeof origin, "%s: models[%zu]", path, i);
@@ -692,10 +620,17 @@ static int preset_entry(const char *path, json_t *arr, size_t i, struct aug_mode
                           aug_json_type_name(e));
     if (!json_is_string(json_object_get(e, "name")))
         return aug_errorf(AUG_EDATA, "%s: field 'name' is missing", origin);
-    return parse_augur(origin, e, out);
+    if (keys)
+        memset(keys, 0, sizeof *keys);
+    return parse_augur(origin, e, out, keys);
 }
 
 int aug_model_load(const char *data_root, const char *name_or_path, struct aug_model *out) {
+    return aug_model_load_keys(data_root, name_or_path, out, NULL);
+}
+
+int aug_model_load_keys(const char *data_root, const char *name_or_path, struct aug_model *out,
+                        struct aug_model_keys *keys) {
     if (!name_or_path || !*name_or_path)
         return aug_errorf(AUG_EUSAGE, "no model given (a preset name or a JSON path)");
     if (is_path(name_or_path)) {
@@ -709,7 +644,7 @@ int aug_model_load(const char *data_root, const char *name_or_path, struct aug_m
         int st = aug_read_file_max(path, AUG_JSON_FILE_MAX, &text, NULL);
         if (st)
             return st;
-        st = aug_model_from_json(path, text, out);
+        st = aug_model_from_json_keys(path, text, out, keys);
         free(text);
         return st;
     }
@@ -720,7 +655,7 @@ int aug_model_load(const char *data_root, const char *name_or_path, struct aug_m
         return st;
     size_t hit = aug_json_find_named(arr, name_or_path);
     if (hit < json_array_size(arr))
-        st = preset_entry(path, arr, hit, out);
+        st = preset_entry(path, arr, hit, out, keys);
     else
         st = aug_json_unknown_named(arr, "model", name_or_path, "models");
     json_decref(root);
@@ -736,7 +671,7 @@ int aug_model_foreach(const char *data_root, void (*fn)(const struct aug_model *
         return st;
     for (size_t i = 0; i < json_array_size(arr); i++) {
         struct aug_model m;
-        if ((st = preset_entry(path, arr, i, &m)))
+        if ((st = preset_entry(path, arr, i, &m, NULL)))
             break;
         if (fn)
             fn(&m, user);

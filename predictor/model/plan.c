@@ -21,6 +21,23 @@ _Static_assert(sizeof fsdp_names / sizeof *fsdp_names == AUG_FSDP_COUNT, "fsdp n
 static const char *const cp_algo_names[] = {"ring", "ulysses", "allgather"};
 _Static_assert(sizeof cp_algo_names / sizeof *cp_algo_names == AUG_CP_COUNT, "cp names out of sync");
 static const char *const ternary_names[] = {"accumulate", "tensor"};
+static const char *const moe_overlap_names[] = {"none", "shared", "batch"};
+_Static_assert(sizeof moe_overlap_names / sizeof *moe_overlap_names == AUG_MOE_OVERLAP_COUNT,
+               "moe overlap names out of sync");
+
+const char *aug_moe_overlap_name(enum aug_moe_overlap o) {
+    return (unsigned)o < AUG_MOE_OVERLAP_COUNT ? moe_overlap_names[o] : "?";
+}
+
+int aug_moe_overlap_from_name(const char *s, enum aug_moe_overlap *out) {
+    for (int i = 0; i < AUG_MOE_OVERLAP_COUNT; i++)
+        if (s && strcasecmp(s, moe_overlap_names[i]) == 0) {
+            *out = (enum aug_moe_overlap)i;
+            return AUG_OK;
+        }
+    return aug_errorf(AUG_EUSAGE, "unknown MoE overlap '%s' (use none, shared or batch)",
+                      s ? s : "");
+}
 _Static_assert(sizeof ternary_names / sizeof *ternary_names == AUG_TERNARY_COUNT,
                "ternary names out of sync");
 
@@ -57,6 +74,24 @@ int aug_ternary_kernel_from_name(const char *s, enum aug_ternary_kernel *out) {
             return AUG_OK;
         }
     return aug_errorf(AUG_EUSAGE, "unknown ternary kernel '%s' (use accumulate or tensor)",
+                      s ? s : "");
+}
+
+static const char *const grads_names[] = {"dtype", "fp32", "fp32-copy"};
+_Static_assert(sizeof grads_names / sizeof *grads_names == AUG_GRADS_COUNT,
+               "main-grads names out of sync");
+
+const char *aug_main_grads_name(enum aug_main_grads g) {
+    return (unsigned)g < AUG_GRADS_COUNT ? grads_names[g] : "?";
+}
+
+int aug_main_grads_from_name(const char *s, enum aug_main_grads *out) {
+    for (int i = 0; i < AUG_GRADS_COUNT; i++)
+        if (s && strcasecmp(s, grads_names[i]) == 0) {
+            *out = (enum aug_main_grads)i;
+            return AUG_OK;
+        }
+    return aug_errorf(AUG_EUSAGE, "unknown gradient mode '%s' (use dtype, fp32 or fp32-copy)",
                       s ? s : "");
 }
 
@@ -102,9 +137,12 @@ void aug_plan_init(struct aug_plan *p) {
     p->ep_outer = 0;
     p->moe_capacity_factor = 0.0;
     p->moe_imbalance = aug_eff_defaults()->moe_imbalance;
-    p->ternary = AUG_TERNARY_ACCUMULATE;
+    /* the reference implementation (ridgerchu/matmulfreellm, ops/fusedbitnet.py) runs
+     * BitLinear as F.linear on 16-bit copies of the ternarized weights */
+    p->ternary = AUG_TERNARY_TENSOR;
     p->tp_overlap = 0;
     p->pp_overlap = 0;
+    p->moe_overlap = AUG_MOE_OVERLAP_NONE;
     p->comm_slowdown = aug_eff_defaults()->comm_slowdown;
 }
 
@@ -261,6 +299,11 @@ int aug_plan_resolve(struct aug_plan *p, const struct aug_model *m, const struct
         return aug_errorf(AUG_EUSAGE, "unknown ternary kernel %d", (int)p->ternary);
     if (!(p->comm_slowdown >= 0) || p->comm_slowdown > 1)
         return aug_errorf(AUG_EUSAGE, "--comm-slowdown %g must be in [0, 1]", p->comm_slowdown);
+    if ((unsigned)p->main_grads >= AUG_GRADS_COUNT)
+        return aug_errorf(AUG_EUSAGE, "unknown gradient mode %d", (int)p->main_grads);
+    if (!(p->bucket_params >= 0) || p->bucket_params > 1e15)
+        return aug_errorf(AUG_EUSAGE, "gradient bucket size %g must be 0 (per layer) or a "
+                                      "positive parameter count", p->bucket_params);
     if (p->zero < 0 || p->zero > 3)
         return aug_errorf(AUG_EUSAGE, "--zero must be 0, 1, 2 or 3");
     if (p->fsdp != AUG_FSDP_NONE && p->zero != 0 && p->zero != 3)

@@ -26,15 +26,16 @@
 #include <math.h>
 #include <string.h>
 
+#include "augur/framework.h"
 #include "augur/status.h"
 #include "augur/train.h"
 #include "augur/units.h"
 #include "hw/efficiency.h"
 #include "model/layer_graph.h"
+#include "host_dispatch.h"
 #include "overlap.h"
 #include "model/memory.h"
 #include "hw/topology.h"
-#include "train/dropped_flops.h"
 #include "train/train_check.h"
 
 /* Framework floor of one iteration (data-loader hand-off, loss logging, grad-norm and
@@ -45,7 +46,6 @@ struct acc {
     double cat[AUG_CAT_COUNT];
     double src[AUG_SOURCE_COUNT];
     double total;
-    double launches; /* kernels issued, for the host-dispatch floor */
 };
 
 static void acc_scale_into(struct acc *dst, const struct acc *a, double k) {
@@ -54,20 +54,19 @@ static void acc_scale_into(struct acc *dst, const struct acc *a, double k) {
     for (int i = 0; i < AUG_SOURCE_COUNT; i++)
         dst->src[i] += a->src[i] * k;
     dst->total += a->total * k;
-    dst->launches += a->launches * k;
 }
 
-/* A list of kernels cannot finish before the framework has issued them: when the host
- * needs longer than the GPU (small micro-batches, small hidden sizes), the difference is
- * host-bound idle time (Narayanan et al. SC21 sec. 4.1 note the same CPU-launch limit). */
-static void host_floor(struct acc *a, double per_launch_s) {
-    double host = a->launches * per_launch_s;
-    if (host > a->total) {
-        double extra = host - a->total;
-        a->cat[AUG_CAT_HOST] += extra;
-        a->src[AUG_SOURCE_FALLBACK] += extra;
-        a->total = host;
-    }
+/* Host issue cost per kernel kind (0 everywhere: no host timeline). */
+struct host_costs {
+    double issue[AUG_OP_KIND_COUNT];
+};
+
+static void host_costs(const struct aug_plan *p, const struct aug_train_options *opt,
+                       int roofline, struct host_costs *h) {
+    for (int k = 0; k < AUG_OP_KIND_COUNT; k++)
+        h->issue[k] = roofline ? 0.0
+                               : aug_framework_issue_s(p, opt ? opt->host : NULL,
+                                                       (enum aug_op_kind)k);
 }
 
 /* One overlap group while a list is timed. */
@@ -82,9 +81,15 @@ struct grp {
 
 /* Time every op of a list (only the selectively recomputed ones with selective_only).
  * Grouped ops: compute counts in full, the communication only by what the overlap of
- * the group adds to the compute (overlap.h), with slowdown s. */
+ * the group adds to the compute (overlap.h), with slowdown s. The host issues the list
+ * kernel by kernel (host_dispatch.h) starting with the GPU; a grouped collective runs on
+ * its own stream (it costs the host its issue, the compute stream nothing); what the GPU
+ * waits for the host is host-bound time. */
 static int time_list(const struct aug_op_ctx *ctx, const struct aug_graph_op *ops, int n,
-                     int selective_only, double s, struct acc *a) {
+                     int selective_only, double s, const struct host_costs *hc,
+                     struct acc *a) {
+    struct aug_host_tl tl;
+    aug_host_tl_init(&tl);
     struct grp g[MAX_GROUPS];
     int ng = 0;
     double once[AUG_GRAPH_MAX_OPS];        /* one execution of each op timed so far */
@@ -105,8 +110,9 @@ static int time_list(const struct aug_op_ctx *ctx, const struct aug_graph_op *op
         once[i] = t.time_s;
         from[i] = t.source;
         double sec = t.time_s * ops[i].op.count;
-        a->launches += ops[i].op.count;
         int comm = ops[i].op.kind == AUG_OP_COLLECTIVE;
+        aug_host_tl_kernels(&tl, ops[i].op.count, comm && ops[i].group > 0 ? 0.0 : t.time_s,
+                            hc->issue[ops[i].op.kind]);
         if (ops[i].group > 0) {
             int k = 0;
             while (k < ng && g[k].id != ops[i].group)
@@ -134,13 +140,18 @@ static int time_list(const struct aug_op_ctx *ctx, const struct aug_graph_op *op
     for (int k = 0; k < ng; k++) {
         if (!(g[k].M > 0))
             continue;
-        double both = g[k].kind == AUG_OVL_TRAIL ? aug_ovl_trail(g[k].C, g[k].M, g[k].n, s)
-                                                 : aug_ovl_ring(g[k].C, g[k].M, g[k].n, s);
+        double both = g[k].kind == AUG_OVL_TRAIL  ? aug_ovl_trail(g[k].C, g[k].M, g[k].n, s)
+                      : g[k].kind == AUG_OVL_PAIR ? aug_ovl_pair(g[k].C, g[k].M, s)
+                                                  : aug_ovl_ring(g[k].C, g[k].M, g[k].n, s);
         double exposed = both - g[k].C;
         a->cat[g[k].comm_cat] += exposed;
         a->src[g[k].comm_src] += exposed;
         a->total += exposed;
     }
+    double idle = aug_host_tl_idle(&tl);
+    a->cat[AUG_CAT_HOST] += idle;
+    a->src[AUG_SOURCE_FALLBACK] += idle;
+    a->total += idle;
     return AUG_OK;
 }
 
@@ -171,30 +182,27 @@ int aug_train_predict(const struct aug_model *m, const struct aug_system *s,
     struct aug_graph layer, first, last;
     aug_graph_all(m, p, s, &layer, &first, &last);
 
+    struct host_costs hc;
+    host_costs(p, opt, ctx.pure_roofline, &hc);
+
     struct acc fwd = {0}, bwd = {0}, rec = {0}, hf = {0}, hl = {0};
     int st;
-    if ((st = time_list(&ctx, layer.fwd, layer.n_fwd, 0, slow, &fwd)) != AUG_OK ||
-        (st = time_list(&ctx, layer.bwd, layer.n_bwd, 0, slow, &bwd)) != AUG_OK)
+    if ((st = time_list(&ctx, layer.fwd, layer.n_fwd, 0, slow, &hc, &fwd)) != AUG_OK ||
+        (st = time_list(&ctx, layer.bwd, layer.n_bwd, 0, slow, &hc, &bwd)) != AUG_OK)
         return st;
+    /* selective recomputation repeats the core attention forward (Korthikanti et al. 2022
+     * sec. 4.2; Megatron-Core 0.12 checkpoints core_attention, fused or not) */
     if (p->recompute == AUG_RECOMPUTE_FULL)
         rec = fwd;
     else if (p->recompute == AUG_RECOMPUTE_SELECTIVE &&
-             (st = time_list(&ctx, layer.fwd, layer.n_fwd, 1, slow, &rec)) != AUG_OK)
+             (st = time_list(&ctx, layer.fwd, layer.n_fwd, 1, slow, &hc, &rec)) != AUG_OK)
         return st;
     for (int i = 0; i < 2; i++) {
         struct aug_graph *g = i ? &last : &first;
         struct acc *a = i ? &hl : &hf;
-        if ((st = time_list(&ctx, g->fwd, g->n_fwd, 0, slow, a)) != AUG_OK ||
-            (st = time_list(&ctx, g->bwd, g->n_bwd, 0, slow, a)) != AUG_OK)
+        if ((st = time_list(&ctx, g->fwd, g->n_fwd, 0, slow, &hc, a)) != AUG_OK ||
+            (st = time_list(&ctx, g->bwd, g->n_bwd, 0, slow, &hc, a)) != AUG_OK)
             return st;
-    }
-    if (!ctx.pure_roofline) {
-        double host = aug_eff_defaults()->framework_op_us * 1e-6;
-        host_floor(&fwd, host);
-        host_floor(&bwd, host);
-        host_floor(&rec, host);
-        host_floor(&hf, host);
-        host_floor(&hl, host);
     }
 
     double L_stage = (double)aug_plan_stage_layers(p, m);
@@ -240,13 +248,22 @@ int aug_train_predict(const struct aug_model *m, const struct aug_system *s,
     /* ---- pipeline point-to-point ---- */
     enum aug_source src;
     if (p->pp > 1) {
-        double act = (double)p->micro_batch * (double)(p->seq / p->cp) * (double)m->hidden * e /
-                     (p->sp ? (double)p->tp : 1.0);
+        double full = (double)p->micro_batch * (double)(p->seq / p->cp) * (double)m->hidden * e;
+        /* with SP each TP rank holds s/t of the activation and sends it; without SP,
+         * Megatron-LM's scatter/gather (Narayanan et al. SC21 sec. 4.1) sends 1/t of it
+         * per rank and all-gathers it over TP (NVLink) on the receiving stage */
+        int scatter = p->pp_scatter && !p->sp && p->tp > 1;
+        double act = full / (p->sp || scatter ? (double)p->tp : 1.0);
         /* the pipeline runs at the pace of its slowest boundary: once the stages span
          * more than one NVLink domain, some send crosses the network */
         long stride = p->tp * p->cp * p->dp;
         int per_domain = aug_ranks_per_domain(s, p->pp, stride) >= p->pp ? 2 : 1;
         double one = coll(&ctx, AUG_COLL_SEND_RECV, act, 2, per_domain, &src, &st);
+        if (scatter) {
+            enum aug_source s3;
+            one += coll(&ctx, AUG_COLL_ALL_GATHER, full, p->tp,
+                        aug_ranks_per_domain(s, p->tp, 1), &s3, &st);
+        }
         double t;
         if (p->pp_overlap) {
             /* steady state: each send runs beside the next chunk's forward or backward;
@@ -276,14 +293,18 @@ int aug_train_predict(const struct aug_model *m, const struct aug_system *s,
     double dense_params = stage_params - expert_params;
     double layer_experts = aug_train_layer_expert_params_per_gpu(m, p);
     double layer_dense = aug_train_layer_params_per_gpu(m, p) - layer_experts;
-    double wbytes = e, gbytes = e;
+    /* fp32 main gradients are reduced in fp32 (Megatron-Core DDP grad_reduce_in_fp32) */
+    double wbytes = e, gbytes = p->main_grads == AUG_GRADS_FP32 ? 4.0 : e;
     long dp = p->dp * p->cp; /* ranks holding the same dense weights */
     long edp = aug_plan_edp(p);
     int dp_domain = aug_ranks_per_domain(s, dp, p->tp);
     long etp = aug_plan_etp(p);
     int edp_domain = aug_ranks_per_domain(s, edp, p->ep_outer ? etp : etp * p->ep);
     double bwd_last_mb = L_stage * bwd.total;
-    double buckets = fmax(L_stage, 1.0);
+    double fwd_first_mb = L_stage * fwd.total;
+    /* gradient buckets: one per layer, or the framework's bucket size in parameters */
+    double buckets = p->bucket_params > 0 ? fmax(ceil(stage_params / p->bucket_params), 1.0)
+                                          : fmax(L_stage, 1.0);
     int zero = p->fsdp != AUG_FSDP_NONE ? 3 : p->zero;
     long shard = aug_train_dense_shard_ranks(p, s);
     long eshard = aug_train_expert_shard_ranks(p, s);
@@ -306,6 +327,11 @@ int aug_train_predict(const struct aug_model *m, const struct aug_system *s,
             if (has_experts)
                 t_ag += coll(&ctx, AUG_COLL_ALL_GATHER, expert_params * wbytes, edp, edp_domain,
                              &s2, &st);
+            /* Megatron-Core's overlap_param_gather: each bucket's all-gather is issued
+             * ahead of the next iteration's first forward, which waits only for the
+             * buckets it reaches (the first one is never hidden) */
+            if (p->param_gather_overlap)
+                t_ag = aug_ovl_trail(fwd_first_mb, t_ag, buckets, slow) - fwd_first_mb;
             srcs[src] += t_ag;
         }
         bd->dp_comm_s = exposed + t_ag;
@@ -356,21 +382,22 @@ int aug_train_predict(const struct aug_model *m, const struct aug_system *s,
     bd->optimizer_s = at.time_s;
     srcs[at.source] += at.time_s;
     bd->overhead_s = AUG_TRAIN_ITER_OVERHEAD_S + mb->cat[AUG_CAT_HOST] * scale_busy;
-    srcs[AUG_SOURCE_FALLBACK] += bd->overhead_s;
+    srcs[AUG_SOURCE_FALLBACK] += AUG_TRAIN_ITER_OVERHEAD_S; /* host time: in total.src */
 
     /* ---- totals ---- */
-    out->step_time_s = busy + bubble + bd->pp_comm_s + bd->dp_comm_s + bd->optimizer_s + bd->overhead_s;
+    /* the host-bound idle time is part of every micro-batch (busy) and reported in
+     * overhead_s: only the per-iteration floor is added on top */
+    out->step_time_s = busy + bubble + bd->pp_comm_s + bd->dp_comm_s + bd->optimizer_s +
+                       AUG_TRAIN_ITER_OVERHEAD_S;
     double tokens = (double)p->global_batch * (double)p->seq;
     out->tokens_per_s = tokens / out->step_time_s;
-    double fwd_flops = aug_model_fwd_flops_per_seq(m, (double)p->seq) * (double)p->global_batch;
-    /* FLOPs of tokens that full expert buffers drop are not done, forward or backward */
-    double dropped = aug_train_dropped_fwd_flops(m, p);
-    out->model_flops = 3.0 * (fwd_flops - dropped);
+    /* model FLOPs of the tokens processed: what a capacity factor drops is not work done */
+    double fwd_flops = aug_model_fwd_flops_processed(m, p, (double)p->seq) * (double)p->global_batch;
+    out->model_flops = 3.0 * fwd_flops;
     double rec_flops = 0.0;
     if (p->recompute == AUG_RECOMPUTE_FULL)
-        rec_flops = (double)m->layers * aug_layer_fwd_flops_per_seq(m, (double)p->seq) -
-                    dropped / (double)p->global_batch;
-    else if (p->recompute == AUG_RECOMPUTE_SELECTIVE && !p->flash_attention)
+        rec_flops = aug_layers_fwd_flops_processed(m, p, (double)p->seq);
+    else if (p->recompute == AUG_RECOMPUTE_SELECTIVE && m->arch != AUG_ARCH_MATMULFREE)
         rec_flops = (double)m->layers * 4.0 * (double)p->seq * (double)p->seq *
                     (double)(m->heads * m->head_dim);
     out->hardware_flops = out->model_flops + rec_flops * (double)p->global_batch;

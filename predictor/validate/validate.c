@@ -119,10 +119,15 @@ static int score(struct aug_validate_row *row, const struct aug_validate_case *v
                                                  vc->system.gpu.id, &kst);
     if (kst != AUG_OK)
         return kst;
-    struct aug_train_options to = {kdb, 0};
+    struct aug_train_options to = {kdb, 0, opt ? opt->host : NULL};
     struct aug_train_result res;
     struct aug_plan plan = vc->plan;
     int st = aug_plan_resolve(&plan, &vc->model, &vc->system);
+    /* the run's framework fills what the row leaves open (it needs the resolved dp) */
+    if (st == AUG_OK && vc->framework != AUG_FW_NONE) {
+        aug_framework_apply(vc->framework, &plan, vc->fw_set, NULL, 0);
+        st = aug_plan_resolve(&plan, &vc->model, &vc->system);
+    }
     if (st == AUG_OK)
         st = aug_train_predict(&vc->model, &vc->system, &plan, &to, &res);
     if (st != AUG_OK) {
@@ -181,6 +186,7 @@ int aug_validate_file(const char *path, enum aug_validate_input kind,
     for (size_t i = 0; st == AUG_OK && i < aug_csv_rows(t); i++) {
         struct aug_validate_row row;
         struct aug_validate_case vc;
+        memset(&vc, 0, sizeof vc);
         memset(&row, 0, sizeof row);
         row.line = aug_csv_line(t, i);
         int rs = rd.read(&rd, i, &row, &vc);

@@ -23,7 +23,8 @@ static const struct {
 
 /* Optional columns beyond the DESIGN section 6 schema, for runs whose setup augur can
  * model more precisely: etp, ep_placement (inner|outer), cp_algo (ring|ulysses|allgather),
- * moe_capacity_factor, moe_imbalance, tp_overlap, pp_overlap (0|1), ternary_kernel. */
+ * moe_capacity_factor, moe_imbalance, moe_overlap (none|shared|batch), tp_overlap, pp_overlap
+ * (0|1), ternary_kernel. */
 static int read_extra(const struct aug_csv *t, size_t i, struct aug_plan *p) {
     int st;
     long v;
@@ -47,6 +48,9 @@ static int read_extra(const struct aug_csv *t, size_t i, struct aug_plan *p) {
         p->moe_capacity_factor = d;
     else if (st != AUG_ENOTFOUND)
         return st;
+    s = aug_vrow_cell(t, i, "moe_overlap");
+    if (s[0] && aug_moe_overlap_from_name(s, &p->moe_overlap) != AUG_OK)
+        return aug_csv_cell_error(t, i, "moe_overlap", "'%s' is not none, shared or batch", s);
     st = aug_csv_get_double(t, i, "moe_imbalance", AUG_CSV_POSITIVE, &d);
     if (st == AUG_OK)
         p->moe_imbalance = d;
@@ -134,6 +138,7 @@ static int read_row(struct aug_validate_reader *rd, size_t i, struct aug_validat
             return aug_csv_cell_error(t, i, "unit", "'%s' is not a unit of %s", unit, metric);
     }
     if ((st = aug_vrow_model(t, i, &vc->model)) != AUG_OK || (st = read_plan(t, i, &vc->plan)) != AUG_OK ||
+        (st = aug_vrow_framework(t, i, vc)) != AUG_OK ||
         (st = aug_vrow_system(rd, i, &vc->system)) != AUG_OK)
         return st;
     /* a model described by its dimensions was trained at the row's sequence length */

@@ -72,6 +72,12 @@ static int read_plan(const struct aug_csv *t, size_t i, struct aug_infer_plan *p
     if (mode[0] && aug_serve_mode_from_name(mode, &p->mode) != AUG_OK)
         return aug_csv_cell_error(t, i, "mode", "'%s' is not static, continuous or disaggregated",
                                   mode);
+    long adp = 0;
+    if ((st = aug_vrow_long(t, i, "attn_dp", AUG_CSV_NONNEG, &adp)) != AUG_OK)
+        return st;
+    if (adp > 1)
+        return aug_csv_cell_error(t, i, "attn_dp", "%ld is not 0 or 1", adp);
+    p->attn_dp = (int)adp;
     const char *dk = aug_vrow_cell(t, i, "decode_attention");
     if (dk[0]) {
         if (strcasecmp(dk, "per_head") == 0 || strcasecmp(dk, "per-head") == 0)

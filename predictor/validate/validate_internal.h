@@ -19,6 +19,8 @@ struct aug_validate_case {
     struct aug_system system;
     struct aug_plan plan;
     enum aug_metric metric;
+    int framework;            /* enum aug_framework_id of the run (0: none) */
+    unsigned fw_set;          /* AUG_FWSET_* plan fields the row gives explicitly */
 };
 
 struct aug_validate_reader {
@@ -43,6 +45,9 @@ int aug_vrow_long(const struct aug_csv *t, size_t i, const char *col, int flags,
 int aug_vrow_model(const struct aug_csv *t, size_t i, struct aug_model *m);
 /* The optional `attention` column (fused|unfused). */
 int aug_vrow_attention(const struct aug_csv *t, size_t i, int *flash_attention);
+/* The optional `framework` column (a profile name of augur/framework.h; empty: none)
+ * and which of the plan columns it may fill the row leaves empty. */
+int aug_vrow_framework(const struct aug_csv *t, size_t i, struct aug_validate_case *vc);
 /* The row's system (cached in rd while rows name the same one). */
 int aug_vrow_system(struct aug_validate_reader *rd, size_t i, struct aug_system *s);
 

@@ -1,6 +1,15 @@
 /* validate_row.c - what every accuracy-set reader takes from a row the same way: cells,
  * optional numbers, the model (preset and/or GPT-style dimensions, MoE columns), the
- * attention column and the system (preset or JSON path relative to the CSV, cached). */
+ * attention column and the system (preset or JSON path relative to the CSV, cached).
+ *
+ * Optional architecture columns (empty or absent: the preset's value or the default):
+ * head_dim, moe_ffn_hidden (expert FFN; ffn_hidden is the per-expert size too),
+ * dense_ffn_hidden, moe_shared_experts, moe_dense_layers, moe_layer_freq, moe_groups,
+ * moe_topk_groups, attention_kind (gqa|mha|mqa|mla) with q_lora_rank, kv_lora_rank,
+ * qk_nope_head_dim, qk_rope_head_dim, v_head_dim, sliding_window, global_attn_every and
+ * mtp_layers. */
+#include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 #include <strings.h>
 
@@ -14,6 +23,102 @@ const char *aug_vrow_cell(const struct aug_csv *t, size_t i, const char *col) {
 int aug_vrow_long(const struct aug_csv *t, size_t i, const char *col, int flags, long *out) {
     int st = aug_csv_get_long(t, i, col, flags, out);
     return st == AUG_ENOTFOUND ? AUG_OK : st;
+}
+
+/* DeepSeek-V2 (arXiv 2405.04434, sec. 3.1.2) and V3 (arXiv 2412.19437, sec. 4.2) share
+ * these latent-attention widths; a row that says "mla" without them gets these, and its
+ * model's source says so. */
+#define MLA_KV_LORA 512
+#define MLA_Q_LORA 1536
+#define MLA_ROPE 64
+#define MLA_V 128
+
+static int vrow_arch(const struct aug_csv *t, size_t i, struct aug_model *m) {
+    static const struct {
+        const char *col;
+        size_t off;
+        int flags;
+    } cols[] = {
+        {"head_dim", offsetof(struct aug_model, head_dim), AUG_CSV_POSITIVE},
+        {"moe_ffn_hidden", offsetof(struct aug_model, ffn_hidden), AUG_CSV_POSITIVE},
+        {"dense_ffn_hidden", offsetof(struct aug_model, dense_ffn_hidden), AUG_CSV_POSITIVE},
+        {"moe_shared_experts", offsetof(struct aug_model, moe_shared_experts), AUG_CSV_NONNEG},
+        {"moe_dense_layers", offsetof(struct aug_model, moe_dense_layers), AUG_CSV_NONNEG},
+        {"moe_layer_freq", offsetof(struct aug_model, moe_layer_freq), AUG_CSV_POSITIVE},
+        {"moe_groups", offsetof(struct aug_model, moe_groups), AUG_CSV_NONNEG},
+        {"moe_topk_groups", offsetof(struct aug_model, moe_topk_groups), AUG_CSV_NONNEG},
+        {"q_lora_rank", offsetof(struct aug_model, q_lora_rank), AUG_CSV_NONNEG},
+        {"kv_lora_rank", offsetof(struct aug_model, kv_lora_rank), AUG_CSV_POSITIVE},
+        {"qk_nope_head_dim", offsetof(struct aug_model, qk_nope_head_dim), AUG_CSV_POSITIVE},
+        {"qk_rope_head_dim", offsetof(struct aug_model, qk_rope_head_dim), AUG_CSV_POSITIVE},
+        {"v_head_dim", offsetof(struct aug_model, v_head_dim), AUG_CSV_POSITIVE},
+        {"sliding_window", offsetof(struct aug_model, sliding_window), AUG_CSV_NONNEG},
+        {"global_attn_every", offsetof(struct aug_model, global_attn_every), AUG_CSV_NONNEG},
+        {"mtp_layers", offsetof(struct aug_model, mtp_layers), AUG_CSV_NONNEG},
+    };
+    int st;
+    for (size_t k = 0; k < sizeof cols / sizeof *cols; k++) {
+        if (!aug_vrow_cell(t, i, cols[k].col)[0])
+            continue;
+        long v = 0;
+        if ((st = aug_vrow_long(t, i, cols[k].col, cols[k].flags, &v)) != AUG_OK)
+            return st;
+        memcpy((char *)m + cols[k].off, &v, sizeof v);
+    }
+    const char *kind = aug_vrow_cell(t, i, "attention_kind");
+    if (!kind[0])
+        return AUG_OK;
+    if (strcasecmp(kind, "gqa") == 0 || strcasecmp(kind, "mha") == 0 ||
+        strcasecmp(kind, "mqa") == 0) {
+        if (m->attention == AUG_ATTN_MLA)
+            return aug_csv_cell_error(t, i, "attention_kind", "'%s' but the model preset uses "
+                                      "latent attention (mla)", kind);
+        if (strcasecmp(kind, "mqa") == 0)
+            m->kv_heads = 1;
+        return AUG_OK;
+    }
+    if (strcasecmp(kind, "mla") != 0)
+        return aug_csv_cell_error(t, i, "attention_kind", "'%s' is not gqa, mha, mqa or mla", kind);
+    if (m->attention == AUG_ATTN_MLA)
+        return AUG_OK; /* from the preset or the columns above */
+    m->attention = AUG_ATTN_MLA;
+    m->kv_heads = m->heads;
+    int defaulted = 0;
+    if (!m->kv_lora_rank) {
+        m->kv_lora_rank = MLA_KV_LORA;
+        defaulted = 1;
+    }
+    if (!aug_vrow_cell(t, i, "q_lora_rank")[0]) {
+        m->q_lora_rank = MLA_Q_LORA;
+        defaulted = 1;
+    }
+    if (!m->qk_rope_head_dim) {
+        m->qk_rope_head_dim = MLA_ROPE;
+        defaulted = 1;
+    }
+    if (!m->v_head_dim) {
+        m->v_head_dim = MLA_V;
+        defaulted = 1;
+    }
+    if (!m->qk_nope_head_dim) {
+        if (m->head_dim <= m->qk_rope_head_dim)
+            return aug_csv_cell_error(t, i, "head_dim",
+                                      "latent attention needs head_dim = qk_nope_head_dim + "
+                                      "qk_rope_head_dim, or qk_nope_head_dim");
+        m->qk_nope_head_dim = m->head_dim - m->qk_rope_head_dim;
+    }
+    m->head_dim = 0; /* qk_nope + qk_rope */
+    if (defaulted) {
+        char note[200];
+        snprintf(note, sizeof note, "latent-attention widths not in the row: DeepSeek-V2/V3's "
+                 "kv_lora_rank %ld, q_lora_rank %ld, qk_rope_head_dim %ld, v_head_dim %ld",
+                 m->kv_lora_rank, m->q_lora_rank, m->qk_rope_head_dim, m->v_head_dim);
+        size_t len = strlen(m->source);
+        snprintf(m->source + len, sizeof m->source - len, "%s%s", len ? "; " : "", note);
+        len = strlen(m->caveats);
+        snprintf(m->caveats + len, sizeof m->caveats - len, "%s%s", len ? "; " : "", note);
+    }
+    return AUG_OK;
 }
 
 int aug_vrow_model(const struct aug_csv *t, size_t i, struct aug_model *m) {
@@ -70,6 +175,8 @@ int aug_vrow_model(const struct aug_csv *t, size_t i, struct aug_model *m) {
         m->moe_topk = topk > 0 ? topk : 2;
     }
     (void)dims;
+    if ((st = vrow_arch(t, i, m)) != AUG_OK)
+        return st;
     if ((st = aug_model_finish(m, aug_csv_name(t))) != AUG_OK)
         return aug_csv_cell_error(t, i, "model", "%s", aug_last_error());
     return AUG_OK;
@@ -85,6 +192,26 @@ int aug_vrow_attention(const struct aug_csv *t, size_t i, int *flash_attention) 
         *flash_attention = 1;
     else
         return aug_csv_cell_error(t, i, "attention", "'%s' is not fused or unfused", att);
+    return AUG_OK;
+}
+
+int aug_vrow_framework(const struct aug_csv *t, size_t i, struct aug_validate_case *vc) {
+    const char *fw = aug_vrow_cell(t, i, "framework");
+    vc->framework = AUG_FW_NONE;
+    vc->fw_set = 0;
+    if (!fw[0])
+        return AUG_OK;
+    if (aug_framework_from_name(fw, &vc->framework) != AUG_OK)
+        return aug_csv_cell_error(t, i, "framework", "%s", aug_last_error());
+    static const struct {
+        const char *col;
+        unsigned bit;
+    } given[] = {{"sp", AUG_FWSET_SP},           {"attention", AUG_FWSET_ATTENTION},
+                 {"dp_overlap", AUG_FWSET_DP_OVERLAP}, {"tp_overlap", AUG_FWSET_TP_OVERLAP},
+                 {"pp_overlap", AUG_FWSET_PP_OVERLAP}, {"zero_stage", AUG_FWSET_SHARDING}};
+    for (size_t k = 0; k < sizeof given / sizeof *given; k++)
+        if (aug_vrow_cell(t, i, given[k].col)[0])
+            vc->fw_set |= given[k].bit;
     return AUG_OK;
 }
 

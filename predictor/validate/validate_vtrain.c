@@ -60,6 +60,10 @@ static int read_row(struct aug_validate_reader *rd, size_t i, struct aug_validat
     p->recompute = AUG_RECOMPUTE_FULL;
     p->flash_attention = 0;
     p->dp_overlap = 0;
+    /* the run's own framework: its host dispatch cost (the plan fields above are
+     * explicit, so the profile only adds what the configs leave to it) */
+    vc->framework = AUG_FW_MEGATRON_DEEPSPEED;
+    vc->fw_set = AUG_FWSET_ATTENTION | AUG_FWSET_DP_OVERLAP | AUG_FWSET_SHARDING;
     if (p->tp * p->dp * p->pp != p->gpus)
         return aug_errorf(AUG_EDATA, "%s:%ld: tp*dp*pp = %ld does not equal # GPUs %ld",
                           aug_csv_name(t), aug_csv_line(t, i), p->tp * p->dp * p->pp, p->gpus);

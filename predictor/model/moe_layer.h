@@ -1,0 +1,18 @@
+/* moe_layer.h - the MoE FFN of a layer graph (moe_layer.c): router, permutation, expert
+ * all-to-alls, expert-TP collectives, grouped expert GEMMs, shared experts, and what hides
+ * the all-to-alls (plan moe_overlap). */
+#ifndef AUG_MOE_LAYER_H
+#define AUG_MOE_LAYER_H
+
+#include "model/graph_build.h"
+
+/* Forward ops of one MoE FFN for one micro-batch on one GPU, appended to g->fwd. */
+void aug_moe_layer_fwd(const struct aug_model *m, const struct aug_plan *p,
+                       const struct aug_system *s, const struct aug_dims *x, struct aug_graph *g);
+/* Their backward, appended to g->bwd. */
+void aug_moe_layer_bwd(const struct aug_model *m, const struct aug_plan *p,
+                       const struct aug_system *s, const struct aug_dims *x, struct aug_graph *g);
+/* AUG_MOE_OVERLAP_BATCH: the list's EP all-to-alls beside its compute (one PAIR group). */
+void aug_moe_batch_overlap(struct aug_graph *g, struct aug_graph_op *arr, int n);
+
+#endif

@@ -1,0 +1,231 @@
+/* framework.c - the framework profiles of framework.h, one table entry each, and the
+ * defaults they apply to a plan.
+ *
+ * Host issue costs: the time the framework's Python code, autograd and the CUDA launch
+ * need to put one kernel of each kind on the stream (train/host_dispatch.c runs them as a
+ * second timeline beside the GPU's). The eager-PyTorch values were fitted on the public
+ * vTrain single-node set (VIA-Research/vTrain data/ground_truth_single.csv, 1,440
+ * Megatron-DeepSpeed runs on 8x A100) by benchmarks/bench_host_dispatch_fit.c (5-fold
+ * cross-validation, folds by row order modulo 5; the values kept are the fit on all rows,
+ * the held-out errors are in README.md, "What the framework does"). Megatron-LM,
+ * Megatron-Core, DeepSpeed and FSDP issue kernels through the same eager PyTorch path and
+ * reuse them; no other set was used to tune them. */
+#include "augur/framework.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#include "augur/status.h"
+#include "hw/efficiency.h"
+
+/* Fitted on vTrain ground_truth_single.csv (see above): microseconds per kernel issued
+ * for GEMMs, fused attention, memory-bound kernels and collectives. Fit on all 1,440 rows:
+ * GEMM 114.1, memory 20.0, collective 27.7 (MAPE 30.9% without host time -> 8.1%; 5-fold
+ * held-out MAPE 7.7 - 8.7%, mean 8.11%; per-fold costs within 1.3 us; each TP degree
+ * held out in turn scores 7.0 / 8.0 / 10.8 / 15.6% for TP 1 / 2 / 4 / 8). augur's graph has
+ * one op per GEMM where the framework also runs views, bias adds, dropout and autograd
+ * bookkeeping, so a GEMM's cost carries its module's other host work. vTrain has no fused
+ * attention: it takes the GEMM cost (one module call through the same path). */
+#define EAGER_HOST {{[AUG_OP_GEMM] = 114.1, [AUG_OP_ATTENTION] = 114.1, [AUG_OP_MEMORY] = 20.0, \
+                     [AUG_OP_COLLECTIVE] = 27.7}}
+#define EAGER_FIT "fitted on vTrain ground_truth_single.csv (benchmarks/bench_host_dispatch_fit.c)"
+
+static const struct aug_framework table[AUG_FW_COUNT] = {
+    [AUG_FW_NONE] = {
+        .name = "none",
+        .source = "the plan as given; a flat per-kernel host cost (efficiency.c "
+                  "framework_op_us)",
+        .sp = -1, .flash_attention = -1, .dp_overlap = -1, .tp_overlap = -1,
+        .param_gather_overlap = -1,
+        .pp_overlap = -1, .pp_scatter = -1, .zero = -1, .fsdp = -1, .main_grads = -1,
+        .cuda_graphs = -1, .bucket_min = -1, .bucket_per_dp = 0,
+        .host = {{0}}, /* filled from framework_op_us at run time */
+        .host_fit = "documented default (efficiency.c)",
+    },
+    /* NeMo 2.x / Megatron-Core 0.9-0.12 recipes (nemo/collections/llm/recipes, the
+     * Megatron-LM arguments of core_r0.12.0): sequence parallelism with TP
+     * (sequence_parallel=True in the recipes), TE FlashAttention, distributed optimizer
+     * (use_distributed_optimizer=True) with overlapped gradient reduce-scatter and
+     * parameter all-gather (overlap_grad_reduce, overlap_param_gather), bf16 main
+     * gradients reduced in fp32 (grad_reduce_in_fp32=True of the bf16 mixed-precision
+     * plugin), DDP buckets of max(40M, 1M * dp) parameters
+     * (distributed_data_parallel.py), P2P overlapped with compute under the interleaved
+     * schedule (overlap_p2p_comm, on by default, applies to it), no scatter/gather of
+     * pipeline sends (removed from Megatron-Core's p2p_communication.py). TP overlap and
+     * CUDA graphs are per-recipe choices, off by default. */
+    [AUG_FW_MEGATRON_CORE] = {
+        .name = "megatron-core",
+        .source = "NeMo 2 / Megatron-Core 0.12 recipe defaults",
+        .sp = 1, .flash_attention = 1, .dp_overlap = 1, .tp_overlap = 0,
+        .param_gather_overlap = 1, .pp_overlap = 2,
+        .pp_scatter = 0, .zero = 1, .fsdp = AUG_FSDP_NONE, .main_grads = 3,
+        .cuda_graphs = 0, .bucket_min = 4e7, .bucket_per_dp = 1e6,
+        .host = EAGER_HOST, .host_fit = EAGER_FIT,
+    },
+    /* Megatron-LM v2.x-v3.0 as in Narayanan et al. SC21 and Korthikanti et al. 2022:
+     * unfused (fused-softmax) attention, --scatter-gather-tensors-in-pipeline on by
+     * default (SC21 sec. 4.1), local DDP reducing the contiguous fp32 gradient buffer
+     * after the backward (no overlap), no distributed optimizer; SP only when asked. */
+    [AUG_FW_MEGATRON_LM_2022] = {
+        .name = "megatron-lm-2022",
+        .source = "Megatron-LM v2.x-v3.0 (Narayanan et al. SC21, Korthikanti et al. 2022)",
+        .sp = -1, .flash_attention = 0, .dp_overlap = 0, .tp_overlap = 0,
+        .param_gather_overlap = 0, .pp_overlap = 0,
+        .pp_scatter = 1, .zero = 0, .fsdp = AUG_FSDP_NONE, .main_grads = 3,
+        .cuda_graphs = 0, .bucket_min = -1, .bucket_per_dp = 0,
+        .host = EAGER_HOST, .host_fit = EAGER_FIT,
+    },
+    /* microsoft/Megatron-DeepSpeed (DeepSpeed 0.9-0.14 engine): Megatron-LM 2021 modules
+     * under the DeepSpeed engine, whose PipelineEngine sends whole activations
+     * (runtime/pipe/engine.py) and whose ZeRO-0/1 gradient all-reduce follows the
+     * backward (overlap_comm off by default); fp16 gradients and fp32 master weights in
+     * the optimizer (16 B per parameter); unfused attention. */
+    [AUG_FW_MEGATRON_DEEPSPEED] = {
+        .name = "megatron-deepspeed",
+        .source = "microsoft/Megatron-DeepSpeed with the DeepSpeed 0.9-0.14 engine",
+        .sp = -1, .flash_attention = 0, .dp_overlap = 0, .tp_overlap = 0,
+        .param_gather_overlap = 0, .pp_overlap = 0,
+        .pp_scatter = 0, .zero = -1, .fsdp = AUG_FSDP_NONE, .main_grads = AUG_GRADS_DTYPE,
+        .cuda_graphs = 0, .bucket_min = 5e8, .bucket_per_dp = 0,
+        .host = EAGER_HOST, .host_fit = EAGER_FIT,
+    },
+    /* DeepSpeed ZeRO-3 (deepspeed 0.14, runtime/zero/config.py defaults): parameters,
+     * gradients and optimizer states sharded, overlap_comm true for stage 3,
+     * reduce_bucket_size 5e8 elements, gradients in the compute dtype. */
+    [AUG_FW_DEEPSPEED_ZERO] = {
+        .name = "deepspeed-zero",
+        .source = "DeepSpeed 0.14 ZeRO stage 3 defaults",
+        .sp = -1, .flash_attention = -1, .dp_overlap = 1, .tp_overlap = 0,
+        .param_gather_overlap = 0, .pp_overlap = 0,
+        .pp_scatter = 0, .zero = 3, .fsdp = AUG_FSDP_NONE, .main_grads = AUG_GRADS_DTYPE,
+        .cuda_graphs = 0, .bucket_min = 5e8, .bucket_per_dp = 0,
+        .host = EAGER_HOST, .host_fit = EAGER_FIT,
+    },
+    /* PyTorch 2.x FSDP (FULL_SHARD, BACKWARD_PRE prefetch, MixedPrecision reducing in
+     * the compute dtype), one FSDP unit per transformer layer, SDPA FlashAttention. */
+    [AUG_FW_PYTORCH_FSDP] = {
+        .name = "pytorch-fsdp",
+        .source = "PyTorch 2.x FSDP FULL_SHARD, one unit per layer",
+        .sp = -1, .flash_attention = 1, .dp_overlap = 1, .tp_overlap = 0,
+        .param_gather_overlap = 0, .pp_overlap = 0,
+        .pp_scatter = 0, .zero = 0, .fsdp = AUG_FSDP_FULL, .main_grads = AUG_GRADS_DTYPE,
+        .cuda_graphs = 0, .bucket_min = 0, .bucket_per_dp = 0,
+        .host = EAGER_HOST, .host_fit = EAGER_FIT,
+    },
+};
+
+const struct aug_framework *aug_framework_get(int id) {
+    return id >= 0 && id < AUG_FW_COUNT ? &table[id] : NULL;
+}
+
+const char *aug_framework_name(int id) {
+    return id >= 0 && id < AUG_FW_COUNT ? table[id].name : "?";
+}
+
+int aug_framework_from_name(const char *s, int *id) {
+    for (int i = 0; i < AUG_FW_COUNT; i++)
+        if (s && strcasecmp(s, table[i].name) == 0) {
+            *id = i;
+            return AUG_OK;
+        }
+    return aug_errorf(AUG_EUSAGE, "unknown framework '%s' (use none, megatron-core, "
+                                  "megatron-lm-2022, megatron-deepspeed, deepspeed-zero or "
+                                  "pytorch-fsdp)", s ? s : "");
+}
+
+static void note(char *buf, size_t n, const char *fmt, const char *what) {
+    if (!buf || n == 0)
+        return;
+    size_t len = strlen(buf);
+    if (len + 1 >= n)
+        return;
+    snprintf(buf + len, n - len, fmt, len ? ", " : "", what);
+}
+
+void aug_framework_apply(int id, struct aug_plan *p, unsigned explicit_mask, char *applied,
+                         size_t applied_size) {
+    if (applied && applied_size)
+        applied[0] = '\0';
+    const struct aug_framework *f = aug_framework_get(id);
+    if (!f)
+        return;
+    p->framework = id;
+    char num[64];
+    if (f->sp >= 0 && !(explicit_mask & AUG_FWSET_SP)) {
+        p->sp = f->sp && p->tp > 1;
+        note(applied, applied_size, "%ssp %s", p->sp ? "on" : "off");
+    }
+    if (f->flash_attention >= 0 && !(explicit_mask & AUG_FWSET_ATTENTION)) {
+        p->flash_attention = f->flash_attention;
+        note(applied, applied_size, "%sattention %s", p->flash_attention ? "fused" : "unfused");
+    }
+    if (f->dp_overlap >= 0 && !(explicit_mask & AUG_FWSET_DP_OVERLAP)) {
+        p->dp_overlap = f->dp_overlap;
+        note(applied, applied_size, "%sdp-overlap %s", p->dp_overlap ? "on" : "off");
+    }
+    if (f->param_gather_overlap >= 0 && !(explicit_mask & AUG_FWSET_PARAM_GATHER)) {
+        p->param_gather_overlap = f->param_gather_overlap;
+        note(applied, applied_size, "%sparam-gather-overlap %s",
+             p->param_gather_overlap ? "on" : "off");
+    }
+    if (f->tp_overlap >= 0 && !(explicit_mask & AUG_FWSET_TP_OVERLAP)) {
+        p->tp_overlap = f->tp_overlap;
+        note(applied, applied_size, "%stp-overlap %s", p->tp_overlap ? "on" : "off");
+    }
+    if (f->pp_overlap >= 0 && !(explicit_mask & AUG_FWSET_PP_OVERLAP)) {
+        p->pp_overlap = f->pp_overlap == 2 ? p->interleave > 1 : f->pp_overlap;
+        note(applied, applied_size, "%spp-overlap %s", p->pp_overlap ? "on" : "off");
+    }
+    if (f->pp_scatter >= 0 && !(explicit_mask & AUG_FWSET_PP_SCATTER)) {
+        p->pp_scatter = f->pp_scatter;
+        note(applied, applied_size, "%spp-scatter %s", p->pp_scatter ? "on" : "off");
+    }
+    if (!(explicit_mask & AUG_FWSET_SHARDING)) {
+        if (f->fsdp >= 0)
+            p->fsdp = (enum aug_fsdp)f->fsdp;
+        if (f->zero >= 0)
+            p->zero = f->zero;
+        if (f->fsdp > 0)
+            note(applied, applied_size, "%sfsdp %s", aug_fsdp_name(p->fsdp));
+        else if (f->zero >= 0) {
+            snprintf(num, sizeof num, "%d", p->zero);
+            note(applied, applied_size, "%szero %s", num);
+        }
+    }
+    if (f->main_grads >= 0 && !(explicit_mask & AUG_FWSET_GRADS)) {
+        if (f->main_grads == 3)
+            p->main_grads = p->dtype == AUG_DTYPE_FP16   ? AUG_GRADS_FP32_COPY
+                            : p->dtype == AUG_DTYPE_FP32 ||
+                                      p->dtype == AUG_DTYPE_TF32 ? AUG_GRADS_DTYPE
+                                                                 : AUG_GRADS_FP32;
+        else
+            p->main_grads = (enum aug_main_grads)f->main_grads;
+        note(applied, applied_size, "%sgrads %s", aug_main_grads_name(p->main_grads));
+    }
+    if (f->cuda_graphs >= 0 && !(explicit_mask & AUG_FWSET_CUDA_GRAPHS)) {
+        p->cuda_graphs = f->cuda_graphs;
+        note(applied, applied_size, "%scuda-graphs %s", p->cuda_graphs ? "on" : "off");
+    }
+    if (f->bucket_min >= 0 && !(explicit_mask & AUG_FWSET_BUCKET)) {
+        double b = f->bucket_per_dp * (double)(p->dp * p->cp);
+        p->bucket_params = b > f->bucket_min ? b : f->bucket_min;
+        if (p->bucket_params > 0)
+            snprintf(num, sizeof num, "%.3g params", p->bucket_params);
+        else
+            snprintf(num, sizeof num, "per layer");
+        note(applied, applied_size, "%sbucket %s", num);
+    }
+}
+
+double aug_framework_issue_s(const struct aug_plan *p, const struct aug_host_cost *override,
+                             enum aug_op_kind kind) {
+    if (p->cuda_graphs || (unsigned)kind >= AUG_OP_KIND_COUNT)
+        return 0.0;
+    if (override)
+        return override->issue_us[kind] * 1e-6;
+    const struct aug_framework *f = aug_framework_get(p->framework);
+    if (!f || p->framework == AUG_FW_NONE)
+        return aug_eff_defaults()->framework_op_us * 1e-6;
+    return f->host.issue_us[kind] * 1e-6;
+}

@@ -1,0 +1,283 @@
+/* test_framework.c - framework profiles and what they change: the host issue timeline
+ * (train/host_dispatch.h), CUDA graphs, Megatron's gradient and optimizer bytes, the
+ * pipeline scatter/gather of Megatron-LM 2021 and the defaults a profile applies. */
+#include "aug_test.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "augur/framework.h"
+#include "augur/model.h"
+#include "augur/op.h"
+#include "augur/plan.h"
+#include "augur/status.h"
+#include "augur/system.h"
+#include "augur/train.h"
+#include "augur/units.h"
+
+#include "hw/topology.h"
+#include "train/host_dispatch.h"
+
+#define KDB AUG_TEST_SOURCE_DIR "/kernels-db"
+
+static struct aug_system sys;
+static struct aug_model gpt;
+
+static int group_setup(void **state) {
+    (void)state;
+    if (aug_system_load(KDB, "dgx-a100-80g", &sys) != AUG_OK)
+        return -1;
+    aug_model_init(&gpt);
+    snprintf(gpt.name, sizeof gpt.name, "gpt-6.7b-test");
+    gpt.layers = 32;
+    gpt.hidden = 4096;
+    gpt.heads = 32;
+    gpt.kv_heads = 32;
+    gpt.vocab = 51200;
+    gpt.max_seq = 2048;
+    gpt.tied_embeddings = 1;
+    return aug_model_finish(&gpt, "test") == AUG_OK ? 0 : -1;
+}
+
+static struct aug_plan plan(long gpus, long tp, long pp, long mb, long gb) {
+    struct aug_plan p;
+    aug_plan_init(&p);
+    p.gpus = gpus;
+    p.tp = tp;
+    p.pp = pp;
+    p.micro_batch = mb;
+    p.global_batch = gb;
+    p.seq = 2048;
+    return p;
+}
+
+static struct aug_train_result predict(struct aug_plan *p) {
+    if (aug_plan_resolve(p, &gpt, &sys) != AUG_OK)
+        fail_msg("plan: %s", aug_last_error());
+    struct aug_train_result r;
+    struct aug_train_options o = {NULL, 0, NULL};
+    if (aug_train_predict(&gpt, &sys, p, &o, &r) != AUG_OK)
+        fail_msg("predict: %s", aug_last_error());
+    return r;
+}
+
+static double op_s(struct aug_op op) {
+    struct aug_op_ctx ctx = {&sys, NULL, 0};
+    struct aug_op_time t;
+    assert_int_equal(aug_op_time(&ctx, &op, &t), AUG_OK);
+    return t.time_s;
+}
+
+static void test_host_timeline(void **state) {
+    (void)state;
+    struct aug_host_tl t;
+    /* 10 kernels of 5 us, each issued in 20 us: the last is issued at 200 us and ends at
+     * 205 us; the GPU was busy 50 us of it, idle 155 us */
+    aug_host_tl_init(&t);
+    aug_host_tl_kernels(&t, 10, 5e-6, 20e-6);
+    assert_rel(t.gpu, 205e-6, 1e-12);
+    assert_rel(aug_host_tl_idle(&t), 155e-6, 1e-12);
+    /* 10 kernels of 50 us: only the first issue (20 us) is exposed: 20 + 500 us */
+    aug_host_tl_init(&t);
+    aug_host_tl_kernels(&t, 10, 50e-6, 20e-6);
+    assert_rel(t.gpu, 520e-6, 1e-12);
+    assert_rel(aug_host_tl_idle(&t), 20e-6, 1e-12);
+    /* a 1 ms kernel lets the host run ahead: the next ten short kernels are issued by
+     * 220 us, long before the GPU is free at 1020 us, and cost it nothing */
+    aug_host_tl_init(&t);
+    aug_host_tl_kernels(&t, 1, 1000e-6, 20e-6);
+    aug_host_tl_kernels(&t, 10, 5e-6, 20e-6);
+    assert_rel(t.gpu, 1070e-6, 1e-12);
+    assert_rel(aug_host_tl_idle(&t), 20e-6, 1e-12);
+    /* the closed form equals kernel-by-kernel issue */
+    static const double cases[][3] = {{7, 3e-6, 11e-6}, {13, 40e-6, 9e-6}, {3, 10e-6, 10e-6}};
+    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+        double host = 30e-6, gpu = 45e-6;
+        for (int i = 0; i < (int)cases[k][0]; i++) {
+            host += cases[k][2];
+            gpu = fmax(gpu, host) + cases[k][1];
+        }
+        t.host = 30e-6;
+        t.gpu = 45e-6;
+        t.busy = 0;
+        aug_host_tl_kernels(&t, cases[k][0], cases[k][1], cases[k][2]);
+        assert_rel(t.gpu, gpu, 1e-12);
+        assert_rel(t.host, host, 1e-12);
+    }
+}
+
+static void test_cuda_graphs_remove_host_time(void **state) {
+    (void)state;
+    /* a small micro-batch at tp 8 is host-bound under the eager Megatron-DeepSpeed costs;
+     * with pp 1 and dp 1 the step shrinks by exactly the host time when CUDA graphs
+     * replay the layers */
+    struct aug_plan a = plan(8, 8, 1, 1, 4);
+    assert_int_equal(aug_plan_resolve(&a, &gpt, &sys), AUG_OK);
+    aug_framework_apply(AUG_FW_MEGATRON_DEEPSPEED, &a, 0, NULL, 0);
+    struct aug_plan b = a;
+    b.cuda_graphs = 1;
+    struct aug_train_result ra = predict(&a), rb = predict(&b);
+    assert_true(ra.breakdown.overhead_s > 0.0);
+    assert_near(rb.breakdown.overhead_s, 0.0, 0.0);
+    assert_rel(ra.step_time_s - rb.step_time_s, ra.breakdown.overhead_s, 1e-9);
+    assert_near(aug_framework_issue_s(&b, NULL, AUG_OP_GEMM), 0.0, 0.0);
+}
+
+static void test_profiles_apply_defaults(void **state) {
+    (void)state;
+    int id = -1;
+    assert_int_equal(aug_framework_from_name("megatron-core", &id), AUG_OK);
+    assert_int_equal(id, AUG_FW_MEGATRON_CORE);
+    assert_int_equal(aug_framework_from_name("caffe", &id), AUG_EUSAGE);
+    for (int i = 0; i < AUG_FW_COUNT; i++) {
+        assert_int_equal(aug_framework_from_name(aug_framework_name(i), &id), AUG_OK);
+        assert_int_equal(id, i);
+    }
+    /* NeMo 2 / Megatron-Core on 64 GPUs, tp 4, pp 2, interleaved: SP, FlashAttention,
+     * distributed optimizer, fp32 main gradients with bf16, P2P overlap (interleaved),
+     * buckets of max(40M, 1M x dp 8) = 40M parameters */
+    struct aug_plan p = plan(64, 4, 2, 1, 64);
+    p.interleave = 2;
+    p.flash_attention = 0;
+    assert_int_equal(aug_plan_resolve(&p, &gpt, &sys), AUG_OK);
+    char applied[256];
+    aug_framework_apply(AUG_FW_MEGATRON_CORE, &p, 0, applied, sizeof applied);
+    assert_int_equal(p.framework, AUG_FW_MEGATRON_CORE);
+    assert_int_equal(p.sp, 1);
+    assert_int_equal(p.flash_attention, 1);
+    assert_int_equal(p.zero, 1);
+    assert_int_equal(p.main_grads, AUG_GRADS_FP32);
+    assert_int_equal(p.pp_overlap, 1);
+    assert_int_equal(p.pp_scatter, 0);
+    assert_rel(p.bucket_params, 4e7, 1e-12);
+    assert_non_null(strstr(applied, "sp on"));
+    assert_non_null(strstr(applied, "grads fp32"));
+    /* fp16: Megatron keeps 16-bit gradients and an fp32 copy; options given win */
+    struct aug_plan q = plan(64, 4, 2, 1, 64);
+    q.dtype = AUG_DTYPE_FP16;
+    assert_int_equal(aug_plan_resolve(&q, &gpt, &sys), AUG_OK);
+    aug_framework_apply(AUG_FW_MEGATRON_CORE, &q, AUG_FWSET_SP | AUG_FWSET_SHARDING, NULL, 0);
+    assert_int_equal(q.sp, 0);
+    assert_int_equal(q.zero, 0);
+    assert_int_equal(q.main_grads, AUG_GRADS_FP32_COPY);
+    assert_int_equal(q.pp_overlap, 0); /* not interleaved */
+    /* Megatron-LM 2021/2022 scatters pipeline sends and reduces after the backward */
+    struct aug_plan r = plan(64, 4, 2, 1, 64);
+    assert_int_equal(aug_plan_resolve(&r, &gpt, &sys), AUG_OK);
+    aug_framework_apply(AUG_FW_MEGATRON_LM_2022, &r, 0, NULL, 0);
+    assert_int_equal(r.pp_scatter, 1);
+    assert_int_equal(r.dp_overlap, 0);
+    assert_int_equal(r.flash_attention, 0);
+    /* "none" changes nothing but the profile id */
+    struct aug_plan n = plan(64, 4, 2, 1, 64), n0;
+    assert_int_equal(aug_plan_resolve(&n, &gpt, &sys), AUG_OK);
+    memcpy(&n0, &n, sizeof n);
+    aug_framework_apply(AUG_FW_NONE, &n, 0, applied, sizeof applied);
+    assert_memory_equal(&n, &n0, sizeof n);
+    assert_string_equal(applied, "");
+}
+
+static void test_optimizer_bytes(void **state) {
+    (void)state;
+    /* dp 8, tp 1, pp 1: every GPU holds all P parameters. Bytes per parameter of weights +
+     * gradients + optimizer states (Megatron-Core docs, "Distributed Optimizer" table;
+     * ZeRO, Rajbhandari et al. sec. 3.1):
+     *   ZeRO paper, 16-bit grads:  2 + 2 + 12 = 16; ZeRO-1 over 8: 2 + 2 + 12/8 = 5.5
+     *   Megatron bf16, fp32 grads: 2 + 4 + 12 = 18; distributed:   6 + 12/8 = 7.5
+     *   Megatron fp16, fp32 copy:  2 + 2 + 16 = 20; distributed:   4 + 16/8 = 6 */
+    static const struct {
+        enum aug_dtype dt;
+        enum aug_main_grads g;
+        int zero;
+        double bytes;
+    } cases[] = {
+        {AUG_DTYPE_BF16, AUG_GRADS_DTYPE, 0, 16.0},     {AUG_DTYPE_BF16, AUG_GRADS_DTYPE, 1, 5.5},
+        {AUG_DTYPE_BF16, AUG_GRADS_FP32, 0, 18.0},      {AUG_DTYPE_BF16, AUG_GRADS_FP32, 1, 7.5},
+        {AUG_DTYPE_FP16, AUG_GRADS_FP32_COPY, 0, 20.0}, {AUG_DTYPE_FP16, AUG_GRADS_FP32_COPY, 1, 6.0},
+    };
+    double P = aug_model_params(&gpt);
+    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+        struct aug_plan p = plan(8, 1, 1, 1, 8);
+        p.dtype = cases[k].dt;
+        p.main_grads = cases[k].g;
+        p.zero = cases[k].zero;
+        assert_int_equal(aug_plan_resolve(&p, &gpt, &sys), AUG_OK);
+        struct aug_train_memory mem;
+        aug_train_memory(&gpt, &sys, &p, &mem);
+        double states = (mem.weights_gib + mem.gradients_gib + mem.optimizer_gib) * AUG_GIB;
+        if (fabs(states / P - cases[k].bytes) > 1e-9 * cases[k].bytes)
+            fail_msg("case %zu: %.6f bytes per parameter, expected %.2f", k, states / P,
+                     cases[k].bytes);
+    }
+    /* fp32 main gradients are all-reduced in fp32: without overlap the exposed DP time is
+     * one all-reduce of 4 P bytes over the 8 NVLink ranks */
+    struct aug_plan p = plan(8, 1, 1, 1, 8);
+    p.main_grads = AUG_GRADS_FP32;
+    p.dp_overlap = 0;
+    struct aug_train_result r = predict(&p);
+    assert_rel(r.breakdown.dp_comm_s,
+               op_s(aug_op_collective("g", AUG_COLL_ALL_REDUCE, 4.0 * P, 8, 8)), 1e-12);
+}
+
+static void test_pipeline_scatter_gather(void **state) {
+    (void)state;
+    /* 16 GPUs, tp 8, pp 2: the two stages sit on two nodes. Without SP, Megatron-LM's
+     * scatter/gather (Narayanan et al. SC21 sec. 4.1) sends b s h / t per rank over the
+     * network and all-gathers the b s h activation over the 8 NVLink ranks after it.
+     * 2 v (m + p - 1) = 2 (8 + 1) = 18 transfers; the tied embedding adds one all-reduce
+     * of V h / t (fp16/bf16: 2 bytes) between the stages. */
+    struct aug_plan p = plan(16, 8, 2, 1, 8);
+    p.pp_scatter = 1;
+    struct aug_train_result r = predict(&p);
+    double act = 2048.0 * 4096.0 * 2.0;
+    assert_int_equal(aug_ranks_per_domain(&sys, 2, 8), 1);
+    double t_sr = 4.0e-6 + act / 8.0 / (25e9 * 0.90); /* network latency + bytes at 90% */
+    assert_rel(op_s(aug_op_collective("s", AUG_COLL_SEND_RECV, act / 8.0, 2, 1)), t_sr, 1e-12);
+    double t_ag = op_s(aug_op_collective("ag", AUG_COLL_ALL_GATHER, act, 8, 8));
+    double t_ar = op_s(aug_op_collective("e", AUG_COLL_ALL_REDUCE, 51200.0 * 4096.0 / 8.0 * 2.0,
+                                         2, 1));
+    assert_rel(r.breakdown.pp_comm_s, 18.0 * (t_sr + t_ag) + t_ar, 1e-12);
+    /* it is what makes the 2021 runs fast: the full send costs more */
+    struct aug_plan q = plan(16, 8, 2, 1, 8);
+    struct aug_train_result rq = predict(&q);
+    assert_rel(rq.breakdown.pp_comm_s, 18.0 * (4.0e-6 + act / (25e9 * 0.90)) + t_ar, 1e-12);
+    assert_true(r.breakdown.pp_comm_s < rq.breakdown.pp_comm_s);
+    /* with SP each rank holds s/t already: scatter changes nothing */
+    struct aug_plan s1 = plan(16, 8, 2, 1, 8), s2;
+    s1.sp = 1;
+    s2 = s1;
+    s2.pp_scatter = 1;
+    assert_rel(predict(&s1).breakdown.pp_comm_s, predict(&s2).breakdown.pp_comm_s, 1e-12);
+}
+
+static void test_param_gather_overlap(void **state) {
+    (void)state;
+    /* ZeRO-1 on 8 GPUs, one micro-batch, one bucket per layer (32): the parameter
+     * all-gather of 2 P bytes costs t_ag exposed; overlapped with the next forward it
+     * hides all but its first bucket behind compute, so the saving is positive, at most
+     * t_ag, and at least t_ag / 32 stays exposed */
+    double P = aug_model_params(&gpt);
+    struct aug_plan a = plan(8, 1, 1, 1, 8);
+    a.zero = 1;
+    struct aug_plan b = a;
+    b.param_gather_overlap = 1;
+    struct aug_train_result ra = predict(&a), rb = predict(&b);
+    double t_ag = op_s(aug_op_collective("ag", AUG_COLL_ALL_GATHER, 2.0 * P, 8, 8));
+    double saved = ra.breakdown.dp_comm_s - rb.breakdown.dp_comm_s;
+    assert_true(saved > 0.0);
+    assert_true(saved <= t_ag * (1.0 + 1e-12));
+    assert_true(saved <= t_ag - t_ag / 32.0 + 1e-12);
+    assert_rel(ra.step_time_s - rb.step_time_s, saved, 1e-9);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_host_timeline),
+        cmocka_unit_test(test_cuda_graphs_remove_host_time),
+        cmocka_unit_test(test_profiles_apply_defaults),
+        cmocka_unit_test(test_optimizer_bytes),
+        cmocka_unit_test(test_pipeline_scatter_gather),
+        cmocka_unit_test(test_param_gather_overlap),
+    };
+    return cmocka_run_group_tests(tests, group_setup, NULL);
+}
