@@ -13,7 +13,13 @@
 #include "augur/dtype.h"
 #include "augur/progress.h"
 #include "augur/status.h"
+#include "augur/op.h"
+#include "hw/gemm_model.h"
+#include "hw/host_time.h"
 #include "lsq.h"
+
+/* held-out error ratio within which a physical form beats a purely fitted one */
+#define PHYSICAL_PREFERENCE 1.15
 
 void aug_fit_opts_default(struct aug_fit_opts *o)
 {
@@ -228,7 +234,12 @@ static int fit_linear_once(const struct aug_curve_form *f, const struct aug_curv
 
 static void clamp_params(const struct aug_curve_form *f, double *p)
 {
-    (void)f;
+    if (f->init) { /* forms with their own start (gemm_tile): positive physical parameters */
+        for (int j = 0; j < f->n_fit; j++)
+            if (!(p[j] > 1e-6))
+                p[j] = 1e-6;
+        return;
+    }
     /* every saturating form: p0 e_max, p1 log10 of the half point, p2 steepness */
     if (p[0] < 1e-4)
         p[0] = 1e-4;
@@ -340,6 +351,8 @@ static int fit_nonlinear(const struct aug_curve_form *f, const struct aug_curve_
     for (int i = 0; i < n; i++) {
         ly[i] = log(y[i]);
         lx[i] = log10(pt[i].x > 0 ? pt[i].x : 1);
+        if (f->init)
+            continue;
         /* the largest efficiency seen, with the shape factor of the form divided out */
         double unit[AUG_CURVE_MAX_PARAMS];
         memcpy(unit, p, sizeof unit);
@@ -357,6 +370,19 @@ static int fit_nonlinear(const struct aug_curve_form *f, const struct aug_curve_
     int best_iters = 0;
     struct aug_lsq_info last = {0, 0, 0}, best_info = {0, 0, 0};
     int rc = AUG_OK;
+    if (f->init) { /* a physical form: one start from its own initial values */
+        f->init(p);
+        clamp_params(f, p);
+        int iters = 0;
+        rc = lm_run(f, pt, ly, n, p, &iters, &last);
+        if (rc == AUG_OK && st) {
+            aug_fit_eval(f, p, pt, y, n, st);
+            st->rank = last.rank;
+            st->cond = last.cond;
+            st->iters = iters;
+        }
+        goto out;
+    }
     static const double q[] = {0.25, 0.5, 0.75};
     static const double steep[] = {0.7, 1.5};
     for (size_t qi = 0; qi < sizeof q / sizeof q[0]; qi++) {
@@ -496,6 +522,24 @@ void aug_fit_sample_point(const struct aug_sample *x, const struct aug_gpu *gpu,
     double peak = gpu ? gpu->peak_tflops[x->dtype] : 0;
     *t_us = x->time_us;
     *eff = NAN;
+    /* host-timed kernels (host_event: CUDA events around one framework call; wall: a
+     * synchronised wall clock): the host view is pre + max(kernel, post)
+     * (predictor/hw/host_time.c); the kernel time is t - pre, and a time within pre + post
+     * hides the kernel: NaN, left out by the caller. cuda_event (events around the launch
+     * itself, the profiler without CUPTI) is kernel time. */
+    if (x->family != AUG_FAMILY_COLLECTIVE &&
+        (strcmp(x->timing, "host_event") == 0 || strcmp(x->timing, "wall") == 0)) {
+        struct aug_op op;
+        memset(&op, 0, sizeof op);
+        op.kind = x->family == AUG_FAMILY_GEMM        ? AUG_OP_GEMM
+                  : x->family == AUG_FAMILY_ATTENTION ? AUG_OP_ATTENTION
+                                                      : AUG_OP_MEMORY;
+        op.mem_op = x->op;
+        double pre, post;
+        aug_host_overhead_us(&op, &pre, &post);
+        double k = x->time_us - pre;
+        *t_us = k > post ? k : NAN;
+    }
     switch (x->family) {
     case AUG_FAMILY_GEMM:
         *pt = aug_curve_gemm_point(x->m * (x->batch > 0 ? x->batch : 1), x->n, x->k,
@@ -508,11 +552,11 @@ void aug_fit_sample_point(const struct aug_sample *x, const struct aug_gpu *gpu,
     default:
         *pt = aug_curve_size_point(x->size_bytes);
         if (x->family == AUG_FAMILY_MEMORY && gpu && gpu->hbm_gbps > 0)
-            *eff = x->size_bytes / (x->time_us * 1e-6) / (gpu->hbm_gbps * 1e9);
+            *eff = x->size_bytes / (*t_us * 1e-6) / (gpu->hbm_gbps * 1e9);
         return;
     }
     if (peak > 0)
-        *eff = pt->flops / (x->time_us * 1e-6 * peak * 1e12);
+        *eff = pt->flops / (*t_us * 1e-6 * peak * 1e12);
 }
 
 /* ---- grouping ---- */
@@ -624,6 +668,20 @@ static int fixed_params(const struct aug_curve_form *f, const struct aug_fit_gro
             return 0;
         p[5] = gpu->sm_count;
         p[6] = AUG_CURVE_GEMM_TILE_M;
+        p[7] = gpu->peak_tflops[g->dtype];
+        return 1;
+    }
+    if (strcmp(f->name, "gemm_tile") == 0) {
+        if (!gpu || gpu->sm_count < 1 || !(gpu->peak_tflops[g->dtype] > 0))
+            return 0;
+        struct aug_gemm_ceiling c;
+        if (!aug_gemm_ceiling_of(gpu, g->dtype, &c))
+            return 0;
+        p[2] = c.hbm_gbps; /* starting value of the fitted HBM bandwidth */
+        p[3] = gpu->sm_count;
+        p[4] = gpu->l2_mib;
+        p[5] = c.l2_gbps;
+        p[6] = c.simt;
         p[7] = gpu->peak_tflops[g->dtype];
         return 1;
     }
@@ -868,10 +926,14 @@ static int fit_group(const struct aug_samples *s, struct aug_fit_group *g,
         goto out;
     }
     /* points, efficiency check, sort by size feature */
-    int n = 0, dropped = 0;
+    int n = 0, dropped = 0, hidden = 0;
     for (int i = 0; i < g->n_idx; i++) {
         const struct aug_sample *x = &s->v[g->idx[i]];
         aug_fit_sample_point(x, o->gpu, &tmp[n], &tt[n], &te[n]);
+        if (!isfinite(tt[n])) { /* a host-timed kernel hidden by the host overhead */
+            hidden++;
+            continue;
+        }
         if (isfinite(te[n]) && te[n] > 1.0 && x->family == AUG_FAMILY_MEMORY) {
             /* bytes of memory-bound ops are a counting convention (caches can beat it):
              * flag, keep the point */
@@ -892,6 +954,10 @@ static int fit_group(const struct aug_samples *s, struct aug_fit_group *g,
         g->idx[n] = g->idx[i];
         n++;
     }
+    if (hidden > 0)
+        add_warning(r, "%s %s %s: %d host-timed points within the host overhead (kernel "
+                    "hidden) left out; the others fitted as time - %s", aug_family_name(g->family),
+                    g->op, aug_dtype_name(g->dtype), hidden, "the fitted per-call overhead");
     if (dropped > 3)
         add_warning(r, "%s %s %s: %d points in all with efficiency above 1 left out",
                     aug_family_name(g->family), g->op, aug_dtype_name(g->dtype), dropped);
@@ -921,7 +987,7 @@ static int fit_group(const struct aug_samples *s, struct aug_fit_group *g,
     const char *source = o->source ? o->source : group_source(s, g, srcbuf, sizeof srcbuf);
     /* try every form of the family; the lowest cross-validated error wins */
     int best = -1;
-    double best_cv = INFINITY;
+    double best_cv = INFINITY, best_score = INFINITY;
     int best_first = 0, best_count = 0;
     struct aug_fit_group best_g = *g;
     for (int fi = 0; fi < aug_curve_form_count(); fi++) {
@@ -958,7 +1024,14 @@ static int fit_group(const struct aug_samples *s, struct aug_fit_group *g,
             r->n_curves = before;
             continue;
         }
-        if (cv < best_cv) {
+        /* a form with an init start is a physical model (gemm_tile: monotone in every
+         * dimension, steps the right way at tile and wave edges, extrapolates to the
+         * achievable ceilings); it is preferred while its held-out error is within 15% of
+         * the best purely fitted form's (on Vidur's sweeps: H100 13.8% against gemm_roof's
+         * 12.3%) */
+        double score = f->init && !f->linear ? cv / PHYSICAL_PREFERENCE : cv;
+        if (score < best_score) {
+            best_score = score;
             /* drop the previous best's rows: keep only the winner's curves */
             if (best >= 0) {
                 size_t keep_from = (size_t)best_first + (size_t)best_count;

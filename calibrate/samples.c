@@ -18,7 +18,10 @@ static const char *const raw_columns[] = {
     "time_us_max", "reps", "timing", "source"};
 #define N_RAW_COLUMNS (sizeof raw_columns / sizeof raw_columns[0])
 
-static const char *const timings[] = {"cupti_kernel", "cuda_event", "wall"};
+/* cupti_kernel: device time of the kernel; cuda_event: events around the kernel launch
+ * itself (the profiler without CUPTI); host_event: events around one call of an eager
+ * framework (PyTorch: dispatch included, NeuSight's data); wall: a synchronised wall clock */
+static const char *const timings[] = {"cupti_kernel", "cuda_event", "host_event", "wall"};
 
 void aug_samples_init(struct aug_samples *s)
 {
@@ -134,7 +137,7 @@ int aug_samples_add(struct aug_samples *s, const struct aug_sample *x)
         return aug_errorf(AUG_EDATA, "%s:%ld: column 'reps': negative", f, ln);
     if (!aug_timing_valid(x->timing))
         return aug_errorf(AUG_EDATA, "%s:%ld: column 'timing': unknown timing '%s' (cupti_kernel, "
-                          "cuda_event or wall)", f, ln, x->timing);
+                          "cuda_event, host_event or wall)", f, ln, x->timing);
     switch (x->family) {
     case AUG_FAMILY_GEMM:
         if (!POS(x->m) || !POS(x->n) || !POS(x->k) || !POS(x->batch))
@@ -303,7 +306,7 @@ static int parse_raw_row(const struct aug_csv *t, size_t r, struct aug_sample *x
         return rc;
     if (!aug_timing_valid(x->timing))
         return aug_csv_cell_error(t, r, "timing", "unknown timing '%s' (cupti_kernel, "
-                                  "cuda_event or wall)", x->timing);
+                                  "cuda_event, host_event or wall)", x->timing);
     int src = aug_samples_source(s, aug_csv_cell(t, r, aug_csv_col(t, "source")));
     if (src < 0)
         return src;

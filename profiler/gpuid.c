@@ -52,6 +52,16 @@ static const struct {
     {"NVIDIA H200", "h200-141g"},          /* H200 SXM (the NVL part says "H200 NVL") */
     {"NVIDIA B200", "b200-180g"},
     {"NVIDIA GB200", "gb200-186g"},
+    {"NVIDIA A100-PCIE-40GB", "a100-pcie-40g"},
+    {"NVIDIA A100 80GB PCIe", "a100-pcie-80g"},
+    {"NVIDIA H100 PCIe", "h100-pcie-80g"},
+    {"Tesla V100-SXM2-32GB", "v100-sxm2-32g"},
+    {"Tesla V100-PCIE-32GB", "v100-pcie-32g"},
+    {"Tesla T4", "t4-16g"},
+    {"NVIDIA L4", "l4-24g"},
+    {"NVIDIA A10", "a10-24g"},
+    {"Tesla P100-PCIE-16GB", "p100-pcie-16g"},
+    {"Tesla P4", "p4-8g"},
 };
 
 /* Equal ignoring case, and runs of ' ', '-', '_' count as one separator. */

@@ -53,6 +53,7 @@ struct aug_coll_time {
     enum aug_coll_algo algo;    /* the algorithm used */
     enum aug_source source;
     int crosses_network;        /* 1 when the group spans more than one NVLink domain */
+    int extrapolated;           /* 1: a curve was used outside its measured size range */
 };
 
 /* Time of one collective of `size_bytes` over `ranks` ranks, `ranks_per_domain` of which

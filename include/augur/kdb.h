@@ -87,6 +87,16 @@ int aug_kdb_memory_time_us(const struct aug_kdb *kdb, const char *op, enum aug_d
 int aug_kdb_collective_time_us(const struct aug_kdb *kdb, enum aug_coll c, double size_bytes,
                                int ranks, const char *link, double *time_us);
 
+/* Measured range [x_min, x_max] of the curve a lookup of the same arguments would use (the
+ * union of its pieces; x: GEMM FLOPs, attention seq_kv, memory and collective bytes).
+ * Returns 1 when there is such a curve, else 0. op: memory op name (NULL for GEMM and
+ * attention); attention: backward and causal select the kernel. */
+int aug_kdb_curve_range(const struct aug_kdb *kdb, enum aug_family fam, const char *op,
+                        enum aug_dtype dt, int backward, int causal, double *x_min,
+                        double *x_max);
+int aug_kdb_collective_range(const struct aug_kdb *kdb, enum aug_coll c, int ranks,
+                             const char *link, double *x_min, double *x_max);
+
 #ifdef __cplusplus
 }
 #endif

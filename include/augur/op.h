@@ -1,9 +1,12 @@
 /* op.h - one kernel-level operator and its hybrid time.
  *
- * t = max(flops / (peak_dtype * eff_c), bytes / (hbm_bw * eff_m)) + launch, where the
- * efficiencies come from the GPU's calibrated curve for the op's family (source
- * "curve"), else from the documented default table in efficiency.c ("fallback"), else
- * the op runs at peak ("roofline": only when asked, --roofline). */
+ * The time comes from the GPU's calibrated curve for the op's family (source "curve"),
+ * else from the structural kernel models of predictor/hw/ (GEMM tiles and waves,
+ * FlashAttention tiles, memory-bound bytes at the achievable bandwidth) at the GPU's
+ * achievable ceilings plus its launch gap ("fallback"), else the op runs at peak
+ * ("roofline": only when asked, --roofline). No time is ever below
+ * max(flops / peak_dtype, bytes / hbm_bw) (`clamped` says when it was raised to it); a
+ * curve used outside its measured range says `extrapolated`. */
 #ifndef AUG_OP_H
 #define AUG_OP_H
 
@@ -52,6 +55,8 @@ struct aug_op_time {
     double intensity;      /* flops / bytes */
     int compute_bound;     /* 1 when the compute term dominates */
     enum aug_source source;
+    int extrapolated;      /* 1: a calibrated curve was used outside its measured range */
+    int clamped;           /* 1: raised to the physics bound max(flops / peak, bytes / HBM) */
 };
 
 /* Hybrid timing options. */

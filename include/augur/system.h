@@ -26,7 +26,13 @@ struct aug_gpu {
     double l2_mib;
     double smem_kib_per_sm;                  /* shared memory (SRAM) usable per SM */
     double launch_us;                        /* per-kernel launch + tail overhead */
-    char source[512];
+    /* achievable ceilings (0 = not given: hw/gemm_model.c uses documented fractions) */
+    double ach_tflops_bf16;                  /* dense bf16/fp16 rate cuBLAS reaches */
+    double ach_tflops_fp8;                   /* the same for fp8 (fp32 accumulation) */
+    double ach_tflops_fp32;                  /* SGEMM on the CUDA cores */
+    double ach_hbm_gbps;                     /* STREAM-like copy bandwidth, 1e9 B/s */
+    double l2_gbps;                          /* L2 -> SM bandwidth, 1e9 B/s */
+    char source[1024];
 };
 
 enum aug_link {

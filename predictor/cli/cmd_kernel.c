@@ -7,6 +7,8 @@
 #include <string.h>
 
 #include "augur/augur.h"
+#include "hw/gemm_model.h"
+#include "hw/host_time.h"
 #include "cli.h"
 #include "cmd_kernel.h"
 #include "core/finite.h"
@@ -18,16 +20,26 @@ static void help(void) {
            "       augur kernel memory    --gpu ID --bytes SIZE [--op elementwise|norm|softmax|...]\n"
            "       augur kernel collective --gpu ID --collective all_reduce|all_gather|...\n"
            "                              --bytes SIZE --ranks N [--ranks-per-node R] [--system S]\n"
-           "       common: [--kdb DIR] [--roofline] [--format table|json|csv] [--output FILE]\n\n"
+           "       common: [--kdb DIR] [--roofline] [--timing kernel|host] [--host-us US]\n"
+           "               [--format table|json|csv] [--output FILE]\n\n"
            "Predicts one kernel's time. The efficiency comes from the GPU's calibrated curve in\n"
            "kernels-db (source 'curve'), else from augur's documented defaults ('fallback'), or\n"
-           "is 1 with --roofline ('roofline'). Sizes accept K, M, G, Ki, Mi, Gi suffixes.\n");
+           "is 1 with --roofline ('roofline'). Without a curve, GEMMs and attention are timed by\n"
+           "the structural tile/wave model at the GPU's achievable ceilings (kernels-db/gpus.csv).\n"
+           "A curve used outside its measured range says 'extrapolated'; no time is ever below\n"
+           "max(flops / peak, bytes / HBM bandwidth) ('clamped' when raised to it).\n"
+           "--timing kernel (default): device time, as CUPTI or the profiler measure it.\n"
+           "--timing host: as seen from the host timing one eager framework call with\n"
+           "synchronization: pre + max(kernel, post), the framework's dispatch before the\n"
+           "kernel and its remaining host work after the launch, fitted on NeuSight's\n"
+           "event-timed PyTorch data (benchmarks/kernels.md); --host-us US sets pre, post 0.\n"
+           "Sizes accept K, M, G, Ki, Mi, Gi suffixes.\n");
 }
 
 enum {
     OPT_GPU = 256, OPT_SYSTEM, OPT_M, OPT_N, OPT_K, OPT_BATCH, OPT_DTYPE, OPT_HEADS, OPT_SEQ,
     OPT_SEQKV, OPT_HD, OPT_CAUSAL, OPT_BACKWARD, OPT_BYTES, OPT_OP, OPT_COLL, OPT_RANKS, OPT_RPN,
-    OPT_KDB, OPT_ROOF, OPT_FORMAT, OPT_OUTPUT, OPT_HELP
+    OPT_KDB, OPT_ROOF, OPT_FORMAT, OPT_OUTPUT, OPT_TIMING, OPT_HOSTUS, OPT_HELP
 };
 static const struct option options[] = {
     {"gpu", required_argument, 0, OPT_GPU},       {"system", required_argument, 0, OPT_SYSTEM},
@@ -41,6 +53,7 @@ static const struct option options[] = {
     {"ranks", required_argument, 0, OPT_RANKS},   {"ranks-per-node", required_argument, 0, OPT_RPN},
     {"kdb", required_argument, 0, OPT_KDB},       {"roofline", no_argument, 0, OPT_ROOF},
     {"format", required_argument, 0, OPT_FORMAT}, {"output", required_argument, 0, OPT_OUTPUT},
+    {"timing", required_argument, 0, OPT_TIMING}, {"host-us", required_argument, 0, OPT_HOSTUS},
     {"help", no_argument, 0, OPT_HELP},           {0, 0, 0, 0},
 };
 
@@ -102,7 +115,8 @@ int aug_cmd_kernel(int argc, char **argv) {
     const char *gpu = NULL, *system = NULL, *kdb_dir = NULL, *output = NULL, *mem_op = "elementwise";
     double m = 0, n = 0, k = 0, batch = 1, heads = 0, seq = 0, seq_kv = 0, hd = 0, bytes = 0;
     long ranks = 0, rpn = 0;
-    int causal = 0, backward = 0, roof = 0, rc, c;
+    int causal = 0, backward = 0, roof = 0, host = 0, rc, c;
+    double host_us = -1;
     enum aug_dtype dt = AUG_DTYPE_BF16;
     enum aug_coll coll = AUG_COLL_ALL_REDUCE;
     int have_coll = 0;
@@ -140,6 +154,18 @@ int aug_cmd_kernel(int argc, char **argv) {
         case OPT_ROOF: roof = 1; break;
         case OPT_FORMAT: if ((rc = aug_cli_format(cmd, optarg, &fmt))) return rc; break;
         case OPT_OUTPUT: output = optarg; break;
+        case OPT_TIMING:
+            if (strcmp(optarg, "kernel") == 0) host = 0;
+            else if (strcmp(optarg, "host") == 0) host = 1;
+            else return aug_cli_usage(cmd, "--timing: '%s' is not kernel or host", optarg);
+            break;
+        case OPT_HOSTUS:
+            if (aug_parse_double(optarg, "--host-us", &host_us) != AUG_OK)
+                return aug_cli_usage(cmd, "%s", aug_last_error());
+            if (!(host_us >= 0) || host_us > 1e6)
+                return aug_cli_usage(cmd, "--host-us must be in [0, 1e6]");
+            host = 1;
+            break;
         case 'h':
         case OPT_HELP: help(); return 0;
         case ':': return aug_cli_usage(cmd, "option '%s' needs a value", argv[optind - 1]);
@@ -241,12 +267,47 @@ int aug_cmd_kernel(int argc, char **argv) {
                                        t.time_s), NULL);
 
     double peak = sys.gpu.peak_tflops[dt] * 1e12, bw = sys.gpu.hbm_gbps * 1e9;
+    double kernel_s = t.time_s;
+    double pre_us = 0, post_us = 0;
+    if (host) {
+        aug_host_overhead_us(&op, &pre_us, &post_us);
+        if (host_us >= 0) {
+            pre_us = host_us;
+            post_us = 0;
+        }
+        t.time_s = aug_host_time_s(kernel_s, pre_us, post_us);
+    }
     json_t *o = json_object();
     json_object_set_new(o, "family", json_string(family));
     json_object_set_new(o, "gpu", json_string(gpu));
+    json_object_set_new(o, "timing", json_string(host ? "host" : "kernel"));
     json_object_set_new(o, "time_s", json_real(t.time_s));
+    if (host) {
+        json_object_set_new(o, "kernel_time_s", json_real(kernel_s));
+        json_object_set_new(o, "host_pre_us", json_real(pre_us));
+        json_object_set_new(o, "host_post_us", json_real(post_us));
+    }
     json_object_set_new(o, "efficiency", json_real(t.eff));
     json_object_set_new(o, "source", json_string(aug_source_name(t.source)));
+    json_object_set_new(o, "extrapolated", json_boolean(t.extrapolated));
+    json_object_set_new(o, "clamped", json_boolean(t.clamped));
+    struct aug_gemm_ceiling ceil_c;
+    if (fam == AUG_OP_GEMM && !roof && aug_gemm_ceiling_of(&sys.gpu, dt, &ceil_c)) {
+        /* the structural model's choice, shown for every GEMM (it times those without a
+         * curve) */
+        struct aug_gemm_plan gp;
+        if (aug_gemm_model_us(&ceil_c, m, n, k, batch, &gp) > 0) {
+            char tile[64];
+            snprintf(tile, sizeof tile, "%gx%gx%g", gp.tile_m, gp.tile_n, gp.tile_k);
+            json_object_set_new(o, "model_tile", json_string(tile));
+            json_object_set_new(o, "model_ctas_per_sm", json_real(gp.ctas_per_sm));
+            json_object_set_new(o, "model_split_k", json_real(gp.split_k));
+            json_object_set_new(o, "model_tiles", json_real(gp.tiles));
+            json_object_set_new(o, "model_waves", json_real(gp.waves));
+            json_object_set_new(o, "model_time_s", json_real(gp.t_us * 1e-6));
+            json_object_set_new(o, "model_ceiling_tflops", json_real(ceil_c.rate_tflops));
+        }
+    }
     if (fam == AUG_OP_COLLECTIVE) {
         json_object_set_new(o, "bound", json_string("network"));
         json_object_set_new(o, "busbw_gbps",
@@ -265,6 +326,9 @@ int aug_cmd_kernel(int argc, char **argv) {
         return 1;
     }
     int out = aug_cli_write(f, fmt, o);
+    if (!out && fmt == AUG_FORMAT_TABLE && t.extrapolated)
+        fprintf(f, "note: the calibrated curve was used outside its measured size range "
+                   "(extrapolated)\n");
     json_decref(o);
     if (out) {
         aug_cli_discard_output(f);

@@ -62,10 +62,11 @@ static double flat_time(enum aug_coll c, double size, int n, double busbw, doubl
 /* Calibrated time: the exact group size and link, else the nearest calibrated group on
  * the same link rescaled by the ratio of bus-bandwidth factors (busbw carries over). */
 static int curve_time(const struct aug_kdb *kdb, enum aug_coll c, double size, int ranks,
-                      const char *link, double *t_s) {
+                      const char *link, double *t_s, int *used_ranks) {
     double t_us;
     if (!kdb)
         return 0;
+    *used_ranks = ranks;
     if (aug_kdb_collective_time_us(kdb, c, size, ranks, link, &t_us)) {
         *t_s = t_us * 1e-6;
         return 1;
@@ -77,6 +78,7 @@ static int curve_time(const struct aug_kdb *kdb, enum aug_coll c, double size, i
             continue;
         if (aug_kdb_collective_time_us(kdb, c, size, r, link, &t_us)) {
             *t_s = t_us * 1e-6 * aug_coll_busbw_factor(c, ranks) / aug_coll_busbw_factor(c, r);
+            *used_ranks = r;
             return 1;
         }
     }
@@ -116,9 +118,21 @@ int aug_coll_time_ideal(const struct aug_system *sys, const struct aug_kdb *kdb,
     const char *link = aug_link_name(crosses ? AUG_LINK_NETWORK : AUG_LINK_NVLINK);
 
     double t_cal;
-    if (!ideal && algo == AUG_ALGO_AUTO && curve_time(kdb, c, size_bytes, ranks, link, &t_cal)) {
+    int used = ranks;
+    if (!ideal && algo == AUG_ALGO_AUTO &&
+        curve_time(kdb, c, size_bytes, ranks, link, &t_cal, &used)) {
         out->time_s = t_cal;
         out->source = AUG_SOURCE_CURVE;
+        double lo, hi;
+        if (aug_kdb_collective_range(kdb, c, used, link, &lo, &hi) &&
+            (size_bytes < lo || size_bytes > hi)) {
+            out->extrapolated = 1;
+            /* beyond the measured sizes the curve tends to the link's achievable bus
+             * bandwidth (busbw above: nominal x coll_eff), never above it */
+            double f = aug_coll_busbw_factor(c, ranks);
+            if (size_bytes > hi && busbw > 0 && f > 0 && out->time_s < size_bytes * f / busbw)
+                out->time_s = size_bytes * f / busbw;
+        }
     } else {
         double ring = flat_time(c, size_bytes, ranks, busbw, lat, 0);
         if (c == AUG_COLL_ALL_TO_ALL && crosses) {

@@ -3,6 +3,8 @@
  * policy. Adding a form is one set of static functions plus one row in `forms`. */
 #include "augur/curve.h"
 
+#include "hw/gemm_model.h"
+
 #include <math.h>
 #include <string.h>
 
@@ -202,6 +204,60 @@ static double attn_sat_eval(const double *p, const struct aug_curve_point *pt)
     return exp(attn_sat_log_grad(p, pt, NULL));
 }
 
+/* ---- gemm_tile: the structural model (hw/gemm_model.c) with fitted ceilings ----
+ * p0 overhead (us), p1 main-loop rate (TFLOP/s), p2 HBM bandwidth (GB/s); fixed p3 SMs,
+ * p4 L2 (MiB), p5 L2 bandwidth (GB/s), p6 1 for SIMT (fp32) tiles, p7 dense peak. */
+
+static double gemm_tile_eval(const double *p, const struct aug_curve_point *pt)
+{
+    struct aug_gemm_ceiling c;
+    memset(&c, 0, sizeof c);
+    double elems = pt->m * pt->k + pt->k * pt->n + pt->m * pt->n;
+    c.elt_bytes = elems > 0 && pt->bytes > 0 ? pt->bytes / elems : 2.0;
+    c.out_bytes = c.elt_bytes >= 4 ? 4.0 : 2.0;
+    c.overhead_us = p[0] > 0 ? p[0] : 0.0;
+    c.rate_tflops = p[1] < p[7] ? p[1] : p[7];
+    c.peak_tflops = p[7];
+    c.hbm_gbps = p[2];
+    c.peak_hbm_gbps = p[2];
+    c.sms = p[3] >= 1 ? (int)p[3] : 1;
+    c.l2_bytes = p[4] * 1048576.0;
+    c.l2_gbps = p[5];
+    c.simt = p[6] > 0.5;
+    if (!(c.rate_tflops > 0) || !(c.hbm_gbps > 0) || !(c.l2_gbps > 0))
+        return INFINITY;
+    return aug_gemm_model_us(&c, pt->m, pt->n, pt->k, 1, NULL);
+}
+
+/* log time and its gradient by central differences (the model is piecewise smooth: tiles
+ * and waves are fixed within a small step) */
+static double gemm_tile_log_grad(const double *p, const struct aug_curve_point *pt, double *g)
+{
+    double v = log(gemm_tile_eval(p, pt));
+    if (g) {
+        for (int j = 0; j < 3; j++) {
+            double q[AUG_CURVE_MAX_PARAMS];
+            memcpy(q, p, sizeof q);
+            double h = 1e-4 * (fabs(p[j]) > 1e-3 ? fabs(p[j]) : 1e-3);
+            q[j] = p[j] + h;
+            double up = log(gemm_tile_eval(q, pt));
+            q[j] = p[j] - h > 0 ? p[j] - h : p[j];
+            double dn = log(gemm_tile_eval(q, pt));
+            g[j] = (up - dn) / (p[j] + h - q[j]);
+        }
+    }
+    return v;
+}
+
+/* Start: 2.5 us overhead, 80% of the peak; p2 (HBM) is set from the GPU by the caller. */
+static void gemm_tile_init(double *p)
+{
+    p[0] = AUG_GEMM_OVERHEAD_US;
+    p[1] = 0.8 * p[7];
+    if (!(p[2] > 0))
+        p[2] = 1000.0;
+}
+
 static const struct aug_curve_form forms[] = {
     {"linear", AUG_FAMILY_MEMORY, 2, 2, 1, AUG_CURVE_TIME, linear_basis, linear_eval, NULL,
      NULL},
@@ -213,6 +269,8 @@ static const struct aug_curve_form forms[] = {
      gemm_roof_init, NULL},
     {"attn_sat", AUG_FAMILY_ATTENTION, 4, 3, 0, AUG_CURVE_EFF, NULL, attn_sat_eval, NULL,
      attn_sat_log_grad},
+    {"gemm_tile", AUG_FAMILY_GEMM, 8, 3, 0, AUG_CURVE_TIME, NULL, gemm_tile_eval,
+     gemm_tile_init, gemm_tile_log_grad},
 };
 
 int aug_curve_form_count(void)

@@ -1,5 +1,8 @@
-/* efficiency.c - default efficiencies, used (and tagged "fallback") wherever a GPU has no
- * calibrated curve for a kernel family. One table, each number with its basis:
+/* efficiency.c - default efficiencies. GEMMs, attention and memory-bound kernels without a
+ * calibrated curve are timed by the structural models (gemm_model.c, attention_model.c,
+ * memop_model.c); aug_eff_gemm() reports the GEMM model as an efficiency, and the
+ * saturating GEMM constants below remain only for a dtype the GPU has no ceiling for.
+ * The other entries are still used where named. One table, each number with its basis:
  *
  * gemm_e_max 0.72, f_half 2e9, alpha 1.0: cuBLAS fp16 GEMMs of Llama-2-7B on A100 80GB
  *   in Vidur's profiling sweep (microsoft/vidur data/profiling/compute/a100, mlp.csv) run at
@@ -37,8 +40,10 @@
  *   best_practice/mixtral/run_mixtral_8x22B.sh), a 4.5% longer step, which this model
  *   reproduces at f = 1.077 with the default efficiencies (tests/test_moe.c). */
 #include "efficiency.h"
+#include "hw/gemm_model.h"
 
 #include <math.h>
+#include <stddef.h>
 
 static const struct aug_eff_defaults defaults = {
     .gemm_e_max = 0.72,
@@ -77,14 +82,27 @@ double aug_eff_wave(double m, double n, double tile_m, double tile_n, int sm_cou
 
 double aug_eff_gemm(const struct aug_gpu *gpu, enum aug_dtype dt, double m, double n, double k,
                     double batch) {
+    /* the structural model (gemm_model.c) at the GPU's achievable ceilings: its compute
+     * time (tiles, waves, main loop, prologue/epilogue) as an efficiency against the
+     * dtype's dense peak; callers add the memory term from their own byte count */
+    struct aug_gemm_ceiling c;
+    struct aug_gemm_plan plan;
+    double b = batch > 0 ? batch : 1.0;
+    double flops = 2.0 * m * n * k * b;
+    if (aug_gemm_ceiling_of(gpu, dt, &c) && flops > 0 &&
+        aug_gemm_model_us(&c, m, n, k, b, &plan) > 0) {
+        double t_us = plan.t_compute_us + c.overhead_us;
+        if (t_us > 0) {
+            double e = flops / (t_us * 1e-6 * c.peak_tflops * 1e12);
+            return e < 1.0 ? e : 1.0;
+        }
+    }
     const struct aug_eff_defaults *d = &defaults;
     double e_max = dt == AUG_DTYPE_FP8 ? d->gemm_e_max_fp8 : d->gemm_e_max;
-    double flops = 2.0 * m * n * k * (batch > 0 ? batch : 1.0);
     /* F^a / (F^a + F_half^a) = 1 / (1 + (F_half / F)^a): one pow per GEMM */
     double sat = flops > 0 ? 1.0 / (1.0 + pow(d->gemm_f_half / flops, d->gemm_alpha)) : 0.0;
     /* batched GEMMs fill the GPU with more tiles: quantize over all of them */
-    double w = aug_eff_wave(m * (batch > 0 ? batch : 1.0), n, d->gemm_tile_m, d->gemm_tile_n,
-                            gpu->sm_count);
+    double w = aug_eff_wave(m * b, n, d->gemm_tile_m, d->gemm_tile_n, gpu->sm_count);
     return e_max * w * sat;
 }
 

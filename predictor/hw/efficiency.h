@@ -27,7 +27,9 @@ const struct aug_eff_defaults *aug_eff_defaults(void);
 /* Wave-quantization factor W = tiles / (ceil(tiles / SMs) * SMs) of an m x n output. */
 double aug_eff_wave(double m, double n, double tile_m, double tile_n, int sm_count);
 
-/* Default GEMM efficiency for batch x (m x n x k) on `gpu`. */
+/* GEMM efficiency for batch x (m x n x k) on `gpu` from the structural model
+ * (gemm_model.c) at the GPU's achievable ceilings; the saturating table above only
+ * for a dtype the GPU has no peak for. */
 double aug_eff_gemm(const struct aug_gpu *gpu, enum aug_dtype dt, double m, double n, double k,
                     double batch);
 

@@ -16,6 +16,7 @@
 #include "augur/kdb.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -108,6 +109,96 @@ static int copy_cell(const struct aug_csv *t, size_t r, const char *col, char *d
     return AUG_OK;
 }
 
+/* Physical bounds of one row (kernels-db/README.md, "Validation on load"). Sizes and times
+ * beyond these are unit slips or broken fits, not GPUs:
+ * - x_max <= 1e18 (an exabyte, or 1e18 FLOPs: 20 minutes of a B200 in one kernel);
+ * - linear: latency p0 in [0, 1e6] us, p1 >= 0 and, when > 0, an implied bandwidth
+ *   1 / p1 <= 1e15 B/s (1 PB/s: 100x any HBM or L2 of today);
+ * - every time form non-decreasing over its piece: t(x_min) <= t(x_max);
+ * - gemm_roof / gemm_time: non-negative coefficients, SMs and tile >= 1, a positive peak,
+ *   and compute coefficients that never imply more than that peak;
+ * - efficiency forms: e_max in (0, 1.5] (a fitted ceiling a little above 1 is clamped at
+ *   lookup), steepness > 0. */
+static int check_bounds(const struct aug_csv *t, size_t r, const struct aug_curve *c,
+                        const struct aug_curve_form *f)
+{
+    if (c->x_max > 1e18)
+        return aug_csv_cell_error(t, r, "x_max", "%g is beyond any real kernel (max 1e18)",
+                                  c->x_max);
+    for (int i = 0; i < c->n_params; i++) {
+        char col[16];
+        snprintf(col, sizeof col, "p%d", i);
+        if (!isfinite(c->p[i]))
+            return aug_csv_cell_error(t, r, col, "not a finite number");
+    }
+    if (strcmp(f->name, "linear") == 0) {
+        if (c->p[0] < 0 || c->p[0] > 1e6)
+            return aug_csv_cell_error(t, r, "p0", "latency %g us is outside [0, 1e6]", c->p[0]);
+        if (c->p[1] < 0)
+            return aug_csv_cell_error(t, r, "p1", "%g us per byte is negative: time would fall "
+                                      "with size", c->p[1]);
+        if (c->p[1] > 0 && 1e6 / c->p[1] > 1e15)
+            return aug_csv_cell_error(t, r, "p1", "%g us per byte implies %g B/s, above any "
+                                      "memory or link (max 1e15)", c->p[1], 1e6 / c->p[1]);
+    }
+    if (strcmp(f->name, "gemm_roof") == 0 || strcmp(f->name, "gemm_time") == 0) {
+        int roof = f->name[5] == 'r';
+        int n_fit = f->n_fit;
+        for (int i = 0; i < n_fit; i++) {
+            char col[16];
+            snprintf(col, sizeof col, "p%d", i);
+            if (c->p[i] < 0)
+                return aug_csv_cell_error(t, r, col, "%g is negative", c->p[i]);
+        }
+        double sms = roof ? c->p[5] : c->p[3], tile = roof ? c->p[6] : c->p[4];
+        double peak = c->p[c->n_params - 1];
+        if (!(sms >= 1) || !(tile >= 1))
+            return aug_csv_cell_error(t, r, roof ? "p5" : "p3", "SM count and tile must be "
+                                      ">= 1");
+        if (!(peak > 0) || peak > 1e6)
+            return aug_csv_cell_error(t, r, roof ? "p7" : "p6", "peak %g TFLOP/s is outside "
+                                      "(0, 1e6]", peak);
+        /* us per FLOP at full waves: never below 1 / peak */
+        double us_per_flop = roof ? c->p[1] + c->p[2] : c->p[1];
+        if (us_per_flop < 1e-6 / peak * (1 - 1e-9))
+            return aug_csv_cell_error(t, r, "p1", "compute terms imply %g TFLOP/s, above the "
+                                      "peak %g", us_per_flop > 0 ? 1e-6 / us_per_flop : INFINITY,
+                                      peak);
+    }
+    if (strcmp(f->name, "gemm_tile") == 0) {
+        if (!(c->p[0] >= 0) || c->p[0] > 1e4)
+            return aug_csv_cell_error(t, r, "p0", "overhead %g us is outside [0, 1e4]", c->p[0]);
+        if (!(c->p[7] > 0) || c->p[7] > 1e6)
+            return aug_csv_cell_error(t, r, "p7", "peak %g TFLOP/s is outside (0, 1e6]",
+                                      c->p[7]);
+        if (!(c->p[1] > 0) || c->p[1] > c->p[7] * (1 + 1e-9))
+            return aug_csv_cell_error(t, r, "p1", "rate %g TFLOP/s is outside (0, peak %g]",
+                                      c->p[1], c->p[7]);
+        if (!(c->p[2] >= 1) || c->p[2] > 1e5)
+            return aug_csv_cell_error(t, r, "p2", "HBM bandwidth %g GB/s is outside [1, 1e5]",
+                                      c->p[2]);
+        if (!(c->p[3] >= 1) || !(c->p[4] >= 0) || !(c->p[5] >= 1))
+            return aug_csv_cell_error(t, r, "p3", "SMs, L2 size and L2 bandwidth must be "
+                                      "positive");
+    }
+    if (f->output == AUG_CURVE_EFF) {
+        if (!(c->p[0] > 0) || c->p[0] > 1.5)
+            return aug_csv_cell_error(t, r, "p0", "efficiency ceiling %g is outside (0, 1.5]",
+                                      c->p[0]);
+        if (!(c->p[2] > 0))
+            return aug_csv_cell_error(t, r, "p2", "steepness %g must be positive", c->p[2]);
+    }
+    if (f->output == AUG_CURVE_TIME && f->eval && c->family != AUG_FAMILY_GEMM) {
+        struct aug_curve_point lo = aug_curve_size_point(c->x_min);
+        struct aug_curve_point hi = aug_curve_size_point(c->x_max);
+        double tlo = f->eval(c->p, &lo), thi = f->eval(c->p, &hi);
+        if (!(thi >= tlo * (1 - 1e-9)))
+            return aug_csv_cell_error(t, r, "x_max", "time falls from %g us at x_min to %g us "
+                                      "at x_max: not monotone", tlo, thi);
+    }
+    return AUG_OK;
+}
+
 static int parse_row(const struct aug_csv *t, size_t r, struct aug_curve *c, struct kdb_entry *e)
 {
     char buf[32];
@@ -178,6 +269,8 @@ static int parse_row(const struct aug_csv *t, size_t r, struct aug_curve *c, str
     const char *src = aug_csv_cell(t, r, aug_csv_col(t, "source"));
     snprintf(c->source, sizeof c->source, "%s", src);
 
+    if ((rc = check_bounds(t, r, c, e->form)) != AUG_OK)
+        return rc;
     if (c->family == AUG_FAMILY_COLLECTIVE) {
         enum aug_coll coll;
         if (aug_coll_from_name(c->op, &coll) != AUG_OK)
@@ -194,6 +287,40 @@ static int parse_row(const struct aug_csv *t, size_t r, struct aug_curve *c, str
     }
     if (c->family == AUG_FAMILY_ATTENTION)
         aug_attn_kind_of(c->op, &e->attn);
+    return AUG_OK;
+}
+
+/* Pieces of one time curve (same family, op, dtype, ranks, link): the next piece may start
+ * a little below where the previous one ends (NCCL switching protocol or algorithm at a
+ * size does that), but not below a quarter of it: such a table is broken. */
+static int check_pieces(const struct aug_csv *t, const struct aug_kdb *k)
+{
+    for (int i = 0; i < k->n; i++) {
+        const struct aug_curve *c = &k->curves[i];
+        const struct aug_curve_form *f = k->entry[i].form;
+        if (f->output != AUG_CURVE_TIME || c->family == AUG_FAMILY_GEMM)
+            continue;
+        int prev = -1;
+        for (int j = 0; j < k->n; j++) {
+            const struct aug_curve *q = &k->curves[j];
+            if (j == i || q->family != c->family || q->dtype != c->dtype ||
+                q->ranks != c->ranks || strcmp(q->op, c->op) || strcmp(q->link, c->link) ||
+                k->entry[j].form->output != AUG_CURVE_TIME || q->x_max > c->x_min)
+                continue;
+            if (prev < 0 || q->x_max > k->curves[prev].x_max)
+                prev = j;
+        }
+        if (prev < 0)
+            continue;
+        const struct aug_curve *q = &k->curves[prev];
+        struct aug_curve_point a = aug_curve_size_point(q->x_max);
+        struct aug_curve_point b = aug_curve_size_point(c->x_min);
+        double ta = k->entry[prev].form->eval(q->p, &a), tb = f->eval(c->p, &b);
+        if (tb < 0.25 * ta)
+            return aug_csv_cell_error(t, (size_t)i, "x_min", "time drops from %g us (end of "
+                                      "the piece on line %ld) to %g us: not monotone", ta,
+                                      aug_csv_line(t, (size_t)prev), tb);
+    }
     return AUG_OK;
 }
 
@@ -262,6 +389,8 @@ int aug_kdb_open(const char *root, const char *gpu_id, struct aug_kdb **out)
             k->has_coll[k->entry[r].coll][k->entry[r].link] = 1;
         k->n++;
     }
+    if ((rc = check_pieces(t, k)) != AUG_OK)
+        goto fail;
     aug_csv_free(t);
     *out = k;
     return AUG_OK;
@@ -467,4 +596,75 @@ int aug_kdb_collective_time_us(const struct aug_kdb *kdb, enum aug_coll c, doubl
     struct aug_curve_point pt = aug_curve_size_point(size_bytes);
     *time_us = aug_curve_value(&kdb->curves[i], kdb->entry[i].form, &pt);
     return 1;
+}
+
+/* ---- measured ranges (for the `extrapolated` provenance) ---- */
+
+int aug_kdb_curve_range(const struct aug_kdb *kdb, enum aug_family fam, const char *op,
+                        enum aug_dtype dt, int backward, int causal, double *x_min,
+                        double *x_max)
+{
+    if (!kdb || (unsigned)fam >= AUG_FAMILY_COUNT || fam == AUG_FAMILY_COLLECTIVE)
+        return 0;
+    int max_level = fam == AUG_FAMILY_MEMORY ? 2 : 1;
+    for (int level = 0; level <= max_level; level++) {
+        int first = -1;
+        double lo = 0, hi = 0;
+        for (int j = 0; j < kdb->n_fam[fam]; j++) {
+            int i = kdb->fam[fam][j];
+            const struct aug_curve *c = &kdb->curves[i];
+            if (dtype_level(c->dtype, dt) != level)
+                continue;
+            if (op && strcmp(c->op, op) != 0)
+                continue;
+            if (fam == AUG_FAMILY_ATTENTION && (kdb->entry[i].attn.unfused ||
+                                                kdb->entry[i].attn.backward != (backward != 0) ||
+                                                kdb->entry[i].attn.causal != (causal != 0)))
+                continue;
+            if (first < 0) {
+                first = i;
+                lo = c->x_min;
+                hi = c->x_max;
+            }
+            if (c->dtype != kdb->curves[first].dtype || strcmp(c->op, kdb->curves[first].op))
+                continue;
+            if (c->x_min < lo)
+                lo = c->x_min;
+            if (c->x_max > hi)
+                hi = c->x_max;
+        }
+        if (first >= 0) {
+            *x_min = lo;
+            *x_max = hi;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+int aug_kdb_collective_range(const struct aug_kdb *kdb, enum aug_coll c, int ranks,
+                             const char *link, double *x_min, double *x_max)
+{
+    if (!kdb || !link || (unsigned)c >= AUG_COLL_COUNT)
+        return 0;
+    int want_link = strcmp(link, "nvlink") == 0 ? 0 : strcmp(link, "network") == 0 ? 1 : -1;
+    int first = -1;
+    for (int j = 0; j < kdb->n_fam[AUG_FAMILY_COLLECTIVE]; j++) {
+        int i = kdb->fam[AUG_FAMILY_COLLECTIVE][j];
+        const struct aug_curve *cv = &kdb->curves[i];
+        if (kdb->entry[i].coll != (int)c || cv->ranks != ranks || kdb->entry[i].link != want_link)
+            continue;
+        if (first < 0) {
+            first = i;
+            *x_min = cv->x_min;
+            *x_max = cv->x_max;
+        }
+        if (cv->dtype != kdb->curves[first].dtype)
+            continue;
+        if (cv->x_min < *x_min)
+            *x_min = cv->x_min;
+        if (cv->x_max > *x_max)
+            *x_max = cv->x_max;
+    }
+    return first >= 0;
 }

@@ -14,6 +14,8 @@
 #include "augur/system.h"
 #include "collective_internal.h"
 #include "efficiency.h"
+#include "hw/gemm_model.h"
+#include "hw/kernel_model.h"
 
 struct aug_op aug_op_gemm(const char *name, enum aug_dtype dt, double m, double n, double k,
                           double batch) {
@@ -70,6 +72,42 @@ static void finish(struct aug_op_time *out, double tc, double tm, double launch_
     out->intensity = op->bytes > 0 ? op->flops / op->bytes : INFINITY;
 }
 
+/* Physics: no kernel is faster than its FLOPs at the datasheet peak or its bytes at the
+ * datasheet HBM bandwidth, whatever a curve, an extrapolation or a default says. */
+static void physics_clamp(const struct aug_gpu *gpu, const struct aug_op *op, double peak,
+                          struct aug_op_time *out) {
+    double bw = gpu->hbm_gbps * 1e9;
+    double tf = peak > 0 ? op->flops / peak : 0.0;
+    double tb = bw > 0 ? op->bytes / bw : 0.0;
+    double floor = tf > tb ? tf : tb;
+    if (out->time_s < floor) {
+        out->time_s = floor;
+        out->clamped = 1;
+    }
+}
+
+/* Structural model (hw/gemm_model.c, hw/attention_model.c) for a GEMM or attention op
+ * without a calibrated curve: device time plus the GPU's launch gap. */
+static double model_time_s(const struct aug_gpu *gpu, const struct aug_op *op, double launch) {
+    struct aug_gemm_ceiling c;
+    if (!aug_gemm_ceiling_of(gpu, op->dtype, &c))
+        return 0.0;
+    /* GEMM-shaped ops whose work is not 2 m n k multiply-adds (MatMul-free ternary layers:
+     * additions only) keep their own FLOPs: timed through the model's efficiency below */
+    double mnk = 2.0 * op->m * op->n * op->k * (op->batch > 0 ? op->batch : 1.0);
+    if (op->kind == AUG_OP_GEMM && !(fabs(op->flops - mnk) <= 1e-9 * mnk))
+        return 0.0;
+    double us = op->kind == AUG_OP_GEMM
+                    ? aug_gemm_model_us(&c, op->m, op->n, op->k, op->batch > 0 ? op->batch : 1,
+                                        NULL)
+                    : aug_attention_model_us(&c, op->batch_heads, op->seq_q, op->seq_kv,
+                                             op->head_dim, op->causal, op->backward, op->bytes,
+                                             NULL);
+    /* the model's own fixed cost (prologue, epilogue, grid launch) is part of the GPU's
+     * launch_us, the per-kernel launch and tail of eager launches (gpus.csv): counted once */
+    return us > 0 ? (us - c.overhead_us) * 1e-6 + launch : 0.0;
+}
+
 int aug_op_time(const struct aug_op_ctx *ctx, const struct aug_op *op, struct aug_op_time *out) {
     const struct aug_gpu *gpu = &ctx->sys->gpu;
     const struct aug_eff_defaults *d = aug_eff_defaults();
@@ -85,54 +123,100 @@ int aug_op_time(const struct aug_op_ctx *ctx, const struct aug_op *op, struct au
         if (!(peak > 0))
             return aug_errorf(AUG_EUNSUPPORTED, "%s has no %s peak for op '%s'", gpu->name,
                               aug_dtype_name(op->dtype), op->name);
-        double eff_c = 1.0, eff_m = 1.0, e;
+        double e;
         out->source = AUG_SOURCE_ROOFLINE;
-        if (!ctx->pure_roofline) {
-            /* a calibrated curve was fitted to whole measured kernel times (launch and the
-             * memory-bound regime of skinny shapes included): it gives the time alone */
-            int hit = op->kind == AUG_OP_GEMM
-                          ? aug_kdb_gemm_eff(kdb, op->dtype, op->m * op->batch, op->n, op->k, &e)
-                          : aug_kdb_attention_eff(kdb, op->dtype, op->causal, op->backward,
-                                                  op->batch_heads, op->seq_q, op->seq_kv,
-                                                  op->head_dim, &e);
-            if (hit && e > 0) {
-                out->source = AUG_SOURCE_CURVE;
-                double tc = op->flops / (peak * e);
-                out->time_s = tc;
-                out->eff = e;
-                out->intensity = op->bytes > 0 ? op->flops / op->bytes : INFINITY;
-                /* bound: compare the roofline terms at full rates */
-                out->compute_bound = op->flops / peak >= op->bytes / bw;
-                return AUG_OK;
-            }
-            eff_m = d->mem_eff;
-            out->source = AUG_SOURCE_FALLBACK;
-            eff_c = op->kind == AUG_OP_GEMM
-                        ? aug_eff_gemm(gpu, op->dtype, op->m, op->n, op->k, op->batch)
-                        : aug_eff_attention(op->seq_q, op->seq_kv, op->head_dim, op->backward);
+        if (ctx->pure_roofline) {
+            finish(out, op->flops / peak, op->bytes / bw, 0.0, 1.0, 1.0, op);
+            return AUG_OK;
         }
-        finish(out, op->flops / (peak * eff_c), op->bytes / (bw * eff_m), launch, eff_c, eff_m, op);
+        int gemm = op->kind == AUG_OP_GEMM;
+        /* a calibrated curve was fitted to whole measured kernel times (launch and the
+         * memory-bound regime of skinny shapes included): it gives the time alone */
+        int hit = gemm ? aug_kdb_gemm_eff(kdb, op->dtype, op->m * op->batch, op->n, op->k, &e)
+                       : aug_kdb_attention_eff(kdb, op->dtype, op->causal, op->backward,
+                                               op->batch_heads, op->seq_q, op->seq_kv,
+                                               op->head_dim, &e);
+        out->intensity = op->bytes > 0 ? op->flops / op->bytes : INFINITY;
+        /* bound: compare the roofline terms at full rates */
+        out->compute_bound = op->flops / peak >= op->bytes / bw;
+        if (hit && e > 0) {
+            out->source = AUG_SOURCE_CURVE;
+            out->time_s = op->flops / (peak * e);
+            double x = gemm ? 2.0 * op->m * op->batch * op->n * op->k : op->seq_kv, lo, hi;
+            if (aug_kdb_curve_range(kdb, gemm ? AUG_FAMILY_GEMM : AUG_FAMILY_ATTENTION, NULL,
+                                    op->dtype, op->backward, op->causal, &lo, &hi) &&
+                (x < lo || x > hi)) {
+                out->extrapolated = 1;
+                /* beyond the measured range: never faster than the achievable ceilings */
+                struct aug_gemm_ceiling c;
+                if (x > hi && aug_gemm_ceiling_of(gpu, op->dtype, &c)) {
+                    double t_ach = op->flops / (c.rate_tflops * 1e12);
+                    double t_bw = op->bytes / (c.hbm_gbps * 1e9);
+                    if (t_bw > t_ach)
+                        t_ach = t_bw;
+                    if (out->time_s < t_ach)
+                        out->time_s = t_ach;
+                }
+            }
+        } else {
+            out->source = AUG_SOURCE_FALLBACK;
+            out->time_s = model_time_s(gpu, op, launch);
+            if (!(out->time_s > 0)) {
+                double eff_c = gemm ? aug_eff_gemm(gpu, op->dtype, op->m, op->n, op->k, op->batch)
+                                    : aug_eff_attention(op->seq_q, op->seq_kv, op->head_dim,
+                                                        op->backward);
+                finish(out, op->flops / (peak * eff_c), op->bytes / (bw * d->mem_eff), launch,
+                       eff_c, d->mem_eff, op);
+            }
+        }
+        physics_clamp(gpu, op, peak, out);
+        out->eff = op->flops > 0 && out->time_s > 0 ? op->flops / (peak * out->time_s) : 0.0;
         return AUG_OK;
     }
     case AUG_OP_MEMORY: {
         double vec = gpu->vector_tflops * 1e12;
         double tc = vec > 0 ? op->flops / vec : 0.0;
-        double t_us;
-        /* norms: the kind's own curve (profiler), else the generic "norm" one (Vidur) */
-        int hit = kdb && op->mem_op &&
-                  aug_kdb_memory_time_us(kdb, op->mem_op, op->dtype, op->bytes, &t_us);
-        if (!hit && kdb && op->mem_op &&
-            (strcmp(op->mem_op, "rmsnorm") == 0 || strcmp(op->mem_op, "layernorm") == 0))
-            hit = aug_kdb_memory_time_us(kdb, "norm", op->dtype, op->bytes, &t_us);
-        if (hit && t_us > 0) {
-            out->source = AUG_SOURCE_CURVE;
-            double tm = t_us * 1e-6;
-            finish(out, tc, tm, 0.0, 1.0, op->bytes / (tm * bw), op);
+        if (ctx->pure_roofline) {
+            out->source = AUG_SOURCE_ROOFLINE;
+            finish(out, tc, op->bytes / bw, 0.0, 1.0, 1.0, op);
             return AUG_OK;
         }
-        double eff_m = ctx->pure_roofline ? 1.0 : d->mem_eff;
-        out->source = ctx->pure_roofline ? AUG_SOURCE_ROOFLINE : AUG_SOURCE_FALLBACK;
-        finish(out, tc, op->bytes / (bw * eff_m), launch, 1.0, eff_m, op);
+        struct aug_gemm_ceiling c;
+        int have_c = aug_gemm_ceiling_of(gpu, AUG_DTYPE_FP32, &c);
+        double t_us;
+        /* norms: the kind's own curve (profiler), else the generic "norm" one (Vidur) */
+        const char *cop = op->mem_op;
+        int hit = kdb && cop && aug_kdb_memory_time_us(kdb, cop, op->dtype, op->bytes, &t_us);
+        if (!hit && kdb && cop && (strcmp(cop, "rmsnorm") == 0 || strcmp(cop, "layernorm") == 0)) {
+            cop = "norm";
+            hit = aug_kdb_memory_time_us(kdb, cop, op->dtype, op->bytes, &t_us);
+        }
+        if (hit && t_us > 0) {
+            out->source = AUG_SOURCE_CURVE;
+            double lo, hi, t_hi;
+            if (aug_kdb_curve_range(kdb, AUG_FAMILY_MEMORY, cop, op->dtype, 0, 0, &lo, &hi) &&
+                (op->bytes < lo || op->bytes > hi)) {
+                out->extrapolated = 1;
+                /* above the measured sizes the time grows at least at the achievable HBM
+                 * bandwidth: t = t(x_max) + max(curve growth, extra bytes / bandwidth) */
+                if (op->bytes > hi && have_c &&
+                    aug_kdb_memory_time_us(kdb, cop, op->dtype, hi, &t_hi)) {
+                    double grow = (op->bytes - hi) / (c.hbm_gbps * 1e9) * 1e6;
+                    if (t_us - t_hi < grow)
+                        t_us = t_hi + grow;
+                }
+            }
+            double tm = t_us * 1e-6;
+            finish(out, tc, tm, 0.0, 1.0, op->bytes / (tm * bw), op);
+        } else {
+            out->source = AUG_SOURCE_FALLBACK;
+            /* the model's fixed cost is inside launch_us (see model_time_s) */
+            double tm = have_c ? (aug_memop_model_us(&c, op->bytes, NULL) - AUG_MEMOP_OVERHEAD_US) *
+                                     1e-6 / aug_memop_op_factor(op->mem_op)
+                               : op->bytes / (bw * d->mem_eff);
+            finish(out, tc, tm, launch, 1.0, tm > 0 ? op->bytes / (tm * bw) : 1.0, op);
+        }
+        physics_clamp(gpu, op, vec, out);
         return AUG_OK;
     }
     case AUG_OP_COLLECTIVE: {
@@ -145,6 +229,7 @@ int aug_op_time(const struct aug_op_ctx *ctx, const struct aug_op *op, struct au
             return st;
         out->time_s = ct.time_s;
         out->source = ct.source;
+        out->extrapolated = ct.extrapolated;
         out->eff = 1.0;
         out->intensity = 0.0;
         out->compute_bound = 0;

@@ -74,6 +74,11 @@ static const struct gfield gpu_fields[] = {
     {"l2_mib", G_DBL, GOFF(l2_mib), -1, NONNEG, 1e5},
     {"smem_kib_per_sm", G_DBL, GOFF(smem_kib_per_sm), -1, NONNEG, 1e5},
     {"launch_us", G_DBL, GOFF(launch_us), -1, NONNEG, 1e5},
+    {"ach_tflops_bf16", G_DBL, GOFF(ach_tflops_bf16), -1, NONNEG, 1e6},
+    {"ach_tflops_fp8", G_DBL, GOFF(ach_tflops_fp8), -1, NONNEG, 1e6},
+    {"ach_tflops_fp32", G_DBL, GOFF(ach_tflops_fp32), -1, NONNEG, 1e6},
+    {"ach_hbm_gbps", G_DBL, GOFF(ach_hbm_gbps), -1, NONNEG, 1e6},
+    {"l2_gbps", G_DBL, GOFF(l2_gbps), -1, NONNEG, 1e6},
     {"source", G_STR, GOFF(source), -1, 0, 0},
 };
 #define N_GPU_FIELDS (sizeof gpu_fields / sizeof *gpu_fields)
@@ -109,6 +114,31 @@ static int gpu_finish(struct aug_gpu *g, const char *where) {
         return aug_errorf(AUG_EDATA,
                           "%s: GPU '%s' has neither peak_tflops_bf16 nor peak_tflops_fp16 > 0",
                           where, g->id);
+    /* physical bounds: the slowest real HBM/GDDR part moves > 100 GB/s and the slowest
+     * supported GPU (Tesla P4) does 0.09 TFLOP/s of fp16; 1 GB/s and 0.01 TFLOP/s catch unit slips
+     * (a value in TB/s or PFLOP/s) and absurd numbers such as 1e-300 */
+    if (g->hbm_gbps < 1.0)
+        return aug_errorf(AUG_EDATA, "%s: field 'hbm_gbps' = %g GB/s is below any real GPU",
+                          where, g->hbm_gbps);
+    for (int d = 0; d < AUG_DTYPE_COUNT; d++)
+        if (g->peak_tflops[d] > 0 && g->peak_tflops[d] < 0.01)
+            return aug_errorf(AUG_EDATA, "%s: field 'peak_tflops_%s' = %g TFLOP/s is below "
+                              "any real GPU", where, aug_dtype_name((enum aug_dtype)d),
+                              g->peak_tflops[d]);
+    /* an achievable ceiling can never exceed the datasheet peak it is measured against */
+    double p16 = g->peak_tflops[AUG_DTYPE_BF16] > 0 ? g->peak_tflops[AUG_DTYPE_BF16]
+                                                    : g->peak_tflops[AUG_DTYPE_FP16];
+    const struct {
+        const char *key;
+        double ach, peak;
+    } ach[] = {{"ach_tflops_bf16", g->ach_tflops_bf16, p16},
+               {"ach_tflops_fp8", g->ach_tflops_fp8, g->peak_tflops[AUG_DTYPE_FP8]},
+               {"ach_tflops_fp32", g->ach_tflops_fp32, g->peak_tflops[AUG_DTYPE_FP32]},
+               {"ach_hbm_gbps", g->ach_hbm_gbps, g->hbm_gbps}};
+    for (size_t i = 0; i < sizeof ach / sizeof *ach; i++)
+        if (ach[i].ach > ach[i].peak * (1 + 1e-9))
+            return aug_errorf(AUG_EDATA, "%s: field '%s' = %g is above the datasheet peak %g",
+                              where, ach[i].key, ach[i].ach, ach[i].peak);
     for (const char *p = g->id; *p; p++)
         if (*p == '/' || *p == ' ' || *p == ',')
             return aug_errorf(AUG_EDATA,

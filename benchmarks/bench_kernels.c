@@ -1,0 +1,695 @@
+/* bench_kernels.c - accuracy of the structural kernel models (predictor/hw/gemm_model.c,
+ * memop_model.c) against single kernels timed by others, and the physics check.
+ *
+ *   bench_kernels [--shared DIR] [--kdb DIR]
+ *
+ * 1. NeuSight's training split (DIR/external/neusight/..., five PCIe GPUs, fp32 SGEMM
+ *    `linear` and `bmm`, memory-bound `add`, `gelu`, `softmax`, `ln`; CUDA events around one
+ *    PyTorch call: host-visible time). Prediction: t = h + t_kernel, h the per-call host
+ *    overhead of the op kind (hw/host_time.c), t_kernel the model at the GPU's ceilings.
+ *    Fitted parameters: the fp32 rate as a fraction of the fp32 peak, the HBM bandwidth as a
+ *    fraction of the datasheet, h for GEMMs and h for memory-bound ops. Fit: grid search on
+ *    the median |log(pred / meas)| of the training part.
+ *    a. spec only: the documented defaults, no fit;
+ *    b. within a GPU: 5-fold (row index mod 5), fit on four folds, report the fifth;
+ *    c. leave one GPU out: fit one set of fractions on four GPUs, predict the fifth from its
+ *       gpus.csv spec row.
+ *    Errors are |pred / meas - 1|; GEMMs are reported for kernels of at least 10 us (measured
+ *    minus the fitted host overhead) and below that separately.
+ * 2. Vidur's A100 and H100 fp16 GEMM sweeps (DIR/external/vidur, CUPTI kernel time): fitted
+ *    rate and overhead per GPU (5-fold), and A100 <-> H100 (fit the rate fraction and
+ *    overhead on one, predict the other from its spec row).
+ * 3. Physics: every GPU of gpus.csv x every dtype with a peak x a grid of GEMM shapes, memory
+ *    sizes and attention shapes through aug_op_time() with the GPU's curves: the count of
+ *    predictions faster than max(flops / peak, bytes / HBM bandwidth) (must be 0). */
+#include <dirent.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "augur/augur.h"
+#include "hw/gemm_model.h"
+#include "hw/host_time.h"
+#include "hw/kernel_model.h"
+#include "import.h"
+#include "samples.h"
+
+#define NS_DIR "/external/neusight/scripts/asplos/data/dataset/train/collect"
+
+struct pt {
+    int gemm;          /* 1 GEMM, 0 memory-bound */
+    double m, n, k, b; /* GEMM */
+    double bytes;      /* memory-bound */
+    double t_us;       /* measured */
+};
+
+struct set {
+    struct pt *v;
+    int n, cap;
+};
+
+static void push(struct set *s, struct pt p)
+{
+    if (s->n == s->cap) {
+        s->cap = s->cap ? 2 * s->cap : 4096;
+        s->v = realloc(s->v, sizeof *s->v * (size_t)s->cap);
+        if (!s->v) {
+            fprintf(stderr, "out of memory\n");
+            exit(1);
+        }
+    }
+    s->v[s->n++] = p;
+}
+
+/* One NeuSight CSV. `Kernel Name` and `Kernels` are quoted and hold commas, so the shape
+ * is read from the end of the line (linear/bmm: B, M, N, K; the others: B, H, never
+ * quoted) and the latency (ms) from the second field (OPName and Latency come first). */
+static int read_neusight(const char *path, const char *op, struct set *s)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return -1;
+    char line[16384];
+    if (!fgets(line, sizeof line, f)) {
+        fclose(f);
+        return -1;
+    }
+    int gemm = !strcmp(op, "linear") || !strcmp(op, "bmm");
+    int nd = gemm ? 4 : 2;
+    while (fgets(line, sizeof line, f)) {
+        size_t len = strcspn(line, "\r\n");
+        line[len] = 0;
+        double d[4] = {0};
+        char *end = line + len;
+        int ok = 1;
+        for (int i = nd - 1; i >= 0; i--) {
+            char *c = end;
+            while (c > line && c[-1] != ',')
+                c--;
+            if (c == line) {
+                ok = 0;
+                break;
+            }
+            d[i] = strtod(c, NULL);
+            end = c - 1;
+            *end = 0;
+        }
+        char *comma = strchr(line, ',');
+        if (!ok || !comma)
+            continue;
+        struct pt q;
+        memset(&q, 0, sizeof q);
+        q.gemm = gemm;
+        q.t_us = strtod(comma + 1, NULL) * 1e3;
+        if (gemm) {
+            /* linear: (B, M, N) x Linear(N, K): C is M x K over k = N; bmm the same */
+            q.b = d[0] > 0 ? d[0] : 1;
+            q.m = d[1];
+            q.k = d[2];
+            q.n = d[3];
+            if (!(q.m > 0 && q.n > 0 && q.k > 0))
+                continue;
+        } else {
+            double e = d[0] * d[1] * 4.0;
+            q.bytes = !strcmp(op, "add") ? 3 * e : 2 * e;
+            if (!(q.bytes > 0))
+                continue;
+        }
+        if (q.t_us > 0)
+            push(s, q);
+    }
+    fclose(f);
+    return 0;
+}
+
+struct params {
+    double rate_frac, hbm_frac, h_gemm, h_mem;
+};
+
+static double kernel_us(const struct aug_gpu *g, enum aug_dtype dt, const struct params *p,
+                        const struct pt *q, double overhead_us)
+{
+    struct aug_gemm_ceiling c;
+    if (!aug_gemm_ceiling_of(g, dt, &c))
+        return NAN;
+    c.rate_tflops = p->rate_frac * c.peak_tflops;
+    c.hbm_gbps = p->hbm_frac * c.peak_hbm_gbps;
+    c.overhead_us = overhead_us;
+    if (q->gemm)
+        return aug_gemm_model_us(&c, q->m, q->n, q->k, q->b, NULL);
+    return aug_memop_model_us(&c, q->bytes, NULL);
+}
+
+static int cmpd(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static double median(double *v, int n)
+{
+    if (n <= 0)
+        return NAN;
+    qsort(v, (size_t)n, sizeof *v, cmpd);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/* Host-timed NeuSight points of one GPU with kernel times precomputed per rate (GEMMs) or
+ * per HBM fraction (memory) on the fitting grid. */
+#define N_RATE 61   /* 0.40 .. 1.00 */
+#define N_HBM 71    /* 0.30 .. 1.00 */
+#define N_HOST 121  /* 0 .. 60 us in 0.5 */
+#define N_POST 81   /* 0 .. 40 us in 0.5 */
+static double rate_at(int i) { return 0.40 + 0.01 * i; }
+static double hbm_at(int i) { return 0.30 + 0.01 * i; }
+static double host_at(int i) { return 0.5 * i; }
+
+/* kinds: 0 GEMM (linear and bmm), 1.. the memory-bound ops, each with its own host
+ * overhead (nn.LayerNorm and nn.Softmax do more on the host than torch.add) */
+#define N_KIND 5
+static const char *const kind_names[N_KIND] = {"gemm", "add", "gelu", "softmax", "ln"};
+
+struct gpu_data {
+    const char *file, *id;
+    struct aug_gpu g;
+    struct set s[N_KIND];
+    double *tk[N_KIND]; /* [grid][n]: kernel time per grid value of the fitted fraction */
+};
+
+static void precompute(struct gpu_data *d)
+{
+    for (int kd = 0; kd < N_KIND; kd++) {
+        int na = kd == 0 ? N_RATE : N_HBM;
+        d->tk[kd] = malloc(sizeof(double) * (size_t)na * (size_t)(d->s[kd].n ? d->s[kd].n : 1));
+        if (!d->tk[kd])
+            exit(1);
+        for (int a = 0; a < na; a++) {
+            /* GEMMs: fp32, the HBM at the default 0.90 (operands of SGEMMs rarely bind) */
+            struct params p = {kd == 0 ? rate_at(a) : 0.85, kd == 0 ? 0.90 : hbm_at(a), 0, 0};
+            for (int i = 0; i < d->s[kd].n; i++)
+                d->tk[kd][(size_t)a * d->s[kd].n + i] =
+                    kernel_us(&d->g, AUG_DTYPE_FP32, &p, &d->s[kd].v[i], 0.0);
+        }
+    }
+}
+
+/* fold: -1 all points; >= 0 the points with i % 5 != fold (train) or == fold (test) */
+static int in_part(int i, int fold, int test)
+{
+    if (fold < 0)
+        return 1;
+    return test ? i % 5 == fold : i % 5 != fold;
+}
+
+/* Median |log error| of (grid index a, host index h) over the training parts of the GPUs
+ * in `use`. */
+/* host view of one call (hw/host_time.c): pre + max(kernel, post) */
+static double host_view(double pre, double post, double tk)
+{
+    return pre + (tk > post ? tk : post);
+}
+
+static double cost(struct gpu_data *gd, int ng, const int *use, int kd, int a, int h, int h2,
+                   int fold, double *scratch)
+{
+    int n = 0;
+    for (int gi = 0; gi < ng; gi++) {
+        if (!use[gi])
+            continue;
+        struct gpu_data *d = &gd[gi];
+        const struct set *s = &d->s[kd];
+        const double *tk = d->tk[kd];
+        for (int i = 0; i < s->n; i++) {
+            if (!in_part(i, fold, 0))
+                continue;
+            double pred = host_view(host_at(h), host_at(h2), tk[(size_t)a * s->n + i]);
+            scratch[n++] = fabs(log(pred / s->v[i].t_us));
+        }
+    }
+    return median(scratch, n);
+}
+
+static void fit(struct gpu_data *gd, int ng, const int *use, int kd, int fold,
+                double *scratch, int *best_a, int *best_h, int *best_h2)
+{
+    double best = INFINITY;
+    int na = kd == 0 ? N_RATE : N_HBM;
+    /* coarse grid, then refine around the best */
+    for (int a = 0; a < na; a += 4)
+        for (int h = 0; h < N_HOST; h += 8)
+            for (int h2 = 0; h2 < N_POST; h2 += 8) {
+                double c = cost(gd, ng, use, kd, a, h, h2, fold, scratch);
+                if (c < best) {
+                    best = c;
+                    *best_a = a;
+                    *best_h = h;
+                    *best_h2 = h2;
+                }
+            }
+    int a0 = *best_a, h0 = *best_h, p0 = *best_h2;
+    for (int a = a0 - 4; a <= a0 + 4; a++)
+        for (int h = h0 - 8; h <= h0 + 8; h += 2)
+            for (int h2 = p0 - 8; h2 <= p0 + 8; h2 += 2) {
+                if (a < 0 || a >= na || h < 0 || h >= N_HOST || h2 < 0 || h2 >= N_POST)
+                    continue;
+                double c = cost(gd, ng, use, kd, a, h, h2, fold, scratch);
+                if (c < best) {
+                    best = c;
+                    *best_a = a;
+                    *best_h = h;
+                    *best_h2 = h2;
+                }
+            }
+}
+
+struct errs {
+    double *big, *small;
+    int nb, ns;
+};
+
+static void report(const char *what, struct errs *e)
+{
+    double mb = median(e->big, e->nb), ms = median(e->small, e->ns);
+    printf("  %-44s >=10us: n %6d median |err| %5.1f%%   <10us: n %6d median |err| %5.1f%%\n",
+           what, e->nb, 100 * mb, e->ns, 100 * ms);
+}
+
+static void collect(struct gpu_data *d, int kd, int a, int h, int h2, int fold, struct errs *e)
+{
+    const struct set *s = &d->s[kd];
+    const double *tk = d->tk[kd];
+    for (int i = 0; i < s->n; i++) {
+        if (!in_part(i, fold, 1))
+            continue;
+        double k = tk[(size_t)a * s->n + i];
+        double pred = host_view(host_at(h), host_at(h2), k);
+        double err = fabs(pred / s->v[i].t_us - 1);
+        /* kernels of at least 10 us as the model times them */
+        if (k >= 10.0)
+            e->big[e->nb++] = err;
+        else
+            e->small[e->ns++] = err;
+    }
+}
+
+static int neusight(const char *shared, const char *kdb)
+{
+    static const char *const files[][2] = {{"NVIDIA A100-PCIE-40GB.csv", "a100-pcie-40g"},
+                                           {"Tesla V100-PCIE-32GB.csv", "v100-pcie-32g"},
+                                           {"Tesla T4.csv", "t4-16g"},
+                                           {"Tesla P100-PCIE-16GB.csv", "p100-pcie-16g"},
+                                           {"Tesla P4.csv", "p4-8g"}};
+    static const char *const gemm_ops[] = {"linear", "bmm"};
+    static const char *const mem_ops[] = {"add", "gelu", "softmax", "ln"};
+    enum { NG = 5 };
+    struct gpu_data gd[NG];
+    memset(gd, 0, sizeof gd);
+    size_t maxn = 0;
+    for (int g = 0; g < NG; g++) {
+        gd[g].file = files[g][0];
+        gd[g].id = files[g][1];
+        if (aug_gpu_lookup(kdb, gd[g].id, &gd[g].g) != AUG_OK) {
+            fprintf(stderr, "bench_kernels: %s\n", aug_last_error());
+            return 1;
+        }
+        char path[1024];
+        for (int o = 0; o < 2; o++) {
+            snprintf(path, sizeof path, "%s%s/%s/p2.1.0/%s", shared, NS_DIR, gemm_ops[o],
+                     files[g][0]);
+            if (read_neusight(path, gemm_ops[o], &gd[g].s[0]) != 0) {
+                printf("NeuSight data absent (%s): skipped\n", path);
+                return 0;
+            }
+        }
+        for (int o = 0; o < 4; o++) {
+            snprintf(path, sizeof path, "%s%s/%s/p2.1.0/%s", shared, NS_DIR, mem_ops[o],
+                     files[g][0]);
+            if (read_neusight(path, mem_ops[o], &gd[g].s[1 + o]) != 0)
+                return 1;
+        }
+        precompute(&gd[g]);
+        for (int kd = 0; kd < N_KIND; kd++)
+            maxn += (size_t)gd[g].s[kd].n;
+    }
+    double *scratch = malloc(sizeof(double) * maxn);
+    struct errs e = {malloc(sizeof(double) * maxn), malloc(sizeof(double) * maxn), 0, 0};
+    if (!scratch || !e.big || !e.small)
+        return 1;
+    printf("NeuSight training split (host-visible, CUDA events; fp32 SGEMM and memory-bound)\n");
+    printf(" a. spec only (default fractions: fp32 0.85, HBM 0.90; host: hw/host_time.c)\n");
+    int a_def = (int)lround((0.85 - 0.40) / 0.01), hbm_def = (int)lround((0.90 - 0.30) / 0.01);
+    for (int g = 0; g < NG; g++)
+        for (int kd = 0; kd < N_KIND; kd++) {
+            char what[128];
+            e.nb = e.ns = 0;
+            struct aug_op op;
+            memset(&op, 0, sizeof op);
+            op.kind = kd == 0 ? AUG_OP_GEMM : AUG_OP_MEMORY;
+            double pre, post;
+            aug_host_overhead_us(&op, &pre, &post);
+            collect(&gd[g], kd, kd == 0 ? a_def : hbm_def, (int)lround(pre / 0.5),
+                    (int)lround(post / 0.5), -1, &e);
+            snprintf(what, sizeof what, "%s %s", gd[g].id, kind_names[kd]);
+            report(what, &e);
+        }
+    printf(" b. within a GPU, 5-fold (fit the rate or HBM fraction and the host overhead)\n");
+    for (int g = 0; g < NG; g++) {
+        int use[NG] = {0};
+        use[g] = 1;
+        for (int kd = 0; kd < N_KIND; kd++) {
+            e.nb = e.ns = 0;
+            int a = 0, h = 0, h2 = 0;
+            for (int fold = 0; fold < 5; fold++) {
+                fit(gd, NG, use, kd, fold, scratch, &a, &h, &h2);
+                collect(&gd[g], kd, a, h, h2, fold, &e);
+            }
+            fit(gd, NG, use, kd, -1, scratch, &a, &h, &h2);
+            char what[160];
+            snprintf(what, sizeof what, "%s %s (all: %s %.2f, host %.1f + max(k, %.1f))",
+                     gd[g].id, kind_names[kd], kd == 0 ? "fp32" : "HBM",
+                     kd == 0 ? rate_at(a) : hbm_at(a), host_at(h), host_at(h2));
+            report(what, &e);
+        }
+    }
+    printf(" c. leave one GPU out (fit on four, predict the fifth from its spec row)\n");
+    for (int g = 0; g < NG; g++) {
+        int use[NG];
+        for (int q = 0; q < NG; q++)
+            use[q] = q != g;
+        for (int kd = 0; kd < N_KIND; kd++) {
+            int a = 0, h = 0, h2 = 0;
+            fit(gd, NG, use, kd, -1, scratch, &a, &h, &h2);
+            e.nb = e.ns = 0;
+            collect(&gd[g], kd, a, h, h2, -1, &e);
+            char what[160];
+            snprintf(what, sizeof what, "%s %s (4 others: %s %.2f, host %.1f + max(k, %.1f))",
+                     gd[g].id, kind_names[kd], kd == 0 ? "fp32" : "HBM",
+                     kd == 0 ? rate_at(a) : hbm_at(a), host_at(h), host_at(h2));
+            report(what, &e);
+        }
+    }
+    /* the per-call host overhead over all five GPUs (hw/host_time.c) */
+    int all[NG] = {1, 1, 1, 1, 1};
+    printf(" all five GPUs:");
+    for (int kd = 0; kd < N_KIND; kd++) {
+        int a = 0, h = 0, h2 = 0;
+        fit(gd, NG, all, kd, -1, scratch, &a, &h, &h2);
+        printf(" %s host %.1f + max(k, %.1f) us (%s %.2f)%s", kind_names[kd], host_at(h),
+               host_at(h2),
+               kd == 0 ? "fp32" : "HBM", kd == 0 ? rate_at(a) : hbm_at(a),
+               kd + 1 < N_KIND ? "," : "\n");
+    }
+    for (int g = 0; g < NG; g++)
+        for (int kd = 0; kd < N_KIND; kd++) {
+            free(gd[g].s[kd].v);
+            free(gd[g].tk[kd]);
+        }
+    free(scratch);
+    free(e.big);
+    free(e.small);
+    return 0;
+}
+
+/* ---- Vidur (CUPTI kernel time, fp16 GEMMs) ---- */
+
+static int vidur_load(const char *shared, const char *gpu_dir, struct set *s)
+{
+    char dir[1024];
+    const struct aug_importer *im = aug_importer_find("vidur-mlp");
+    if (!im)
+        return -1;
+    snprintf(dir, sizeof dir, "%s/external/vidur/data/profiling/compute/%s", shared, gpu_dir);
+    DIR *d1 = opendir(dir);
+    if (!d1)
+        return -1;
+    struct dirent *a;
+    while ((a = readdir(d1))) {
+        if (a->d_name[0] == '.')
+            continue;
+        char d2p[2048];
+        snprintf(d2p, sizeof d2p, "%s/%s", dir, a->d_name);
+        DIR *d2 = opendir(d2p);
+        if (!d2)
+            continue;
+        struct dirent *b;
+        while ((b = readdir(d2))) {
+            if (b->d_name[0] == '.')
+                continue;
+            char path[4096];
+            snprintf(path, sizeof path, "%s/%s/mlp.csv", d2p, b->d_name);
+            FILE *f = fopen(path, "r");
+            if (!f)
+                continue;
+            fclose(f);
+            struct aug_samples smp;
+            aug_samples_init(&smp);
+            struct aug_import_opts o;
+            memset(&o, 0, sizeof o);
+            if (aug_import_file(im, path, &o, &smp) == AUG_OK) {
+                for (size_t i = 0; i < smp.n; i++) {
+                    const struct aug_sample *x = &smp.v[i];
+                    if (x->family != AUG_FAMILY_GEMM || !(x->time_us > 0))
+                        continue;
+                    struct pt q = {1, x->m, x->n, x->k, x->batch > 0 ? x->batch : 1, 0,
+                                   x->time_us};
+                    push(s, q);
+                }
+            }
+            aug_samples_free(&smp);
+        }
+        closedir(d2);
+    }
+    closedir(d1);
+    return s->n > 0 ? 0 : -1;
+}
+
+/* fp16 GEMMs: fit the rate fraction (0.40..1.00) and the device overhead (0..10 us). */
+static double vidur_err(const struct aug_gpu *g, const struct set *s, double frac, double ov,
+                        int fold, int test, double *scratch, int *n_out)
+{
+    int n = 0;
+    struct params p = {frac, 0.90, 0, 0};
+    for (int i = 0; i < s->n; i += 1) {
+        if (!in_part(i, fold, test))
+            continue;
+        double t = kernel_us(g, AUG_DTYPE_FP16, &p, &s->v[i], ov);
+        scratch[n++] = test ? fabs(t / s->v[i].t_us - 1) : fabs(log(t / s->v[i].t_us));
+    }
+    *n_out = n;
+    return median(scratch, n);
+}
+
+static void vidur_fit(const struct aug_gpu *g, const struct set *s, int fold, double *scratch,
+                      double *frac, double *ov)
+{
+    double best = INFINITY;
+    int n;
+    for (double f = 0.40; f <= 1.0001; f += 0.04)
+        for (double o = 0; o <= 10.0001; o += 1.0) {
+            double c = vidur_err(g, s, f, o, fold, 0, scratch, &n);
+            if (c < best) {
+                best = c;
+                *frac = f;
+                *ov = o;
+            }
+        }
+    double f0 = *frac, o0 = *ov;
+    for (double f = f0 - 0.04; f <= f0 + 0.04001; f += 0.01)
+        for (double o = o0 - 1; o <= o0 + 1.0001; o += 0.25) {
+            if (f < 0.3 || f > 1 || o < 0)
+                continue;
+            double c = vidur_err(g, s, f, o, fold, 0, scratch, &n);
+            if (c < best) {
+                best = c;
+                *frac = f;
+                *ov = o;
+            }
+        }
+}
+
+static int vidur(const char *shared, const char *kdb)
+{
+    struct set s[2];
+    memset(s, 0, sizeof s);
+    struct aug_gpu g[2];
+    static const char *const ids[] = {"a100-80g", "h100-80g"}, *const dirs[] = {"a100", "h100"};
+    for (int i = 0; i < 2; i++) {
+        if (aug_gpu_lookup(kdb, ids[i], &g[i]) != AUG_OK)
+            return 1;
+        if (vidur_load(shared, dirs[i], &s[i]) != 0) {
+            printf("Vidur data absent: skipped\n");
+            return 0;
+        }
+    }
+    /* subsample to one point in 8 (Vidur repeats each shape over 6-8 models) */
+    for (int i = 0; i < 2; i++) {
+        int n = 0;
+        for (int j = 0; j < s[i].n; j += 8)
+            s[i].v[n++] = s[i].v[j];
+        s[i].n = n;
+    }
+    double *scratch = malloc(sizeof(double) * (size_t)(s[0].n > s[1].n ? s[0].n : s[1].n));
+    if (!scratch)
+        return 1;
+    printf("Vidur fp16 GEMM sweeps (CUPTI kernel time, one point in 8)\n");
+    for (int i = 0; i < 2; i++) {
+        int nb = 0;
+        double *big = malloc(sizeof(double) * (size_t)s[i].n);
+        double *sm = malloc(sizeof(double) * (size_t)s[i].n);
+        int ns = 0;
+        for (int fold = 0; fold < 5; fold++) {
+            double f = 0.8, o = 2.5;
+            vidur_fit(&g[i], &s[i], fold, scratch, &f, &o);
+            struct params p = {f, 0.90, 0, 0};
+            for (int j = 0; j < s[i].n; j++) {
+                if (!in_part(j, fold, 1))
+                    continue;
+                double t = kernel_us(&g[i], AUG_DTYPE_FP16, &p, &s[i].v[j], o);
+                double e = fabs(t / s[i].v[j].t_us - 1);
+                if (s[i].v[j].t_us >= 10)
+                    big[nb++] = e;
+                else
+                    sm[ns++] = e;
+            }
+        }
+        double f = 0.8, o = 2.5;
+        vidur_fit(&g[i], &s[i], -1, scratch, &f, &o);
+        printf("  %-10s within, 5-fold (all: rate %.2f of peak, overhead %.2f us): >=10us n %d "
+               "median |err| %.1f%%, <10us n %d median %.1f%%\n",
+               ids[i], f, o, nb, 100 * median(big, nb), ns, 100 * median(sm, ns));
+        /* the other GPU predicted with this GPU's fraction and overhead */
+        int j = 1 - i;
+        struct params p = {f, 0.90, 0, 0};
+        nb = ns = 0;
+        double *big2 = malloc(sizeof(double) * (size_t)s[j].n);
+        double *sm2 = malloc(sizeof(double) * (size_t)s[j].n);
+        for (int q = 0; q < s[j].n; q++) {
+            double t = kernel_us(&g[j], AUG_DTYPE_FP16, &p, &s[j].v[q], o);
+            double e = fabs(t / s[j].v[q].t_us - 1);
+            if (s[j].v[q].t_us >= 10)
+                big2[nb++] = e;
+            else
+                sm2[ns++] = e;
+        }
+        printf("  %-10s -> %-10s (transfer fraction and overhead): >=10us n %d median |err| "
+               "%.1f%%, <10us n %d median %.1f%%\n",
+               ids[i], ids[j], nb, 100 * median(big2, nb), ns, 100 * median(sm2, ns));
+        free(big);
+        free(sm);
+        free(big2);
+        free(sm2);
+    }
+    free(scratch);
+    free(s[0].v);
+    free(s[1].v);
+    return 0;
+}
+
+/* ---- physics ---- */
+
+struct phys {
+    const char *kdb;
+    long checked, faster;
+};
+
+static void phys_gpu(const struct aug_system *sys, void *user)
+{
+    struct phys *ph = user;
+    struct aug_kdb *k = NULL;
+    if (aug_kdb_open(ph->kdb, sys->gpu.id, &k) != AUG_OK)
+        return;
+    struct aug_op_ctx ctx = {sys, k, 0};
+    static const double dims[] = {1, 2, 7, 16, 63, 128, 129, 255, 1000, 4095, 4096, 4097,
+                                  8192, 12288, 16385, 65536};
+    const int nd = (int)(sizeof dims / sizeof *dims);
+    double peak_bw = sys->gpu.hbm_gbps * 1e9;
+    for (int dt = 0; dt < AUG_DTYPE_COUNT; dt++) {
+        double peak = sys->gpu.peak_tflops[dt] * 1e12;
+        if (!(peak > 0))
+            continue;
+        for (int a = 0; a < nd; a++)
+            for (int b = 0; b < nd; b++)
+                for (int c = 0; c < nd; c++) {
+                    struct aug_op op = aug_op_gemm("g", (enum aug_dtype)dt, dims[a], dims[b],
+                                                   dims[c], 1);
+                    struct aug_op_time t;
+                    if (aug_op_time(&ctx, &op, &t) != AUG_OK)
+                        continue;
+                    ph->checked++;
+                    if (t.time_s < fmax(op.flops / peak, op.bytes / peak_bw) * (1 - 1e-12))
+                        ph->faster++;
+                }
+        for (double by = 1; by < 1e12; by *= 3.7) {
+            struct aug_op op = aug_op_memory("m", "elementwise", (enum aug_dtype)dt, by, 0);
+            struct aug_op_time t;
+            if (aug_op_time(&ctx, &op, &t) != AUG_OK)
+                continue;
+            ph->checked++;
+            if (t.time_s < by / peak_bw * (1 - 1e-12))
+                ph->faster++;
+        }
+        for (int s = 0; s < nd; s++) {
+            struct aug_op op;
+            memset(&op, 0, sizeof op);
+            op.kind = AUG_OP_ATTENTION;
+            op.name = "a";
+            op.dtype = (enum aug_dtype)dt;
+            op.count = 1;
+            op.batch_heads = 32;
+            op.seq_q = dims[s];
+            op.seq_kv = dims[s];
+            op.head_dim = 128;
+            op.flops = 4.0 * 32 * dims[s] * dims[s] * 128;
+            op.bytes = aug_dtype_bytes(op.dtype) * 32 * 128 * 4.0 * dims[s];
+            struct aug_op_time t;
+            if (aug_op_time(&ctx, &op, &t) != AUG_OK)
+                continue;
+            ph->checked++;
+            if (t.time_s < fmax(op.flops / peak, op.bytes / peak_bw) * (1 - 1e-12))
+                ph->faster++;
+        }
+    }
+    aug_kdb_close(k);
+}
+
+int main(int argc, char **argv)
+{
+    const char *shared = AUG_SHARED_DIR, *kdb = NULL;
+    for (int i = 1; i + 1 < argc; i += 2) {
+        if (!strcmp(argv[i], "--shared"))
+            shared = argv[i + 1];
+        else if (!strcmp(argv[i], "--kdb"))
+            kdb = argv[i + 1];
+    }
+    int rc = neusight(shared, kdb);
+    if (!rc)
+        rc = vidur(shared, kdb);
+    struct phys ph = {kdb, 0, 0};
+    /* every GPU row of gpus.csv */
+    char path[2048];
+    snprintf(path, sizeof path, "%s/gpus.csv", kdb ? kdb : aug_kdb_dir());
+    FILE *f = fopen(path, "r");
+    char line[4096];
+    int header = 0, n_gpus = 0;
+    while (f && fgets(line, sizeof line, f)) {
+        if (line[0] == '#' || !header++)
+            continue;
+        char *comma = strchr(line, ',');
+        if (!comma)
+            continue;
+        *comma = 0;
+        struct aug_system sys;
+        memset(&sys, 0, sizeof sys);
+        if (aug_gpu_lookup(kdb, line, &sys.gpu) != AUG_OK)
+            continue;
+        phys_gpu(&sys, &ph);
+        n_gpus++;
+    }
+    if (f)
+        fclose(f);
+    printf("physics: %ld predictions on a grid of GEMM, memory and attention shapes, all dtypes "
+           "of the %d GPUs of gpus.csv: %ld faster than max(flops / peak, bytes / HBM)\n",
+           ph.checked, n_gpus, ph.faster);
+    return rc || ph.faster ? 1 : 0;
+}

@@ -1,0 +1,116 @@
+/* attention_model.c - FlashAttention time from its tiles (Dao, "FlashAttention-2",
+ * arXiv 2307.08691, Algorithm 1 and section 3.2 "Parallelism"; flash-decoding split-KV,
+ * Dao et al. 2023 "Flash-Decoding for long-context inference").
+ *
+ * One CTA owns block_q = 128 query rows (fewer queries: 16-row multiples) of one (batch,
+ * head) and loops over the keys in
+ * blocks of block_kv = 64 (FA2's forward tiles for head dims up to 128; 128 x 128 is used
+ * for the backward's key-major loop). With a causal mask (queries aligned to the end of the
+ * keys) a CTA stops at the diagonal, so CTAs carry different work. The time of the compute
+ * phase is the larger of the average load per SM and the longest CTA:
+ *
+ *   t_compute = max(sum_blocks / SMs, max_blocks) x t_block,
+ *   t_block   = 4 block_q block_kv head_dim x (2.5 backward) / (rate / SMs)
+ *
+ * rate: the attention main loop reaches 0.72 (forward) and 0.55 (backward) of the GPU's
+ * achievable GEMM rate: FA2 on A100 at the 2k-token sequences of training runs about 190
+ * TFLOP/s forward and 150 backward at head dim 128 (Dao 2023, Fig. 4-5; up to 230 and 197
+ * at 16k) against the 267.9 TFLOP/s cuBLAS reaches (gpus.csv): 0.62 and 0.45 of the 312
+ * peak, the documented defaults of efficiency.c; head dim 64 runs 10% slower (same
+ * figures). When batch_heads x query blocks leaves SMs idle (decode,
+ * short prefill), the key range is split over up to 32 CTAs (flash-decoding) at the cost of
+ * writing and re-reading an fp32 partial output per split. The IO (`bytes`, the caller's
+ * count: Q, K, V read and O written, GQA sharing included) streams at the achievable HBM
+ * bandwidth:
+ *
+ *   t = overhead + max(t_compute, t_memory). */
+#include "hw/kernel_model.h"
+
+#include <math.h>
+#include <string.h>
+
+/* 0.62 x 312 / 267.9 and 0.45 x 312 / 267.9 */
+/* query blocks walked one by one (2^20 x 128 = 134M queries) */
+#define MAX_Q_BLOCKS 1048576.0
+#define ATTN_FWD_OF_GEMM 0.722
+#define ATTN_BWD_OF_GEMM 0.524
+
+static double attn_split_us(const struct aug_gemm_ceiling *c, double bh, double sq, double skv,
+                            double hd, int causal, int backward, double bytes, double split,
+                            struct aug_attn_plan *p)
+{
+    /* short query ranges (decode, speculative and chunk tails) pad to 16-row MMA
+     * fragments, not to a whole 128-row tile (flash-decoding packs them so) */
+    double bq = sq < 128 ? 16.0 * ceil(sq / 16.0) : 128, bkv = backward ? 128 : 64;
+    double nq = ceil(sq / bq);
+    double nkv = ceil(skv / bkv);
+    /* key blocks visited by query block i (0-based): causal stops at the diagonal, with
+     * queries aligned to the end of the keys: last key = skv - sq + (i + 1) bq - 1 */
+    double sum = 0, maxb = 0;
+    /* every query block up to MAX_Q_BLOCKS; beyond, evenly spaced ones standing for
+     * `stride` blocks each (the causal work grows along i, so no prefix is representative) */
+    double stride = nq > MAX_Q_BLOCKS ? ceil(nq / MAX_Q_BLOCKS) : 1.0;
+    for (double i = 0; i < nq; i += stride) {
+        double kb = nkv;
+        if (causal) {
+            double last = skv - sq + (i + 1) * bq;
+            kb = ceil((last > skv ? skv : last) / bkv);
+            if (kb < 1)
+                kb = 1;
+        }
+        double per_cta = ceil(kb / split);
+        sum += per_cta * split * (i + stride <= nq ? stride : nq - i);
+        if (per_cta > maxb)
+            maxb = per_cta;
+    }
+    sum *= bh;
+    double slots = c->sms;
+    double ctas = bh * nq * split;
+    double rate = c->rate_tflops * 1e12 * (backward ? ATTN_BWD_OF_GEMM : ATTN_FWD_OF_GEMM);
+    if (hd < 128)
+        rate *= 0.9;
+    double t_block = 4.0 * bq * bkv * hd * (backward ? 2.5 : 1.0) / (rate / slots);
+    double load = sum / slots;
+    double t_comp = (load > maxb ? load : maxb) * t_block;
+    double red = split > 1 ? 2.0 * split * bh * sq * hd * 4.0 : 0.0;
+    double t_mem = (bytes + red) / (c->hbm_gbps * 1e9);
+    double t = c->overhead_us * 1e-6 + (t_comp > t_mem ? t_comp : t_mem);
+    if (p) {
+        p->block_q = bq;
+        p->block_kv = bkv;
+        p->ctas = ctas;
+        p->split_kv = split;
+        p->waves = ceil(ctas / slots);
+        p->t_compute_us = t_comp * 1e6;
+        p->t_memory_us = t_mem * 1e6;
+        p->t_us = t * 1e6;
+    }
+    return t * 1e6;
+}
+
+double aug_attention_model_us(const struct aug_gemm_ceiling *c, double batch_heads,
+                              double seq_q, double seq_kv, double head_dim, int causal,
+                              int backward, double bytes, struct aug_attn_plan *plan)
+{
+    if (plan)
+        memset(plan, 0, sizeof *plan);
+    if (!c || !(c->rate_tflops > 0) || !(c->hbm_gbps > 0) || !(batch_heads > 0) ||
+        !(seq_q > 0) || !(seq_kv > 0) || !(head_dim > 0) || !(bytes >= 0))
+        return 0.0;
+    double best = INFINITY;
+    struct aug_attn_plan tp;
+    /* split-KV only where the query tiles leave SMs idle (decode, short prefill) */
+    double ctas1 = batch_heads * (seq_q < 128 ? 1.0 : ceil(seq_q / 128));
+    for (double s = 1; s <= 32; s *= 2) {
+        if (s > 1 && (backward || ctas1 >= c->sms))
+            break;
+        double t = attn_split_us(c, batch_heads, seq_q, seq_kv, head_dim, causal, backward,
+                                 bytes, s, &tp);
+        if (t < best) {
+            best = t;
+            if (plan)
+                *plan = tp;
+        }
+    }
+    return best;
+}

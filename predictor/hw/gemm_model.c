@@ -1,0 +1,253 @@
+/* gemm_model.c - the structural GEMM model: time of one cuBLAS/CUTLASS-style GEMM kernel
+ * from its output tiles, the waves they run in, the main-loop rate of one tile and the HBM
+ * traffic of its operands.
+ *
+ * Kernel structure (CUTLASS, "Efficient GEMM in CUDA", docs/efficient_gemm.md; NVIDIA
+ * "Matrix Multiplication Background User's Guide", sections "Tile quantization" and "Wave
+ * quantization"): C (m x n) is cut into tile_m x tile_n output tiles, one per CTA; a CTA
+ * walks k in steps of tile_k. ctas_per_sm CTAs are resident on each SM, so the tiles run
+ * in waves = ceil(tiles / (SMs x ctas_per_sm)) and a wave costs as much as a full one:
+ *
+ *   t_compute = waves x 2 tile_m tile_n ceil(k / (split_k tile_k)) tile_k / rate_cta
+ *   rate_cta  = rate_tile / (SMs x ctas_per_sm)
+ *
+ * Partial tiles (m or n not a multiple of the tile) and partial k steps are paid in full.
+ * rate_tile: a CTA's main loop overlaps its math with the L2 -> SM operand traffic of its
+ * tile, (tile_m + tile_n) tile_k elements per 2 tile_m tile_n tile_k FLOPs, i.e. an
+ * intensity I = 2 tile_m tile_n / ((tile_m + tile_n) elt) FLOP/B. The unhidden part makes
+ * a small tile slower than a large one:
+ *
+ *   rate_tile = rate x s(I) / s(I_largest),  s(I) = I / (I + rate / l2_bw)
+ *
+ * so the largest tile runs at the achievable rate (`rate`: what cuBLAS reaches on large
+ * shapes, the ach_tflops_* columns of gpus.csv) and 64 x 64 tiles run about 30% slower
+ * on A100 bf16.
+ *
+ * CTAs per SM: the fp32 accumulators of one tile take about half of a thread's registers,
+ * and an SM has 64 K 32-bit registers (every NVIDIA GPU from Volta to Blackwell, CUDA C
+ * Programming Guide, "Compute capabilities" table), so ctas_per_sm = 65536 / (2 tile_m
+ * tile_n), between 1 and 8: 256 x 128 -> 1, 128 x 128 -> 2, 64 x 64 -> 8.
+ *
+ * Memory: the operands stream from HBM at the achievable bandwidth. Tiles of one wave are
+ * rasterised as a near-square block of gm_w x gn_w tiles that share their A rows and B
+ * columns through L2, so a wave reads (gm_w tile_m + gn_w tile_n) k elements; when A and B
+ * together fit in half the L2 they are read once. The output is written once; split-K
+ * writes and reads split_k fp32 partial outputs for the reduction.
+ *
+ *   t = overhead + max(t_compute, t_memory)          (pipelined: the larger one binds)
+ *
+ * Tile and split choice: cuBLAS's heuristic picks a kernel per shape; the model takes the
+ * candidate with the smallest time (tensor cores: 256x128, 128x256, 128x128, 128x64,
+ * 64x128, 64x64 with tile_k = 64 bytes of k, the CUTLASS SM80/SM90 defaults; SIMT SGEMM:
+ * 128x128, 128x64, 64x64, 32x128, 32x32 with tile_k 8, the kernels named ampere_sgemm_*
+ * in NeuSight's traces) and split_k in {1, 2, 4, 8, 16}, split-K only while the output
+ * tiles fill less than one wave (the split set only shrinks as m and n grow). Each candidate's time is
+ * non-decreasing in m, n, k and batch (ceilings and maxima of non-decreasing terms), so
+ * the minimum is too: a 4097-row GEMM is never faster than a 4096-row one; it steps up
+ * when the extra row of tiles opens a new wave.
+ *
+ * overhead 2.5 us (AUG_GEMM_OVERHEAD_US): grid launch, pipeline fill (a few k steps at
+ * ~0.6-1 us HBM latency) and the epilogue of the last wave; the smallest cuBLAS GEMMs take
+ * 2-4 us of device time in CUPTI traces (Vidur's A100/H100 fp16 sweep bottoms out at 4-6 us
+ * with its profiler's own overhead). Calibration replaces it per GPU. */
+#include "gemm_model.h"
+
+#include <math.h>
+#include <string.h>
+
+/* Fractions of the datasheet peaks used when gpus.csv has no achievable column:
+ * tensor 0.80: median of the NVIDIA rows of the "Maximum Achievable Matmul FLOPS" table
+ *   (stas00/ml-engineering, compute/accelerator/README.md: A100 SXM 267.9/312 = 0.859,
+ *   GH200 0.830, A100 PCIe 0.822, H100 SXM 792.1/989 = 0.801, B200 0.776, GB200 0.729);
+ * fp8 0.65: about 1,280 of 1,979 TFLOP/s on H100 with public cuBLASLt (SemiAnalysis,
+ *   "MI300X vs H100 vs H200 Benchmark Part 1: Training", 2024);
+ * fp32 SIMT 0.85: cuBLAS SGEMM on large shapes (e.g. NeuSight's A100-PCIe rows reach
+ *   16.6 of 19.5 TFLOP/s, see benchmarks/kernels.md);
+ * HBM 0.90: STREAM-like copies reach about 90% of the datasheet bandwidth (A100 80GB:
+ *   the slope of Vidur's large fp16 adds is 1.79 TB/s = 0.88 of 2.04, kernels-db/a100-80g);
+ * L2: 5120 B/clk at the boost clock (A100 whitepaper, "L2 cache": 5120 B/clk read
+ *   bandwidth, 2.3x V100) for GPUs without an l2_gbps figure. */
+#define FRAC_TENSOR 0.80
+#define FRAC_FP8 0.65
+#define FRAC_SIMT 0.85
+#define FRAC_HBM 0.90
+#define L2_BYTES_PER_CLK 5120.0
+
+int aug_gemm_ceiling_of(const struct aug_gpu *gpu, enum aug_dtype dt, struct aug_gemm_ceiling *c)
+{
+    memset(c, 0, sizeof *c);
+    if (!gpu || (unsigned)dt >= AUG_DTYPE_COUNT)
+        return 0;
+    double peak = gpu->peak_tflops[dt];
+    if (!(peak > 0))
+        return 0;
+    double bf16 = gpu->peak_tflops[AUG_DTYPE_BF16] > 0 ? gpu->peak_tflops[AUG_DTYPE_BF16]
+                                                        : gpu->peak_tflops[AUG_DTYPE_FP16];
+    double ach16 = gpu->ach_tflops_bf16 > 0 ? gpu->ach_tflops_bf16 : FRAC_TENSOR * bf16;
+    double frac16 = bf16 > 0 ? ach16 / bf16 : FRAC_TENSOR;
+    double rate;
+    switch (dt) {
+    case AUG_DTYPE_FP32:
+        rate = gpu->ach_tflops_fp32 > 0 ? gpu->ach_tflops_fp32 : FRAC_SIMT * peak;
+        c->simt = 1;
+        break;
+    case AUG_DTYPE_FP8:
+        rate = gpu->ach_tflops_fp8 > 0 ? gpu->ach_tflops_fp8 : FRAC_FP8 * peak;
+        break;
+    case AUG_DTYPE_INT8:
+    case AUG_DTYPE_INT4: /* integer tensor paths: the fp8 fraction where the GPU has one */
+        rate = gpu->ach_tflops_fp8 > 0 && gpu->peak_tflops[AUG_DTYPE_FP8] > 0
+                   ? peak * gpu->ach_tflops_fp8 / gpu->peak_tflops[AUG_DTYPE_FP8]
+                   : frac16 * peak;
+        break;
+    default: /* bf16, fp16, tf32: the 16-bit fraction of the dtype's own peak */
+        rate = frac16 * peak;
+        break;
+    }
+    if (rate > peak)
+        rate = peak;
+    c->rate_tflops = rate;
+    c->peak_tflops = peak;
+    c->peak_hbm_gbps = gpu->hbm_gbps;
+    c->hbm_gbps = gpu->ach_hbm_gbps > 0 ? gpu->ach_hbm_gbps : FRAC_HBM * gpu->hbm_gbps;
+    if (c->hbm_gbps > gpu->hbm_gbps)
+        c->hbm_gbps = gpu->hbm_gbps;
+    c->l2_bytes = gpu->l2_mib * 1048576.0;
+    c->l2_gbps = gpu->l2_gbps > 0 ? gpu->l2_gbps
+                                  : L2_BYTES_PER_CLK * (gpu->clock_mhz > 0 ? gpu->clock_mhz
+                                                                           : 1400.0) * 1e-3;
+    c->overhead_us = AUG_GEMM_OVERHEAD_US;
+    c->elt_bytes = aug_dtype_bytes(dt);
+    /* outputs: fp32 stays fp32; 16-bit and fp8 GEMMs write 16-bit (fp8 training GEMMs
+     * accumulate in fp32 and write bf16); int8 writes int32 */
+    c->out_bytes = dt == AUG_DTYPE_FP32 || dt == AUG_DTYPE_TF32 || dt == AUG_DTYPE_INT8 ? 4.0
+                                                                                         : 2.0;
+    c->sms = gpu->sm_count > 0 ? gpu->sm_count : 1;
+    return 1;
+}
+
+static const double tc_tiles[][2] = {{256, 128}, {128, 256}, {128, 128},
+                                     {128, 64},  {64, 128},  {64, 64}};
+static const double simt_tiles[][2] = {{128, 128}, {128, 64}, {64, 64}, {32, 128}, {32, 32}};
+static const double splits[] = {1, 2, 4, 8, 16};
+
+static double intensity(double tm, double tn, double elt)
+{
+    return 2.0 * tm * tn / ((tm + tn) * elt);
+}
+
+static double tile_k_of(const struct aug_gemm_ceiling *c)
+{
+    if (c->simt)
+        return 8.0;
+    return 64.0 / (c->elt_bytes > 0 ? c->elt_bytes : 2.0);
+}
+
+double aug_gemm_model_tile_us(const struct aug_gemm_ceiling *c, double m, double n, double k,
+                              double batch, double tile_m, double tile_n, double split_k,
+                              struct aug_gemm_plan *plan)
+{
+    if (batch < 1)
+        batch = 1;
+    double tk = tile_k_of(c);
+    double ctas = floor(65536.0 / (2.0 * tile_m * tile_n));
+    if (ctas < 1)
+        ctas = 1;
+    if (ctas > 8)
+        ctas = 8;
+    double slots = (double)c->sms * ctas;
+    double gm = ceil(m / tile_m), gn = ceil(n / tile_n);
+    double tiles = gm * gn * batch * split_k;
+    double waves = ceil(tiles / slots);
+    /* main-loop rate of this tile, against the largest tile of the family */
+    double big_m = c->simt ? simt_tiles[0][0] : tc_tiles[0][0];
+    double big_n = c->simt ? simt_tiles[0][1] : tc_tiles[0][1];
+    double i0 = c->rate_tflops * 1e12 / (c->l2_gbps * 1e9);
+    double it = intensity(tile_m, tile_n, c->elt_bytes);
+    double ib = intensity(big_m, big_n, c->elt_bytes);
+    double rate_tile = c->rate_tflops * 1e12 * (it / (it + i0)) / (ib / (ib + i0));
+    if (rate_tile > c->rate_tflops * 1e12)
+        rate_tile = c->rate_tflops * 1e12;
+    double k_steps = ceil(k / (split_k * tk));
+    double t_task = 2.0 * tile_m * tile_n * k_steps * tk / (rate_tile / slots);
+    double t_comp = waves * t_task;
+
+    /* HBM traffic of the operands, with L2 sharing inside a wave */
+    double a = m * k * c->elt_bytes, b = k * n * c->elt_bytes;
+    double per_batch;
+    if (a + b <= 0.5 * c->l2_bytes) {
+        per_batch = a + b;
+    } else {
+        double tiles_b = gm * gn * split_k; /* tiles of one batch entry */
+        double w = slots < tiles_b ? slots : tiles_b;
+        double gn_w = ceil(sqrt(w));
+        if (gn_w > gn)
+            gn_w = gn;
+        double gm_w = ceil(w / gn_w);
+        if (gm_w > gm)
+            gm_w = gm;
+        double waves_b = ceil(tiles_b / w);
+        double wave_bytes = (gm_w * tile_m + gn_w * tile_n) * (k / split_k) * c->elt_bytes;
+        per_batch = waves_b * wave_bytes;
+        if (per_batch < a + b)
+            per_batch = a + b;
+    }
+    double out = m * n * c->out_bytes;
+    double red = split_k > 1 ? 2.0 * split_k * m * n * 4.0 : 0.0;
+    double bytes = batch * (per_batch + out + red);
+    double t_mem = bytes / (c->hbm_gbps * 1e9);
+    double t = c->overhead_us * 1e-6 + (t_comp > t_mem ? t_comp : t_mem);
+    if (plan) {
+        plan->tile_m = tile_m;
+        plan->tile_n = tile_n;
+        plan->tile_k = tk;
+        plan->ctas_per_sm = ctas;
+        plan->split_k = split_k;
+        plan->tiles = tiles;
+        plan->waves = waves;
+        plan->hbm_bytes = bytes;
+        plan->t_compute_us = t_comp * 1e6;
+        plan->t_memory_us = t_mem * 1e6;
+        plan->t_us = t * 1e6;
+    }
+    return t * 1e6;
+}
+
+double aug_gemm_model_us(const struct aug_gemm_ceiling *c, double m, double n, double k,
+                         double batch, struct aug_gemm_plan *plan)
+{
+    if (!c || !(c->rate_tflops > 0) || !(c->hbm_gbps > 0) || !(c->l2_gbps > 0) ||
+        !(m > 0) || !(n > 0) || !(k > 0)) {
+        if (plan)
+            memset(plan, 0, sizeof *plan);
+        return 0.0;
+    }
+    if (batch < 1)
+        batch = 1;
+    const double(*tiles)[2] = c->simt ? simt_tiles : tc_tiles;
+    int nt = c->simt ? (int)(sizeof simt_tiles / sizeof *simt_tiles)
+                     : (int)(sizeof tc_tiles / sizeof *tc_tiles);
+    double best = INFINITY;
+    struct aug_gemm_plan bp, tp;
+    memset(&bp, 0, sizeof bp);
+    for (int i = 0; i < nt; i++) {
+        double ctas = floor(65536.0 / (2.0 * tiles[i][0] * tiles[i][1]));
+        ctas = ctas < 1 ? 1 : ctas > 8 ? 8 : ctas;
+        double out_tiles = ceil(m / tiles[i][0]) * ceil(n / tiles[i][1]) * batch;
+        for (size_t s = 0; s < sizeof splits / sizeof *splits; s++) {
+            /* split-K only while the output tiles leave SMs idle (less than one wave), as
+             * cuBLAS's heuristics do; the allowed set only shrinks as m, n, batch grow */
+            if (s > 0 && out_tiles >= c->sms * ctas)
+                break;
+            double t = aug_gemm_model_tile_us(c, m, n, k, batch, tiles[i][0], tiles[i][1],
+                                              splits[s], &tp);
+            if (t < best) {
+                best = t;
+                bp = tp;
+            }
+        }
+    }
+    if (plan)
+        *plan = bp;
+    return best;
+}

@@ -1,0 +1,53 @@
+/* gemm_model.h - structural GEMM time: output tiles, waves, split-K, main-loop rate at the
+ * GPU's achievable ceiling, and the HBM traffic of the operands (gemm_model.c). */
+#ifndef AUG_GEMM_MODEL_H
+#define AUG_GEMM_MODEL_H
+
+#include "augur/dtype.h"
+#include "augur/system.h"
+
+/* What the model needs of one GPU and dtype (aug_gemm_ceiling_of fills it from gpus.csv). */
+struct aug_gemm_ceiling {
+    double rate_tflops;  /* dense main-loop rate cuBLAS reaches on large shapes (TFLOP/s) */
+    double peak_tflops;  /* datasheet dense peak of the dtype (the physics bound) */
+    double hbm_gbps;     /* achievable HBM bandwidth (1e9 B/s) */
+    double peak_hbm_gbps;/* datasheet HBM bandwidth (the physics bound) */
+    double l2_bytes;     /* L2 capacity */
+    double l2_gbps;      /* L2 -> SM bandwidth (1e9 B/s) */
+    double overhead_us;  /* prologue, epilogue and grid launch of one GEMM kernel (device) */
+    double elt_bytes;    /* operand element size */
+    double out_bytes;    /* output element size */
+    int sms;
+    int simt;            /* 1: CUDA-core SGEMM tiles (fp32), 0: tensor-core tiles */
+};
+
+/* The kernel configuration the model chose and the terms of its time. */
+struct aug_gemm_plan {
+    double tile_m, tile_n, tile_k; /* output tile of one CTA and its main-loop k step */
+    double ctas_per_sm;            /* CTAs of that tile resident on one SM */
+    double split_k;                /* k split over this many CTAs (1: none) */
+    double tiles;                  /* output tiles over all batches, times split_k */
+    double waves;                  /* ceil(tiles / (SMs x CTAs per SM)) */
+    double hbm_bytes;              /* HBM traffic: operands (with L2 reuse) + output */
+    double t_compute_us, t_memory_us, t_us;
+};
+
+/* Default device-side overhead of one GEMM kernel in microseconds (see gemm_model.c). */
+#define AUG_GEMM_OVERHEAD_US 2.5
+
+/* Fill the ceiling of dtype `dt` on `gpu` from its gpus.csv row (achievable columns, else
+ * the documented fractions of the datasheet peaks). Returns 0 when the GPU has no rate
+ * for the dtype. */
+int aug_gemm_ceiling_of(const struct aug_gpu *gpu, enum aug_dtype dt, struct aug_gemm_ceiling *c);
+
+/* Device time in microseconds of batch x (m x k)(k x n) under ceiling `c`; `plan` (may be
+ * NULL) receives the chosen tile, split and terms. Non-decreasing in m, n, k and batch. */
+double aug_gemm_model_us(const struct aug_gemm_ceiling *c, double m, double n, double k,
+                         double batch, struct aug_gemm_plan *plan);
+
+/* The same for one fixed tile and split (for tests and reports). */
+double aug_gemm_model_tile_us(const struct aug_gemm_ceiling *c, double m, double n, double k,
+                              double batch, double tile_m, double tile_n, double split_k,
+                              struct aug_gemm_plan *plan);
+
+#endif

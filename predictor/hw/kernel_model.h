@@ -1,0 +1,37 @@
+/* kernel_model.h - structural time of the non-GEMM kernels: memory-bound ops
+ * (memop_model.c) and fused attention (attention_model.c). Both use the ceilings of
+ * struct aug_gemm_ceiling (gemm_model.h). */
+#ifndef AUG_KERNEL_MODEL_H
+#define AUG_KERNEL_MODEL_H
+
+#include "hw/gemm_model.h"
+
+/* Default device-side overhead of one memory-bound kernel (us), see memop_model.c. */
+#define AUG_MEMOP_OVERHEAD_US 2.0
+
+/* Memory-bound kernel moving `bytes` (read + written): overhead + bytes / bw, with bw the
+ * achievable HBM bandwidth, or the datasheet HBM bandwidth when the bytes fit in half the
+ * L2 (*in_l2 = 1). */
+double aug_memop_model_us(const struct aug_gemm_ceiling *c, double bytes, int *in_l2);
+
+/* Bandwidth share of memory-bound op `mem_op` against an add (1 for adds, copies and
+ * activations; below 1 for ops that read their input more than once). */
+double aug_memop_op_factor(const char *mem_op);
+
+/* What the attention model chose. */
+struct aug_attn_plan {
+    double block_q, block_kv; /* query rows and key columns of one tile */
+    double ctas;              /* CTAs: batch_heads x query blocks x kv splits */
+    double split_kv;          /* key range split over CTAs (flash-decoding), 1: none */
+    double waves;             /* ceil(ctas / SMs) */
+    double t_compute_us, t_memory_us, t_us;
+};
+
+/* FlashAttention forward/backward of batch_heads heads, seq_q queries against seq_kv keys
+ * (causal: queries aligned to the end of the keys), moving `bytes` of HBM (the caller's
+ * IO count, GQA included). */
+double aug_attention_model_us(const struct aug_gemm_ceiling *c, double batch_heads,
+                              double seq_q, double seq_kv, double head_dim, int causal,
+                              int backward, double bytes, struct aug_attn_plan *plan);
+
+#endif
