@@ -71,9 +71,18 @@ void aug_requests_free(struct aug_requests *reqs);
 
 /* ---- engines ---- */
 
-enum aug_engine { AUG_ENGINE_TRTLLM, AUG_ENGINE_VLLM, AUG_ENGINE_SGLANG, AUG_ENGINE_COUNT };
+/* trtllm: TensorRT-LLM's PyTorch backend (the default from v0.19); trtllm-trt: its
+ * TensorRT-engine backend (v0.14-class trtllm-bench runs), whose runtime floors are fitted
+ * (engine.c). */
+enum aug_engine {
+    AUG_ENGINE_TRTLLM,
+    AUG_ENGINE_VLLM,
+    AUG_ENGINE_SGLANG,
+    AUG_ENGINE_TRTLLM_TRT,
+    AUG_ENGINE_COUNT
+};
 
-const char *aug_engine_name(enum aug_engine e); /* "trtllm", "vllm", "sglang" */
+const char *aug_engine_name(enum aug_engine e); /* "trtllm", "vllm", "sglang", "trtllm-trt" */
 int aug_engine_from_name(const char *name, enum aug_engine *out);
 
 /* Who may enter the batch: GUARANTEED_NO_EVICT (TensorRT-LLM's default capacity scheduler:
@@ -104,6 +113,8 @@ struct aug_serve_config {
     long block_tokens;     /* tokens per KV block (paged attention) */
     int chunked_prefill;   /* 1: prompts are split into chunks that fill the token budget */
     double step_overhead_us; /* framework floor per step (< 0: the plan's, else the default) */
+    double request_overhead_us; /* host work per running request and step (batch manager) */
+    double workspace_gib;    /* runtime memory per GPU (< 0: the plan's, else the default) */
 };
 
 /* The engine's documented defaults (policy, KV base and fraction, block size, chunking,

@@ -34,7 +34,7 @@ static void help(void) {
         "       augur infer --mode offline|server --model M --system S [--gpus N] [--tp T]\n"
         "                   [--pp P] [--ep E] (--requests FILE.csv | --input-len DIST\n"
         "                   --output-len DIST [--num-requests N] [--seed S])\n"
-        "                   [--request-rate R] [--engine trtllm|vllm|sglang]\n"
+        "                   [--request-rate R] [--engine trtllm|trtllm-trt|vllm|sglang]\n"
         "                   [--policy no-evict|max-util] [--kv-fraction F] [--max-batch B]\n"
         "                   [--max-num-tokens K] [--block-tokens T] [--no-chunked-prefill]\n"
         "                   [dtypes, floors, --kdb, --format, --output as above]\n\n"
@@ -69,7 +69,8 @@ static void help(void) {
         "FILE.csv (columns input_len, output_len, optional arrival_s) or --input-len and\n"
         "--output-len as N, fixed:N, normal:MEAN,STD, uniform:LO,HI or lognormal:MEDIAN,SIGMA\n"
         "(--num-requests, default 1000; --seed, default 1: the same seed, the same list).\n"
-        "--engine (default trtllm) sets the scheduler policy, KV fraction and block size,\n"
+        "--engine (default trtllm, TensorRT-LLM's PyTorch backend; trtllm-trt its TensorRT-\n"
+        "engine backend) sets the scheduler policy, KV fraction and block size, runtime floors,\n"
         "max batch and max tokens, and the KV-cache dtype when --kv-dtype is not given\n"
         "(TensorRT-LLM: FP8 with FP8 weights; vLLM, SGLang: the 16-bit activation dtype).\n",
         AUG_INFER_DEFAULT_STEP_OVERHEAD_US);
@@ -258,6 +259,7 @@ static int serve(const struct serve_args *a, struct aug_infer_plan *plan, const 
     info.kv_fraction_given = a->kv_fraction > 0;
     info.step_overhead_us = roofline ? 0.0
                             : plan->step_overhead_us >= 0 ? plan->step_overhead_us
+                            : cfg.step_overhead_us >= 0   ? cfg.step_overhead_us
                                                           : AUG_INFER_DEFAULT_STEP_OVERHEAD_US;
     struct aug_kdb *kdb = NULL;
     if (!roofline && (st = aug_kdb_open(kdb_arg, sys.gpu.id, &kdb)) != AUG_OK) {

@@ -25,7 +25,7 @@
 #include "augur/status.h"
 #include "engine.h"
 
-static const char *const engine_names[] = {"trtllm", "vllm", "sglang"};
+static const char *const engine_names[] = {"trtllm", "vllm", "sglang", "trtllm-trt"};
 _Static_assert(sizeof engine_names / sizeof *engine_names == AUG_ENGINE_COUNT, "engine names");
 static const char *const policy_names[] = {"no-evict", "max-util"};
 _Static_assert(sizeof policy_names / sizeof *policy_names == AUG_SCHED_COUNT, "policy names");
@@ -75,6 +75,7 @@ void aug_serve_config_init(struct aug_serve_config *c, enum aug_engine e) {
     c->engine = e;
     c->chunked_prefill = 1;
     c->step_overhead_us = -1.0;
+    c->workspace_gib = -1.0;
     switch (e) {
     case AUG_ENGINE_VLLM:
         c->policy = AUG_SCHED_MAX_UTIL;
@@ -88,6 +89,20 @@ void aug_serve_config_init(struct aug_serve_config *c, enum aug_engine e) {
         c->kv_fraction = 0.88;
         c->block_tokens = 1;
         break;
+    case AUG_ENGINE_TRTLLM_TRT:
+        /* Fitted on the even-indexed TensorRT-LLM v0.14 rows of
+         * benchmarks/accuracy/inference_throughput.csv (208 rows, MAPE 11.8% there) and
+         * reported on the odd-indexed ones (README "Accuracy"): the TensorRT engine's
+         * runtime memory (its activation profiles, decoder and sampling buffers) leaves
+         * 6 GiB per GPU less for the KV cache than the default workspace, and its
+         * C++ batch manager spends 4 ms per iteration (grid 1.5-10 GiB x 0.3-5 ms). */
+        c->workspace_gib = 6.0;
+        c->step_overhead_us = 4000.0;
+        c->policy = AUG_SCHED_NO_EVICT;
+        c->kv_base = AUG_KV_OF_FREE;
+        c->kv_fraction = 0.90;
+        c->block_tokens = 64;
+        break;
     default:
         c->policy = AUG_SCHED_NO_EVICT;
         c->kv_base = AUG_KV_OF_FREE;
@@ -100,7 +115,8 @@ void aug_serve_config_init(struct aug_serve_config *c, enum aug_engine e) {
 enum aug_dtype aug_engine_kv_dtype(enum aug_engine e, enum aug_dtype dtype,
                                    enum aug_dtype weight_dtype, const char **why) {
     enum aug_dtype w = (unsigned)weight_dtype < AUG_DTYPE_COUNT ? weight_dtype : dtype;
-    if (e == AUG_ENGINE_TRTLLM && (w == AUG_DTYPE_FP8 || dtype == AUG_DTYPE_FP8)) {
+    int trt = e == AUG_ENGINE_TRTLLM || e == AUG_ENGINE_TRTLLM_TRT;
+    if (trt && (w == AUG_DTYPE_FP8 || dtype == AUG_DTYPE_FP8)) {
         *why = "TensorRT-LLM FP8 quantization also quantizes the KV cache";
         return AUG_DTYPE_FP8;
     }
@@ -108,7 +124,7 @@ enum aug_dtype aug_engine_kv_dtype(enum aug_engine e, enum aug_dtype dtype,
     enum aug_dtype act = dtype == AUG_DTYPE_FP8 || dtype == AUG_DTYPE_INT8 || dtype == AUG_DTYPE_INT4
                              ? AUG_DTYPE_BF16
                              : dtype;
-    *why = e == AUG_ENGINE_TRTLLM ? "TensorRT-LLM: unquantized KV cache in the activation dtype"
+    *why = trt ? "TensorRT-LLM: unquantized KV cache in the activation dtype"
                                   : "kv_cache_dtype auto: the model's activation dtype";
     return act;
 }

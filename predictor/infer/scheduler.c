@@ -201,6 +201,7 @@ static int lookup(struct sim *S, const struct step_key *k, struct step_entry **o
 
 struct limits {
     long max_batch, max_tokens, block, blocks;
+    double req_overhead_s;
     int chunked;
     enum aug_sched_policy policy;
 };
@@ -375,22 +376,24 @@ static int run_replica(struct sim *S, struct sreq *R, const long *idx, long n, c
         struct step_entry *e;
         if ((rc = lookup(S, &k, &e)) != AUG_OK)
             break;
+        double dt = e->t + L->req_overhead_s * (double)nrun;
         e->itl_weight += (double)d;
-        t += e->t;
+        t += dt;
         for (int i = 0; i < AUG_SOURCE_COUNT; i++)
             T->src[i] += e->src[i];
+        T->src[AUG_SOURCE_FALLBACK] += dt - e->t;
         T->steps++;
-        T->batch_time += (double)nrun * e->t;
+        T->batch_time += (double)nrun * dt;
         T->tokens_steps += (double)(d + ptok);
         if (d > 0 && np > 0) {
             T->mixed_steps++;
-            T->mixed_s += e->t;
+            T->mixed_s += dt;
         } else if (d > 0) {
             T->decode_steps++;
-            T->decode_s += e->t;
+            T->decode_s += dt;
         } else {
             T->prefill_steps++;
-            T->prefill_s += e->t;
+            T->prefill_s += dt;
         }
         /* 4. the step's results: every decode and every completed prompt emits a token;
          * finished requests leave and free their blocks */
@@ -420,7 +423,7 @@ static int run_replica(struct sim *S, struct sreq *R, const long *idx, long n, c
                 run[kept++] = run[i];
             }
         }
-        T->kv_time += (double)used * e->t;
+        T->kv_time += (double)used * dt;
         nrun = kept;
     }
 out:
@@ -499,6 +502,10 @@ static int resolve_limits(const struct aug_model *m, const struct aug_system *s,
     L->max_tokens = c->max_num_tokens;
     L->chunked = c->chunked_prefill;
     L->policy = c->policy;
+    if (!(c->request_overhead_us >= 0) || !isfinite(c->request_overhead_us))
+        return aug_errorf(AUG_EUSAGE, "per-request step overhead %g us: must be finite and not "
+                                      "negative", c->request_overhead_us);
+    L->req_overhead_s = c->request_overhead_us * 1e-6;
     return AUG_OK;
 }
 
@@ -526,10 +533,15 @@ int aug_serve_simulate(const struct aug_model *m, const struct aug_system *s,
                               q->output_len, m->name, m->max_seq);
     }
     struct aug_serve_config c = *cfg;
+    struct aug_infer_plan plan = *p;
+    if (c.step_overhead_us >= 0 && plan.step_overhead_us < 0)
+        plan.step_overhead_us = c.step_overhead_us;
+    if (c.workspace_gib >= 0 && plan.workspace_gib < 0)
+        plan.workspace_gib = c.workspace_gib;
     struct limits L;
     memset(&L, 0, sizeof L);
     double kv_tok;
-    int rc = resolve_limits(m, s, p, reqs, &c, &L, &out->memory, &kv_tok);
+    int rc = resolve_limits(m, s, &plan, reqs, &c, &L, &out->memory, &kv_tok);
     if (rc != AUG_OK)
         return rc;
     for (long i = 0; i < reqs->n; i++) {
@@ -543,9 +555,6 @@ int aug_serve_simulate(const struct aug_model *m, const struct aug_system *s,
                                           "%ld without chunked prefill", i + 1, q->input_len,
                               L.max_tokens);
     }
-    struct aug_infer_plan plan = *p;
-    if (c.step_overhead_us >= 0)
-        plan.step_overhead_us = c.step_overhead_us;
     struct sim S;
     memset(&S, 0, sizeof S);
     S.m = m;
