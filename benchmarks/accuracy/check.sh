@@ -14,11 +14,15 @@ VTRAIN_BAR=31.0
 VTRAIN_FALLBACK_BAR=25.5
 INFERENCE_BAR=12.0
 INFERENCE_FALLBACK_BAR=14.0
+INFERENCE_THROUGHPUT_BAR=10.5
+INFERENCE_THROUGHPUT_FALLBACK_BAR=10.5
 
 "$AUGUR" validate "$HERE/training.csv" --summary --max-mape "$TRAINING_BAR"
 "$AUGUR" validate "$HERE/training.csv" --summary --fallback-only --max-mape "$TRAINING_FALLBACK_BAR" | tail -1
 "$AUGUR" validate "$HERE/inference.csv" --summary --max-mape "$INFERENCE_BAR"
 "$AUGUR" validate "$HERE/inference.csv" --summary --fallback-only --max-mape "$INFERENCE_FALLBACK_BAR" | tail -1
+"$AUGUR" validate "$HERE/inference_throughput.csv" --summary --max-mape "$INFERENCE_THROUGHPUT_BAR"
+"$AUGUR" validate "$HERE/inference_throughput.csv" --summary --fallback-only --max-mape "$INFERENCE_THROUGHPUT_FALLBACK_BAR" | tail -1
 VTRAIN=$SHARED/external/vtrain/data/ground_truth_single.csv
 if [ -f "$VTRAIN" ]; then
     "$AUGUR" validate "$VTRAIN" --summary --max-mape "$VTRAIN_BAR"
