@@ -345,6 +345,38 @@ static void test_engine_kv_dtype(void **state) {
     assert_non_null(why);
 }
 
+/* The highest rate within targets: never above the offline capacity; a TTFT target below
+ * the prefill of one prompt cannot be met at any rate (0); a looser TPOT target never
+ * lowers the rate found (the pass/fail test is monotone in the target). */
+static void test_max_rate(void **state) {
+    (void)state;
+    struct aug_infer_plan p = one_gpu();
+    struct aug_serve_config c;
+    aug_serve_config_init(&c, AUG_ENGINE_TRTLLM);
+    struct aug_serve_slo slo;
+    memset(&slo, 0, sizeof slo);
+    slo.num_requests = 300;
+    slo.seed = 5;
+    slo.input = (struct aug_len_dist){AUG_LEN_FIXED, 512, 0};
+    slo.output = (struct aug_len_dist){AUG_LEN_FIXED, 64, 0};
+    slo.ttft_p99_s = 1e-6;
+    struct aug_serve_slo_result none, tight, loose;
+    assert_int_equal(aug_serve_max_rate(&llama8b, &h100, &p, NULL, &c, &slo, &none), AUG_OK);
+    assert_near(none.max_rate, 0.0, 0);
+    assert_true(none.capacity_rate > 0);
+    slo.ttft_p99_s = 0;
+    slo.tpot_p99_s = 0.012;
+    assert_int_equal(aug_serve_max_rate(&llama8b, &h100, &p, NULL, &c, &slo, &tight), AUG_OK);
+    slo.tpot_p99_s = 0.05;
+    assert_int_equal(aug_serve_max_rate(&llama8b, &h100, &p, NULL, &c, &slo, &loose), AUG_OK);
+    assert_true(tight.max_rate > 0);
+    assert_true(tight.at_max.tpot.p99 <= 0.012);
+    assert_true(loose.max_rate >= tight.max_rate);
+    assert_true(loose.max_rate <= loose.capacity_rate);
+    slo.tpot_p99_s = -1;
+    assert_int_equal(aug_serve_max_rate(&llama8b, &h100, &p, NULL, &c, &slo, &loose), AUG_EUSAGE);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_admission_and_drain),
@@ -357,6 +389,7 @@ int main(void) {
         cmocka_unit_test(test_requests_seeded),
         cmocka_unit_test(test_bad_inputs),
         cmocka_unit_test(test_engine_kv_dtype),
+        cmocka_unit_test(test_max_rate),
     };
     return cmocka_run_group_tests(tests, group_setup, NULL);
 }

@@ -180,6 +180,30 @@ int aug_serve_simulate(const struct aug_model *m, const struct aug_system *s,
                        const struct aug_serve_config *cfg, const struct aug_requests *reqs,
                        enum aug_scenario scenario, struct aug_serve_result *out);
 
+/* ---- the highest rate that meets latency targets ---- */
+
+struct aug_serve_slo {
+    double ttft_p99_s, tpot_p99_s; /* targets; 0: none */
+    long num_requests;             /* per trial (default 1000 when 0) */
+    unsigned long long seed;
+    struct aug_len_dist input, output;
+};
+
+struct aug_serve_slo_result {
+    double capacity_rate;   /* requests/s of the offline run: the ceiling */
+    double max_rate;        /* highest Poisson rate found that meets the targets (0: none) */
+    struct aug_serve_result at_max; /* the server run at max_rate */
+    int trials;
+};
+
+/* Bisection over the request rate (Poisson arrivals, the same seeded lengths at every rate)
+ * between 0 and the offline capacity: a rate passes when the load is sustainable and the
+ * p99 TTFT and TPOT meet the targets; 12 halvings (0.025% of the capacity). */
+int aug_serve_max_rate(const struct aug_model *m, const struct aug_system *s,
+                       const struct aug_infer_plan *p, const struct aug_infer_options *opt,
+                       const struct aug_serve_config *cfg, const struct aug_serve_slo *slo,
+                       struct aug_serve_slo_result *out);
+
 #ifdef __cplusplus
 }
 #endif
