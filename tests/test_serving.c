@@ -12,6 +12,7 @@
 #include "augur/serving.h"
 #include "augur/status.h"
 #include "augur/system.h"
+#include "augur/validate.h"
 
 #define KDB AUG_TEST_SOURCE_DIR "/kernels-db"
 #define DATA_ROOT AUG_TEST_SOURCE_DIR "/predictor"
@@ -377,6 +378,48 @@ static void test_max_rate(void **state) {
     assert_int_equal(aug_serve_max_rate(&llama8b, &h100, &p, NULL, &c, &slo, &loose), AUG_EUSAGE);
 }
 
+/* The inference schema: an empty batch is an offline run, predicted by the scheduler
+ * simulation (the same number as aug_serve_simulate with the engine read from
+ * `framework`); a server row reads its rate and percentile; a server row with rate 0 and
+ * a static row without a batch are named errors. */
+static void test_validate_rows(void **state) {
+    (void)state;
+    char path[256];
+    snprintf(path, sizeof path, "%s/test_serving_v_%ld.csv", AUG_TEST_BINARY_DIR, (long)getpid());
+    const char *head = "id,model,system,num_gpus,tp,batch,input_len,output_len,dtype,framework,"
+                       "metric,value,scenario,request_rate,percentile,num_requests\n";
+    char buf[2048];
+    snprintf(buf, sizeof buf, "%s"
+             "off,llama3-8b,dgx-h100,1,1,,128,128,fp16,TensorRT-LLM,throughput_tokens_per_s,1000,,,,200\n"
+             "srv,llama3-8b,dgx-h100,1,1,,128,32,fp16,vLLM,ttft_s,0.05,server,5,99,200\n", head);
+    write_file(path, buf);
+    struct aug_validate_report *rep;
+    struct aug_validate_options vo = {KDB, 1};
+    assert_int_equal(aug_validate_file(path, AUG_VALIDATE_AUTO, &vo, &rep), AUG_OK);
+    assert_int_equal(rep->n_rows, 2);
+    assert_int_equal(rep->predicted_rows, 2);
+    /* the offline row against the simulation itself */
+    struct aug_serve_config c;
+    aug_serve_config_init(&c, AUG_ENGINE_TRTLLM);
+    struct aug_requests r = fixed(200, 128, 128);
+    struct aug_serve_result res = run(&c, &r, AUG_SCENARIO_OFFLINE);
+    assert_rel(rep->rows[0].predicted, res.output_tokens_per_s, 1e-9);
+    assert_true(rep->rows[1].predicted > 0 && rep->rows[1].predicted < 1.0);
+    aug_requests_free(&r);
+    aug_validate_report_free(rep);
+    snprintf(buf, sizeof buf, "%s"
+             "srv,llama3-8b,dgx-h100,1,1,,128,32,fp16,vLLM,ttft_s,0.05,server,0,99,200\n", head);
+    write_file(path, buf);
+    assert_int_not_equal(aug_validate_file(path, AUG_VALIDATE_AUTO, &vo, &rep), AUG_OK);
+    assert_non_null(strstr(aug_last_error(), "request_rate"));
+    snprintf(buf, sizeof buf, "%s"
+             "st,llama3-8b,dgx-h100,1,1,,128,32,fp16,x,ttft_s,0.05,static,,,\n", head);
+    write_file(path, buf);
+    assert_int_not_equal(aug_validate_file(path, AUG_VALIDATE_AUTO, &vo, &rep), AUG_OK);
+    assert_non_null(strstr(aug_last_error(), "batch"));
+    unlink(path);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_admission_and_drain),
@@ -390,6 +433,7 @@ int main(void) {
         cmocka_unit_test(test_bad_inputs),
         cmocka_unit_test(test_engine_kv_dtype),
         cmocka_unit_test(test_max_rate),
+        cmocka_unit_test(test_validate_rows),
     };
     return cmocka_run_group_tests(tests, group_setup, NULL);
 }
