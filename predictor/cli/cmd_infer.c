@@ -376,7 +376,7 @@ int aug_cmd_infer(int argc, char **argv) {
             break;
         case OPT_REQUESTS: sv.file = optarg; break;
         case OPT_NREQ:
-            if ((rc = aug_cli_long(cmd, "--num-requests", optarg, 1, 100000000, &sv.num_requests))) return rc;
+            if ((rc = aug_cli_long(cmd, "--num-requests", optarg, 1, 10000000, &sv.num_requests))) return rc;
             break;
         case OPT_SEED:
             if ((rc = aug_cli_long(cmd, "--seed", optarg, 0, 0x7fffffffffffffffL, &sv.seed))) return rc;

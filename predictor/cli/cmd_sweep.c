@@ -282,7 +282,7 @@ static int parse(int argc, char **argv, struct aug_sweep_opts *o) {
         }
         case OPT_ENGINE: o->engine = optarg; o->infer_only = 1; break;
         case OPT_NREQ:
-            if ((rc = aug_cli_long(cmd, "--num-requests", optarg, 1, 100000000, &o->num_requests))) return rc;
+            if ((rc = aug_cli_long(cmd, "--num-requests", optarg, 1, 10000000, &o->num_requests))) return rc;
             o->infer_only = 1;
             break;
         case OPT_SEED:

@@ -166,8 +166,8 @@ int aug_requests_generate(const struct aug_len_dist *in, const struct aug_len_di
     memset(reqs, 0, sizeof *reqs);
     if (n < 1)
         return aug_errorf(AUG_EUSAGE, "number of requests %ld: must be at least 1", n);
-    if (n > 100000000L)
-        return aug_errorf(AUG_EUSAGE, "number of requests %ld: at most 100,000,000", n);
+    if (n > 10000000L)
+        return aug_errorf(AUG_EUSAGE, "number of requests %ld: at most 10,000,000", n);
     if (!(rate >= 0) || !isfinite(rate))
         return aug_errorf(AUG_EUSAGE, "request rate %g: must be finite and not negative", rate);
     reqs->r = calloc((size_t)n, sizeof *reqs->r);

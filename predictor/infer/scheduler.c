@@ -46,6 +46,10 @@
 #include "latency_stats.h"
 #include "step_time.h"
 
+/* Steps one replica may simulate: beyond this the run is not a serving question (5 x 10^7
+ * steps, a few seconds of simulation). */
+#define AUG_SCHED_MAX_STEPS 50000000L
+
 /* vLLM BlockSpaceManager watermark: 1% of the blocks stay free at admission. */
 #define AUG_SCHED_WATERMARK 0.01
 /* a server is sustainable while the queue at the last arrival holds at most this share of
@@ -369,6 +373,12 @@ static int run_replica(struct sim *S, struct sreq *R, const long *idx, long n, c
             rc = aug_errorf(AUG_EUSAGE, "no request can make progress: a prompt exceeds the token "
                                         "budget of %ld tokens per step without chunked prefill",
                             L->max_tokens);
+            break;
+        }
+        if (T->steps >= AUG_SCHED_MAX_STEPS) {
+            rc = aug_errorf(AUG_EUSAGE, "the run needs more than %ld scheduler steps per replica: "
+                                        "fewer or shorter requests, or a larger batch",
+                            AUG_SCHED_MAX_STEPS);
             break;
         }
         struct step_key k = {d, np, ptok, fin, d > 0 ? bucket(dctx / (double)d) : 0.0,
