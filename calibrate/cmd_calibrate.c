@@ -6,12 +6,14 @@
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "augur/augur.h"
+#include "core/atomic_write.h"
 #include "curves_out.h"
 #include "fit.h"
 #include "import.h"
@@ -52,10 +54,14 @@ static void usage(FILE *f)
             AUG_FIT_DEFAULT_MAX_CV, AUG_FIT_DEFAULT_FOLDS);
 }
 
-static int usage_error(const char *fmt, const char *arg)
+static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int usage_error(const char *fmt, ...)
 {
+    va_list ap;
     fprintf(stderr, "augur calibrate: ");
-    fprintf(stderr, fmt, arg);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
     fprintf(stderr, "\nTry 'augur calibrate --help'\n");
     return 2;
 }
@@ -142,7 +148,13 @@ static int write_raw(const char *dir, const struct aug_samples *s, const struct 
         struct aug_samples merged;
         aug_samples_init(&merged);
         int rc = AUG_OK;
+        /* only "does not exist" means no earlier samples: any other failure to read them
+         * would rewrite the file with this run's rows alone */
         FILE *probe = fopen(path, "r");
+        struct stat lst;
+        if (!probe && (errno != ENOENT || lstat(path, &lst) == 0))
+            rc = aug_errorf(AUG_EIO, "cannot read '%s': %s (its samples would be lost)", path,
+                            strerror(errno));
         if (probe) {
             fclose(probe);
             struct aug_samples old;
@@ -263,7 +275,7 @@ static int run(const struct cal_opts *o, char **inputs, int n_inputs)
     memset(&r, 0, sizeof r);
     struct aug_curve *curves = NULL;
     size_t n_curves = 0;
-    int rc = AUG_OK;
+    int rc = AUG_OK, lock_fd = -1;
     for (int i = 0; i < n_inputs && rc == AUG_OK; i++)
         rc = aug_import_file(im, inputs[i], &o->io, &s);
     if (rc != AUG_OK)
@@ -287,6 +299,23 @@ static int run(const struct cal_opts *o, char **inputs, int n_inputs)
     int to_stdout = o->output && strcmp(o->output, "-") == 0;
     print_summary(to_stdout ? stderr : stdout, &r);
 
+    /* the GPU folder is read, merged and rewritten under an exclusive lock, so that two
+     * calibrations into one folder queue instead of losing one run's data */
+    if (!o->output) {
+        size_t lcap = strlen(o->kdb ? o->kdb : aug_kdb_dir()) + strlen(o->gpu) + 8;
+        char *ldir = malloc(lcap);
+        if (!ldir) {
+            rc = aug_errorf(AUG_ENOMEM, "out of memory");
+            goto out;
+        }
+        snprintf(ldir, lcap, "%s/%s", o->kdb ? o->kdb : aug_kdb_dir(), o->gpu);
+        rc = ensure_dir(ldir);
+        if (rc == AUG_OK && (lock_fd = aug_dir_lock(ldir)) < 0)
+            rc = AUG_EIO;
+        free(ldir);
+        if (rc != AUG_OK)
+            goto out;
+    }
     if ((rc = merged_curves(o, &r, &curves, &n_curves)) != AUG_OK)
         goto out;
     char c0[128], c1[160], c2[96];
@@ -317,15 +346,17 @@ static int run(const struct cal_opts *o, char **inputs, int n_inputs)
             goto out;
         }
         rc = ensure_dir(dir);
-        snprintf(path, root_cap, "%s/curves.csv", dir);
-        if (rc == AUG_OK)
-            rc = aug_curves_write(path, curves, n_curves, comments, 3, NULL, NULL);
+        /* raw samples first: a crash between the two never leaves curves newer than the
+         * data they were fitted on */
         if (rc == AUG_OK && !o->no_raw) {
             snprintf(path, root_cap, "%s/raw", dir);
             rc = ensure_dir(path);
             if (rc == AUG_OK)
                 rc = write_raw(path, &s, &r, comments, 2);
         }
+        snprintf(path, root_cap, "%s/curves.csv", dir);
+        if (rc == AUG_OK)
+            rc = aug_curves_write(path, curves, n_curves, comments, 3, NULL, NULL);
         free(path);
     }
     free(dir);
@@ -350,6 +381,7 @@ static int run(const struct cal_opts *o, char **inputs, int n_inputs)
                         "them) and %d could not be fitted; the others were written",
                         refused, 100 * fo.max_cv_rel_err, failed);
 out:
+    aug_dir_unlock(lock_fd);
     free(curves);
     aug_fit_result_free(&r);
     aug_samples_free(&s);
@@ -403,8 +435,8 @@ int aug_cmd_calibrate(int argc, char **argv)
             o.link = optarg;
             break;
         case O_MAXCV:
-            if (aug_parse_double(optarg, "--max-cv-err", &dv) != AUG_OK || !(dv > 0))
-                return usage_error("--max-cv-err: '%s' is not a positive number", optarg);
+            if (aug_parse_double(optarg, "--max-cv-err", &dv) != AUG_OK || !(dv > 0) || dv > 10)
+                return usage_error("--max-cv-err: '%s' is not a relative error in (0, 10]", optarg);
             o.max_cv = dv;
             break;
         case O_FOLDS:

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "augur/csvio.h"
+#include "core/atomic_write.h"
 #include "augur/dtype.h"
 #include "augur/status.h"
 
@@ -176,10 +177,10 @@ static int write_group(const char *dir, const char *stem, const struct aug_sampl
     rc = aug_csv_writer_commit(w);
     if (rc == AUG_OK) {
         snprintf(path, cap, "%s/%s.gp", dir, stem);
-        FILE *fp = fopen(path, "w");
-        if (!fp) {
-            rc = aug_errorf(AUG_EIO, "cannot write '%s': %s", path, strerror(errno));
-        } else {
+        struct aug_atomic gp;
+        rc = aug_atomic_open(&gp, path);
+        if (rc == AUG_OK) {
+            FILE *fp = gp.fp;
             const char *xl = g->family == AUG_FAMILY_GEMM ? "FLOPs (2mnk)"
                              : g->family == AUG_FAMILY_ATTENTION ? "sequence length (keys)"
                                                                   : "size (bytes)";
@@ -198,8 +199,7 @@ static int write_group(const char *dir, const char *stem, const struct aug_sampl
                     "     '%s/%s.csv' skip 1 using 1:3 with %s title 'fitted'\n",
                     dir, stem, stem, g->form, 100 * g->cv_rel_err, aug_fit_verdict_name(g->verdict), xl,
                     dir, stem, dir, stem, one_d ? "lines lw 2" : "points pt 6 ps 0.4");
-            if (fclose(fp) != 0)
-                rc = aug_errorf(AUG_EIO, "cannot write '%s'", path);
+            rc = aug_atomic_commit(&gp);
         }
     }
     free(path);
@@ -237,10 +237,15 @@ int aug_report_write(const char *dir, const struct aug_samples *s,
                  dir);
         return AUG_OK;
     }
-    if (strchr(dir, '\'') || strchr(dir, '"')) {
-        snprintf(note, note_cap, "report folder name has quotes: plots skipped");
-        return AUG_OK;
-    }
+    /* the folder name is written into the gnuplot scripts: a quote, a backquote or a
+     * control character (a newline starts a new command, "!" runs a shell) could run
+     * commands, so such a name gets no plots */
+    for (const char *c = dir; *c; c++)
+        if (*c == '\'' || *c == '"' || *c == '`' || (unsigned char)*c < 0x20) {
+            snprintf(note, note_cap, "report folder name has quotes or control characters: "
+                     "plots skipped");
+            return AUG_OK;
+        }
     size_t lcap = strlen(dir) + 200;
     char *script = malloc(lcap), *log = malloc(lcap);
     if (!script || !log) {

@@ -11,6 +11,7 @@
 #include "augur/system.h"
 #include "augur/status.h"
 #include "augur/units.h"
+#include "core/atomic_write.h"
 
 int aug_cli_fail(int status, const char *msg) {
     fprintf(stderr, "augur: %s\n", msg ? msg : aug_last_error());
@@ -59,20 +60,56 @@ int aug_cli_load_model_system(const char *kdb_root, const char *model_arg, const
     return st == AUG_OK ? 0 : aug_cli_fail(st, NULL);
 }
 
+/* The one --output file being written (commands write one output at a time). */
+static struct aug_atomic cli_out;
+
 FILE *aug_cli_open_output(const char *path) {
     if (!path || strcmp(path, "-") == 0)
         return stdout;
-    FILE *f = fopen(path, "w");
-    if (!f)
-        fprintf(stderr, "augur: cannot write '%s': %s\n", path, strerror(errno));
-    return f;
+    if (cli_out.fp) {
+        fprintf(stderr, "augur: cannot write '%s': another output is open\n", path);
+        return NULL;
+    }
+    if (aug_atomic_open(&cli_out, path) != AUG_OK) {
+        fprintf(stderr, "augur: %s\n", aug_last_error());
+        return NULL;
+    }
+    return cli_out.fp;
 }
 
 int aug_cli_close_output(FILE *f, const char *path) {
-    if (f == stdout)
-        return fflush(stdout) == 0 ? 0 : 1;
-    if (fclose(f) != 0) {
-        fprintf(stderr, "augur: cannot write '%s': %s\n", path, strerror(errno));
+    if (f == stdout) {
+        errno = 0;
+        if (fflush(stdout) != 0 || ferror(stdout)) {
+            fprintf(stderr, "augur: cannot write to standard output: %s\n",
+                    errno ? strerror(errno) : "write error");
+            return 1;
+        }
+        return 0;
+    }
+    if (!f || f != cli_out.fp) {
+        fprintf(stderr, "augur: cannot write '%s': not open\n", path ? path : "");
+        return 1;
+    }
+    if (aug_atomic_commit(&cli_out) != AUG_OK) {
+        fprintf(stderr, "augur: %s\n", aug_last_error());
+        return 1;
+    }
+    return 0;
+}
+
+void aug_cli_discard_output(FILE *f) {
+    if (f && f == cli_out.fp)
+        aug_atomic_abort(&cli_out);
+    else if (f == stdout)
+        fflush(stdout);
+}
+
+int aug_cli_close_stdout(void) {
+    errno = 0;
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        fprintf(stderr, "augur: cannot write to standard output: %s\n",
+                errno ? strerror(errno) : "write error");
         return 1;
     }
     return 0;

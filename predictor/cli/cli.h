@@ -25,9 +25,15 @@ struct aug_system;
 int aug_cli_load_model_system(const char *kdb_root, const char *model_arg, const char *system_arg,
                               struct aug_model *model, struct aug_system *sys);
 
-/* Open --output (or stdout); NULL on failure (message printed). */
+/* Open --output (or stdout for NULL and "-"); NULL on failure (message printed). A file
+ * is written to a temporary beside it; aug_cli_close_output() renames it over the old
+ * one when every write succeeded (0), or prints why not and keeps the old file (1).
+ * aug_cli_discard_output() drops a partial output (a failed command). */
 FILE *aug_cli_open_output(const char *path);
 int aug_cli_close_output(FILE *f, const char *path);
+void aug_cli_discard_output(FILE *f);
+/* Flush stdout at exit: 0, or 1 with a message when a write failed (disk full). */
+int aug_cli_close_stdout(void);
 
 /* Write a result object in the chosen format. Table: one "key  value" line per leaf,
  * nested objects as "parent.child"; CSV: a header of the flattened keys and one row. */

@@ -137,12 +137,16 @@ static int dtype_opt(const char *cmd, const char *opt, const char *val, enum aug
     return 0;
 }
 
-static int nonneg(const char *cmd, const char *opt, const char *val, double *out) {
+/* A number in [0, max]: the ceilings are far above any real value, so that an extra
+ * digit or a unit slip is a usage error instead of a silently absurd prediction. */
+static int nonneg(const char *cmd, const char *opt, const char *val, double max, double *out) {
     int rc = aug_cli_double(cmd, opt, val, out);
     if (rc)
         return rc;
     if (*out < 0)
         return aug_cli_usage(cmd, "%s: %s must not be negative", opt, val);
+    if (*out > max)
+        return aug_cli_usage(cmd, "%s: %s is above %g", opt, val, max);
     return 0;
 }
 
@@ -371,7 +375,7 @@ int aug_cmd_infer(int argc, char **argv) {
                 sv.scenario = SV_NONE;
             break;
         case OPT_RATE:
-            if ((rc = nonneg(cmd, "--request-rate", optarg, &plan.request_rate))) return rc;
+            if ((rc = nonneg(cmd, "--request-rate", optarg, 1e9, &plan.request_rate))) return rc;
             sv.have_rate = 1;
             break;
         case OPT_REQUESTS: sv.file = optarg; break;
@@ -423,9 +427,9 @@ int aug_cmd_infer(int argc, char **argv) {
             else
                 return aug_cli_usage(cmd, "--kv-link: use nvlink or network, not '%s'", optarg);
             break;
-        case OPT_LAUNCH: if ((rc = nonneg(cmd, "--launch-us", optarg, &plan.launch_us))) return rc; break;
-        case OPT_STEP: if ((rc = nonneg(cmd, "--step-overhead-us", optarg, &plan.step_overhead_us))) return rc; break;
-        case OPT_WS: if ((rc = nonneg(cmd, "--workspace-gib", optarg, &plan.workspace_gib))) return rc; break;
+        case OPT_LAUNCH: if ((rc = nonneg(cmd, "--launch-us", optarg, 1e6, &plan.launch_us))) return rc; break;
+        case OPT_STEP: if ((rc = nonneg(cmd, "--step-overhead-us", optarg, 1e7, &plan.step_overhead_us))) return rc; break;
+        case OPT_WS: if ((rc = nonneg(cmd, "--workspace-gib", optarg, 1e5, &plan.workspace_gib))) return rc; break;
         case OPT_KDB: kdb_arg = optarg; break;
         case OPT_ROOFLINE: roofline = 1; break;
         case OPT_FORMAT: if ((rc = aug_cli_format(cmd, optarg, &fmt))) return rc; break;
@@ -487,7 +491,11 @@ int aug_cmd_infer(int argc, char **argv) {
     }
     rc = emit(f, fmt, &model, &sys, &plan, &res, kdb, roofline, ops, n_ops, want_ops);
     aug_kdb_close(kdb);
-    if (aug_cli_close_output(f, output) != 0 || rc != 0)
+    if (rc != 0) {
+        aug_cli_discard_output(f);
+        return 1;
+    }
+    if (aug_cli_close_output(f, output) != 0)
         return 1;
     return 0;
 }

@@ -9,6 +9,7 @@
 #include "augur/augur.h"
 #include "cli.h"
 #include "cmd_kernel.h"
+#include "core/finite.h"
 
 static void help(void) {
     printf("usage: augur kernel gemm      --gpu ID --m M --n N --k K [--batch B] [--dtype D]\n"
@@ -62,6 +63,23 @@ static int size_opt(const char *cmd, const char *opt, const char *val, double *o
         return aug_cli_usage(cmd, "%s", aug_last_error());
     if (!(*out > 0))
         return aug_cli_usage(cmd, "%s must be positive", opt);
+    return 0;
+}
+
+/* A memory op name the predictor's graphs use, or one with a curve in this GPU's table:
+ * any other name would time nothing but the fallback, silently. */
+static int known_mem_op(const struct aug_kdb *kdb, const char *name) {
+    static const char *const ops[] = {"elementwise", "norm",      "rmsnorm", "layernorm",
+                                      "softmax",     "activation", "rope",    "embedding",
+                                      "copy",        "add",        "cross_entropy", "optimizer"};
+    for (size_t i = 0; i < sizeof ops / sizeof *ops; i++)
+        if (strcmp(ops[i], name) == 0)
+            return 1;
+    for (int i = 0; i < aug_kdb_curve_count(kdb); i++) {
+        const struct aug_curve *c = aug_kdb_curve_at(kdb, i);
+        if (c->family == AUG_FAMILY_MEMORY && strcmp(c->op, name) == 0)
+            return 1;
+    }
     return 0;
 }
 
@@ -198,12 +216,29 @@ int aug_cmd_kernel(int argc, char **argv) {
     struct aug_kdb *kdb = NULL;
     if (!roof && (st = aug_kdb_open(kdb_dir, gpu, &kdb)) != AUG_OK)
         return aug_cli_fail(st, NULL);
+    if (fam == AUG_OP_MEMORY && !known_mem_op(kdb, mem_op)) {
+        aug_kdb_close(kdb);
+        return aug_cli_usage(cmd, "--op: unknown memory op '%s' (the predictor's are "
+                             "elementwise, norm, rmsnorm, layernorm, softmax, activation, rope, "
+                             "embedding, copy, add, cross_entropy, optimizer; or a memory curve "
+                             "of the GPU's kernels-db)", mem_op);
+    }
     struct aug_op_ctx ctx = {&sys, kdb, roof};
     struct aug_op_time t;
     st = aug_op_time(&ctx, &op, &t);
     aug_kdb_close(kdb);
     if (st != AUG_OK)
         return aug_cli_fail(st, NULL);
+    /* a zero or non-finite time would print "inf" or lose its JSON keys (jansson refuses
+     * them); it is an error naming the kernel instead */
+    const struct aug_finite_field tf[] = {{"time_s", t.time_s}, {"efficiency", t.eff}};
+    char what[96];
+    snprintf(what, sizeof what, "%s kernel on %s", family, gpu);
+    if ((st = aug_finite_check(what, tf, 2)) != AUG_OK)
+        return aug_cli_fail(st, NULL);
+    if (!(t.time_s > 0))
+        return aug_cli_fail(aug_errorf(AUG_EDATA, "%s: predicted time %g s is not positive", what,
+                                       t.time_s), NULL);
 
     double peak = sys.gpu.peak_tflops[dt] * 1e12, bw = sys.gpu.hbm_gbps * 1e9;
     json_t *o = json_object();
@@ -231,5 +266,9 @@ int aug_cmd_kernel(int argc, char **argv) {
     }
     int out = aug_cli_write(f, fmt, o);
     json_decref(o);
-    return aug_cli_close_output(f, output) || out ? 1 : 0;
+    if (out) {
+        aug_cli_discard_output(f);
+        return 1;
+    }
+    return aug_cli_close_output(f, output) ? 1 : 0;
 }

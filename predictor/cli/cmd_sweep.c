@@ -291,8 +291,8 @@ static int parse(int argc, char **argv, struct aug_sweep_opts *o) {
             break;
         case OPT_MIN_TPUT:
             if ((rc = aug_cli_double(cmd, "--min-throughput", optarg, &o->min_throughput))) return rc;
-            if (o->min_throughput < 0)
-                return aug_cli_usage(cmd, "--min-throughput must not be negative");
+            if (o->min_throughput < 0 || o->min_throughput > 1e15)
+                return aug_cli_usage(cmd, "--min-throughput must be in [0, 1e15] tokens/s");
             o->infer_only = 1;
             break;
         case OPT_MAX_BATCH:

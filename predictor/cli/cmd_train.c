@@ -274,7 +274,11 @@ int aug_cmd_train(int argc, char **argv) {
     }
     json_decref(obj);
     aug_kdb_close(kdb);
-    if (aug_cli_close_output(f, output) != 0 || st != AUG_OK)
+    if (st != AUG_OK) {
+        aug_cli_discard_output(f);
+        return 1;
+    }
+    if (aug_cli_close_output(f, output) != 0)
         return 1;
     return 0;
 }

@@ -104,7 +104,8 @@ int aug_cmd_validate(int argc, char **argv) {
         switch (c) {
         case OPT_MAX:
             if ((rc = aug_cli_double(cmd, "--max-mape", optarg, &max_mape))) return rc;
-            if (max_mape < 0) return aug_cli_usage(cmd, "--max-mape must not be negative");
+            if (max_mape < 0 || max_mape > 1e4)
+                return aug_cli_usage(cmd, "--max-mape must be a percentage in [0, 10000]");
             break;
         case OPT_IMPORT:
             if (strcmp(optarg, "vtrain") == 0) kind = AUG_VALIDATE_VTRAIN;
@@ -168,13 +169,17 @@ int aug_cmd_validate(int argc, char **argv) {
     double mape = r->mape_pct;
     size_t predicted = r->predicted_rows;
     aug_validate_report_free(r);
-    if (aug_cli_close_output(f, output) != 0 || out_rc)
+    if (out_rc) {
+        aug_cli_discard_output(f);
+        return 1;
+    }
+    if (aug_cli_close_output(f, output) != 0)
         return 1;
     if (max_mape >= 0 && predicted == 0) {
         fprintf(stderr, "augur: %s: no row could be predicted, cannot check --max-mape\n", path);
         return 1;
     }
-    if (max_mape >= 0 && mape > max_mape) {
+    if (max_mape >= 0 && !(mape <= max_mape)) { /* a NaN MAPE fails the bar */
         fprintf(stderr, "augur: %s: MAPE %.2f%% exceeds the bar of %.2f%%\n", path, mape, max_mape);
         return 1;
     }

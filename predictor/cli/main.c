@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "augur/augur.h"
+#include "cli.h"
 #include "commands.h"
 #include "../../calibrate/calibrate.h"
 #include "cmd_profile.h"
@@ -36,7 +37,7 @@ static void usage(FILE *f) {
     fprintf(f, "\nenvironment: AUGUR_DATA_DIR (presets), AUGUR_KDB (kernels-db root)\n");
 }
 
-int main(int argc, char **argv) {
+static int run(int argc, char **argv) {
     if (argc < 2) {
         usage(stderr);
         return 2;
@@ -55,4 +56,12 @@ int main(int argc, char **argv) {
             return commands[i].run(argc - 1, argv + 1);
     fprintf(stderr, "augur: '%s' is not an augur command\nTry 'augur --help'\n", cmd);
     return 2;
+}
+
+int main(int argc, char **argv) {
+    int rc = run(argc, argv);
+    /* a full disk or a closed pipe on stdout is a failure, as in coreutils' close_stdout */
+    if (aug_cli_close_stdout() != 0 && rc == 0)
+        rc = 1;
+    return rc;
 }

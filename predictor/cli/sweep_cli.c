@@ -3,7 +3,11 @@
  * side), as a table, JSON or CSV; the gnuplot plot of the front; the progress bar. */
 #include "sweep_cli.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <math.h>
+#include <signal.h>
+#include <spawn.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,7 +16,11 @@
 #include <unistd.h>
 
 #include "augur/csvio.h"
+#include "augur/status.h"
+#include "core/atomic_write.h"
 #include "train_cli.h"
+
+extern char **environ;
 
 /* Front plans a table shows at most. */
 #define AUG_SWEEP_TABLE_FRONT 40
@@ -424,6 +432,57 @@ static int have_gnuplot(void) {
     return 0;
 }
 
+/* Text for a single-quoted gnuplot string. Inside double quotes gnuplot expands
+ * backslashes and runs `backquoted` commands, and a quote ends the string; so names from
+ * input files (a model's "name", a Hugging Face _name_or_path, a GPU name) keep only
+ * characters that mean nothing to it: letters, digits, space and . , : ; ( ) + - / _ = %.
+ * Anything else becomes '?'. */
+void aug_sweep_cli_plot_text(char *dst, size_t cap, const char *s) {
+    static const char ok[] = " .,:;()+-/_=%";
+    size_t j = 0;
+    for (; s && *s && j + 1 < cap; s++) {
+        unsigned char c = (unsigned char)*s;
+        int keep = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                   (c != '\0' && strchr(ok, c) != NULL);
+        dst[j++] = keep ? (char)c : '?';
+    }
+    if (cap)
+        dst[j] = '\0';
+}
+
+/* gnuplot with its stdin on a pipe and its stdout on `out_fd`: no shell, no file name in
+ * the script. Returns the write end of the pipe (NULL on failure, message printed). */
+static FILE *spawn_gnuplot(int out_fd, pid_t *pid) {
+    int p[2];
+    if (pipe(p) != 0) {
+        fprintf(stderr, "augur: cannot start gnuplot: %s\n", strerror(errno));
+        return NULL;
+    }
+    fcntl(p[1], F_SETFD, FD_CLOEXEC);
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_adddup2(&fa, p[0], 0);
+    posix_spawn_file_actions_adddup2(&fa, out_fd, 1);
+    posix_spawn_file_actions_addclose(&fa, p[0]);
+    posix_spawn_file_actions_addclose(&fa, out_fd);
+    char *argv[] = {"gnuplot", NULL};
+    int rc = posix_spawnp(pid, "gnuplot", &fa, NULL, argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    close(p[0]);
+    if (rc != 0) {
+        close(p[1]);
+        fprintf(stderr, "augur: cannot start gnuplot: %s\n", strerror(rc));
+        return NULL;
+    }
+    FILE *g = fdopen(p[1], "w");
+    if (!g) {
+        close(p[1]);
+        waitpid(*pid, NULL, 0);
+        fprintf(stderr, "augur: cannot start gnuplot: %s\n", strerror(errno));
+    }
+    return g;
+}
+
 int aug_sweep_cli_plot(const char *path, const char *title, const char *ylabel,
                        const double *front_x, const double *front_y, int n_front,
                        const double *top_x, const double *top_y, int n_top) {
@@ -439,42 +498,69 @@ int aug_sweep_cli_plot(const char *path, const char *title, const char *ylabel,
                         "written to %s\n", path);
         return 1;
     }
-    if (strchr(path, '"') || strchr(path, '\n')) {
-        fprintf(stderr, "augur: --plot: file names with quotes are not supported\n");
+    /* gnuplot draws to its stdout, a temporary renamed over `path` when it succeeds */
+    struct aug_atomic out;
+    if (aug_atomic_open(&out, path) != AUG_OK) {
+        fprintf(stderr, "augur: %s\n", aug_last_error());
         return 1;
     }
-    FILE *g = popen("gnuplot", "w");
+    if (fflush(out.fp) != 0) {
+        aug_atomic_abort(&out);
+        return 1;
+    }
+    pid_t pid;
+    FILE *g = spawn_gnuplot(fileno(out.fp), &pid);
     if (!g) {
-        fprintf(stderr, "augur: cannot start gnuplot\n");
+        aug_atomic_abort(&out);
         return 1;
     }
+    void (*old_pipe)(int) = signal(SIGPIPE, SIG_IGN); /* gnuplot may die early: EPIPE */
+    char t[256], y[128];
+    aug_sweep_cli_plot_text(t, sizeof t, title);
+    aug_sweep_cli_plot_text(y, sizeof y, ylabel);
     fprintf(g, "set terminal %s size 900,600 %s\n", png ? "png" : "svg", svg ? "dynamic" : "");
-    fprintf(g, "set output \"%s\"\n", path);
-    fprintf(g, "set title \"%s\" noenhanced\n", title);
-    fprintf(g, "set xlabel \"memory per GPU (GiB)\"\nset ylabel \"%s\"\nset grid\nset key top right\n",
-            ylabel);
+    fprintf(g, "set title '%s' noenhanced\n", t);
+    fprintf(g, "set xlabel 'memory per GPU (GiB)'\nset ylabel '%s'\nset grid\nset key top right\n",
+            y);
     double lo = 0, hi = 0;
+    int any = 0;
     for (int i = 0; i < n_front; i++) {
-        if (i == 0 || front_y[i] < lo)
+        if (!isfinite(front_y[i]))
+            continue;
+        if (!any || front_y[i] < lo)
             lo = front_y[i];
-        if (i == 0 || front_y[i] > hi)
+        if (!any || front_y[i] > hi)
             hi = front_y[i];
+        any = 1;
     }
     if (lo > 0 && hi > 10.0 * lo) /* fronts span decades: the slow, frugal end */
         fprintf(g, "set logscale y\n");
     fprintf(g, "$front << EOD\n");
     for (int i = 0; i < n_front; i++)
-        fprintf(g, "%.9g %.9g\n", front_x[i], front_y[i]);
+        if (isfinite(front_x[i]) && isfinite(front_y[i]))
+            fprintf(g, "%.9g %.9g\n", front_x[i], front_y[i]);
     fprintf(g, "EOD\n$top << EOD\n");
     for (int i = 0; i < n_top; i++)
-        fprintf(g, "%.9g %.9g %s\n", top_x[i], top_y[i], i == 0 ? "best" : "\"\"");
+        if (isfinite(top_x[i]) && isfinite(top_y[i]))
+            fprintf(g, "%.9g %.9g %s\n", top_x[i], top_y[i], i == 0 ? "best" : "\"\"");
     fprintf(g, "EOD\n");
-    fprintf(g, "plot $front using 1:2 with linespoints lw 2 pt 7 title \"Pareto front\", "
-               "$top using 1:2 with points pt 6 ps 1.6 title \"top plans\", "
+    fprintf(g, "plot $front using 1:2 with linespoints lw 2 pt 7 title 'Pareto front', "
+               "$top using 1:2 with points pt 6 ps 1.6 title 'top plans', "
                "$top using 1:2:3 with labels offset 1,0.6 notitle\n");
-    int rc = pclose(g);
-    if (rc == -1 || !WIFEXITED(rc) || WEXITSTATUS(rc) != 0) {
+    int werr = fflush(g) != 0 || ferror(g);
+    werr |= fclose(g) != 0;
+    int status = 0;
+    pid_t w;
+    while ((w = waitpid(pid, &status, 0)) < 0 && errno == EINTR)
+        ;
+    signal(SIGPIPE, old_pipe);
+    if (werr || w < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+        aug_atomic_abort(&out);
         fprintf(stderr, "augur: gnuplot failed writing %s\n", path);
+        return 1;
+    }
+    if (aug_atomic_commit(&out) != AUG_OK) {
+        fprintf(stderr, "augur: %s\n", aug_last_error());
         return 1;
     }
     return 0;

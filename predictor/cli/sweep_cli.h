@@ -40,6 +40,10 @@ void aug_sweep_cli_infer_table(FILE *f, const struct aug_sweep_view *v,
 int aug_sweep_cli_infer_csv(FILE *f, const struct aug_sweep_view *v,
                             const struct aug_sweep_infer_result *r);
 
+/* `s` reduced to characters that are inert in a single-quoted gnuplot string (others
+ * become '?'), cut to fit `cap`. */
+void aug_sweep_cli_plot_text(char *dst, size_t cap, const char *s);
+
 /* Plot points (x = memory GiB per GPU, y = seconds) with gnuplot into FILE.svg / .png.
  * Returns 0 when written, 1 when it could not be (a message says why). */
 int aug_sweep_cli_plot(const char *path, const char *title, const char *ylabel,

@@ -307,7 +307,9 @@ int aug_sweep_run_infer(const struct aug_sweep_opts *o, int rank, int size) {
             } else {
                 bad = aug_sweep_cli_infer_csv(f, &v, &r) != 0;
             }
-            rc = aug_cli_close_output(f, o->output) != 0 || bad;
+            if (bad)
+                aug_cli_discard_output(f);
+            rc = bad || aug_cli_close_output(f, o->output) != 0;
             if (!rc && o->plot)
                 rc = plot(o->plot, &v, &r);
         }

@@ -114,7 +114,7 @@ static int emit(const struct aug_sweep_opts *o, const struct aug_model *m,
     } else if (o->fmt == AUG_FORMAT_CSV) {
         struct aug_csv_writer *w;
         if (aug_csv_writer_fp(f, &w) != AUG_OK) {
-            aug_cli_close_output(f, o->output);
+            aug_cli_discard_output(f);
             return 1;
         }
         aug_csv_write_str(w, "label");
@@ -198,7 +198,11 @@ static int emit(const struct aug_sweep_opts *o, const struct aug_model *m,
             fprintf(f, "%s %s", i ? " ->" : "", aug_resource_name(pts[i].bound));
         fprintf(f, "\n");
     }
-    if (aug_cli_close_output(f, o->output) != 0 || bad)
+    if (bad) {
+        aug_cli_discard_output(f);
+        return 1;
+    }
+    if (aug_cli_close_output(f, o->output) != 0)
         return 1;
     return 0;
 }

@@ -49,7 +49,11 @@ static int emit_train(const struct aug_sweep_opts *o, const struct aug_sweep_vie
     } else {
         bad = aug_sweep_cli_train_csv(f, v, r) != 0;
     }
-    if (aug_cli_close_output(f, o->output) != 0 || bad)
+    if (bad) {
+        aug_cli_discard_output(f);
+        return 1;
+    }
+    if (aug_cli_close_output(f, o->output) != 0)
         return 1;
     if (o->plot && write_plot_train(o->plot, v, r) != 0)
         return 1;

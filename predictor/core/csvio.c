@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "augur/data.h"
+#include "core/atomic_write.h"
 #include "augur/status.h"
 #include "augur/units.h"
 
@@ -351,7 +352,9 @@ int aug_csv_get_long(const struct aug_csv *t, size_t row, const char *col, int f
 /* ---- writer ---- */
 struct aug_csv_writer {
     FILE *fp;
-    char *path, *tmp;
+    char *path;
+    struct aug_atomic file; /* atomic writers: the temporary renamed at commit */
+    int atomic;
     int first; /* next cell is the first of its row */
     int borrowed; /* fp belongs to the caller */
     int cells;    /* cells written in the current row */
@@ -369,26 +372,25 @@ int aug_csv_writer_open(const char *path, int atomic, struct aug_csv_writer **ou
         *out = w;
         return AUG_OK;
     }
+    if (atomic) {
+        int st = aug_atomic_open(&w->file, path);
+        if (st != AUG_OK) {
+            free(w);
+            return st;
+        }
+        w->atomic = 1;
+        w->fp = w->file.fp;
+        *out = w;
+        return AUG_OK;
+    }
     w->path = dup_n(path, strlen(path));
     if (!w->path) {
         free(w);
         return aug_errorf(AUG_ENOMEM, "out of memory");
     }
-    if (atomic) {
-        size_t n = strlen(path) + 32;
-        w->tmp = malloc(n);
-        if (!w->tmp) {
-            free(w->path);
-            free(w);
-            return aug_errorf(AUG_ENOMEM, "out of memory");
-        }
-        snprintf(w->tmp, n, "%s.tmp.%ld", path, (long)getpid());
-    }
-    w->fp = fopen(w->tmp ? w->tmp : path, "w");
+    w->fp = fopen(path, "w");
     if (!w->fp) {
-        int st = aug_errorf(AUG_EIO, "cannot write '%s': %s", w->tmp ? w->tmp : path,
-                            strerror(errno));
-        free(w->tmp);
+        int st = aug_errorf(AUG_EIO, "cannot write '%s': %s", path, strerror(errno));
         free(w->path);
         free(w);
         return st;
@@ -473,7 +475,6 @@ void aug_csv_end_row(struct aug_csv_writer *w) {
 }
 
 static void writer_free(struct aug_csv_writer *w) {
-    free(w->tmp);
     free(w->path);
     free(w);
 }
@@ -486,18 +487,20 @@ int aug_csv_writer_commit(struct aug_csv_writer *w) {
         writer_free(w);
         return st;
     }
-    const char *target = w->tmp ? w->tmp : w->path;
-    if (fflush(w->fp) != 0 || ferror(w->fp) || w->failed || fsync(fileno(w->fp)) != 0)
-        st = aug_errorf(AUG_EIO, "cannot write '%s': %s", target, strerror(errno));
-    if (fclose(w->fp) != 0 && st == AUG_OK)
-        st = aug_errorf(AUG_EIO, "cannot close '%s': %s", target, strerror(errno));
-    if (w->tmp) {
-        if (st == AUG_OK && rename(w->tmp, w->path) != 0)
-            st = aug_errorf(AUG_EIO, "cannot rename '%s' to '%s': %s", w->tmp, w->path,
-                            strerror(errno));
-        if (st != AUG_OK)
-            remove(w->tmp);
+    if (w->atomic) {
+        if (w->failed) {
+            st = aug_errorf(AUG_EIO, "cannot write '%s'", w->file.path);
+            aug_atomic_abort(&w->file);
+        } else {
+            st = aug_atomic_commit(&w->file);
+        }
+        writer_free(w);
+        return st;
     }
+    if (fflush(w->fp) != 0 || ferror(w->fp) || w->failed || fsync(fileno(w->fp)) != 0)
+        st = aug_errorf(AUG_EIO, "cannot write '%s': %s", w->path, strerror(errno));
+    if (fclose(w->fp) != 0 && st == AUG_OK)
+        st = aug_errorf(AUG_EIO, "cannot close '%s': %s", w->path, strerror(errno));
     writer_free(w);
     return st;
 }
@@ -505,10 +508,9 @@ int aug_csv_writer_commit(struct aug_csv_writer *w) {
 void aug_csv_writer_abort(struct aug_csv_writer *w) {
     if (!w)
         return;
-    if (w->fp != stdout && !w->borrowed) {
+    if (w->atomic)
+        aug_atomic_abort(&w->file);
+    else if (w->fp != stdout && !w->borrowed)
         fclose(w->fp);
-        if (w->tmp)
-            remove(w->tmp);
-    }
     writer_free(w);
 }

@@ -81,10 +81,24 @@ const char *aug_kdb_dir(void) {
 }
 
 int aug_read_file(const char *path, char **out, long *len) {
+    return aug_read_file_max(path, AUG_READ_FILE_MAX, out, len);
+}
+
+static int too_large(const char *path, long max_bytes) {
+    return aug_errorf(AUG_EDATA, "'%s' is larger than %ld MiB: not an input augur reads", path,
+                      max_bytes >> 20);
+}
+
+int aug_read_file_max(const char *path, long max_bytes, char **out, long *len) {
     FILE *f = fopen(path, "rb");
     if (!f)
         return aug_errorf(AUG_EIO, "cannot open '%s': %s", path, strerror(errno));
-    size_t cap = 65536, n = 0;
+    struct stat st;
+    if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > max_bytes) {
+        fclose(f);
+        return too_large(path, max_bytes);
+    }
+    size_t cap = 65536, n = 0, limit = (size_t)max_bytes;
     char *buf = malloc(cap + 1);
     if (!buf) {
         fclose(f);
@@ -101,12 +115,12 @@ int aug_read_file(const char *path, char **out, long *len) {
             }
             break;
         }
-        if (cap > (size_t)1 << 31) {
+        if (n > limit) { /* a device or pipe that does not end (/dev/zero) */
             free(buf);
             fclose(f);
-            return aug_errorf(AUG_EDATA, "'%s' is larger than 2 GiB", path);
+            return too_large(path, max_bytes);
         }
-        cap *= 2;
+        cap = cap * 2 > limit + 1 ? limit + 1 : cap * 2;
         char *nb = realloc(buf, cap + 1);
         if (!nb) {
             free(buf);

@@ -16,6 +16,10 @@
 int aug_json_parse(const char *origin, const char *text, json_t **out) {
     json_error_t err;
     *out = NULL;
+    /* a UTF-8 byte order mark (Windows editors) is skipped, as the CSV reader does */
+    if ((unsigned char)text[0] == 0xEF && (unsigned char)text[1] == 0xBB &&
+        (unsigned char)text[2] == 0xBF)
+        text += 3;
     json_t *root = json_loads(text, JSON_REJECT_DUPLICATES, &err);
     if (!root)
         return aug_errorf(AUG_EDATA, "%s:%d:%d: malformed JSON: %s", origin, err.line,

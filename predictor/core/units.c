@@ -8,10 +8,18 @@
 
 #include "augur/status.h"
 
+/* strtod also reads hexadecimal ("0x10", "0x1p4"): no input of ours is written that way,
+ * and a hex value where a decimal is meant is a typo to report, not a number to use. */
+static int has_hex(const char *s) {
+    return strchr(s, 'x') != NULL || strchr(s, 'X') != NULL;
+}
+
 int aug_parse_double(const char *s, const char *what, double *out) {
     char *end = NULL;
     if (!s || !*s)
         return aug_errorf(AUG_EDATA, "%s: empty value, expected a number", what);
+    if (has_hex(s))
+        return aug_errorf(AUG_EDATA, "%s: '%s' is not a decimal number", what, s);
     errno = 0;
     double v = strtod(s, &end);
     while (end && (*end == ' ' || *end == '\t'))
@@ -51,6 +59,8 @@ int aug_parse_size(const char *s, const char *what, double *out_bytes) {
     char *end = NULL;
     if (!s || !*s)
         return aug_errorf(AUG_EDATA, "%s: empty size", what);
+    if (has_hex(s))
+        return aug_errorf(AUG_EDATA, "%s: '%s' is not a decimal size", what, s);
     errno = 0;
     double v = strtod(s, &end);
     if (end == s || errno == ERANGE || !isfinite(v))
@@ -78,8 +88,10 @@ int aug_parse_size(const char *s, const char *what, double *out_bytes) {
     }
     if (v < 0)
         return aug_errorf(AUG_EDATA, "%s: size '%s' is negative", what, s);
-    if (!isfinite(v * mult))
+    if (!isfinite(v * mult) || v * mult > 9e18)
         return aug_errorf(AUG_EDATA, "%s: size '%s' is out of range", what, s);
+    if (v * mult != floor(v * mult)) /* "1.5Ki" is 1536 bytes; "0.5" is no byte count */
+        return aug_errorf(AUG_EDATA, "%s: size '%s' is not a whole number of bytes", what, s);
     *out_bytes = v * mult;
     return AUG_OK;
 }

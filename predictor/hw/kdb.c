@@ -15,9 +15,11 @@
  *   fallback. */
 #include "augur/kdb.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "augur/csvio.h"
 #include "augur/curve.h"
@@ -218,6 +220,14 @@ int aug_kdb_open(const char *root, const char *gpu_id, struct aug_kdb **out)
     }
     snprintf(path, plen, "%s/%s/curves.csv", root, gpu_id);
     FILE *probe = fopen(path, "r");
+    struct stat lst;
+    /* unreadable (permissions, a dangling link, I/O) is not absent: never fall back silently */
+    if (!probe && (errno != ENOENT || lstat(path, &lst) == 0)) {
+        int rc = aug_errorf(AUG_EIO, "cannot read '%s': %s", path, strerror(errno));
+        free(path);
+        free(k);
+        return rc;
+    }
     if (!probe) { /* no curves for this GPU: a valid, empty kdb */
         free(path);
         *out = k;

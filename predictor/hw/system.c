@@ -320,7 +320,7 @@ static int link_from_object(const char *ctx, json_t *obj, const char *key,
     if ((st = aug_json_double(sub, v, "bw_gbps", REQ | POS, &out->bw_gbps)) ||
         (st = aug_json_double(sub, v, "latency_us", REQ | NONNEG, &out->latency_us)))
         return st;
-    if (out->bw_gbps > 1e5)
+    if (out->bw_gbps > 1e5 || out->bw_gbps < 1e-3) /* 1 MB/s .. 100 TB/s per GPU */
         return aug_errorf(AUG_EDATA, "%s: field 'bw_gbps' = %g GB/s per GPU is beyond any "
                           "real link (units are 1e9 B/s)", sub, out->bw_gbps);
     if (out->latency_us > 1e6)
@@ -350,6 +350,9 @@ static int parse_system(const char *kdb_root, const char *origin, json_t *obj,
         return st;
     if (st == AUG_ENOTFOUND)
         stem_of(origin, s.name, sizeof s.name);
+    for (const char *c = s.name; *c; c++) /* names reach terminals: no escape sequences */
+        if ((unsigned char)*c < 0x20 || *c == 0x7f)
+            return aug_errorf(AUG_EDATA, "%s: field 'name' holds a control character", origin);
     char ctx[PATH_MAX + 128];
     aug_fmt_trunc(ctx, sizeof ctx, "%s: system '%s'", origin, s.name);
     if ((st = check_keys(ctx, obj, known)))
@@ -476,7 +479,7 @@ int aug_system_load(const char *kdb_root, const char *name_or_path, struct aug_s
         return aug_errorf(AUG_EUSAGE, "no system given (a preset name or a JSON path)");
     if (is_path(name_or_path)) {
         char *text;
-        int st = aug_read_file(name_or_path, &text, NULL);
+        int st = aug_read_file_max(name_or_path, AUG_JSON_FILE_MAX, &text, NULL);
         if (st)
             return st;
         st = aug_system_from_json(kdb_root, name_or_path, text, out);

@@ -47,6 +47,7 @@
 #include "step_time.h"
 #include "model/memory.h"
 #include "hw/topology.h"
+#include "infer/infer_check.h"
 
 /* Contexts beyond this are not a serving question (2^31 tokens). */
 #define AUG_INFER_MAX_CONTEXT 2147483648.0
@@ -263,6 +264,8 @@ int aug_infer_predict(const struct aug_model *m, const struct aug_system *s,
     default: st = aug_infer_static(m, s, p, opt, out); break;
     }
     out->mode = p->mode;
+    if (st == AUG_OK)
+        st = aug_infer_check_finite(m, s, p, out);
     return st;
 }
 

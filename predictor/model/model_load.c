@@ -84,6 +84,11 @@ int aug_model_finish(struct aug_model *m, const char *origin) {
     char ctx[512];
     if (!m->name[0])
         aug_fmt_trunc(m->name, sizeof m->name, "model");
+    /* names reach terminals, CSV and plot titles: no control characters (escape sequences) */
+    for (const char *c = m->name; *c; c++)
+        if ((unsigned char)*c < 0x20 || *c == 0x7f)
+            return aug_errorf(AUG_EDATA, "%s: field 'name' holds a control character",
+                              origin && *origin ? origin : "model");
     aug_fmt_trunc(ctx, sizeof ctx, "%s: model '%s'", origin && *origin ? origin : "model", m->name);
     if ((unsigned)m->arch >= AUG_ARCH_COUNT)
         return aug_errorf(AUG_EDATA, "%s: field 'arch' is not a known architecture", ctx);
@@ -701,7 +706,7 @@ int aug_model_load(const char *data_root, const char *name_or_path, struct aug_m
         else
             aug_fmt_trunc(path, sizeof path, "%s", name_or_path);
         char *text;
-        int st = aug_read_file(path, &text, NULL);
+        int st = aug_read_file_max(path, AUG_JSON_FILE_MAX, &text, NULL);
         if (st)
             return st;
         st = aug_model_from_json(path, text, out);

@@ -126,10 +126,25 @@ long aug_plan_microbatches(const struct aug_plan *p) {
     return per > 0 ? p->global_batch / per : 0;
 }
 
+/* More GPUs than any machine has: the bound keeps every product of degrees exact. */
+#define AUG_PLAN_MAX_GPUS 1073741824.0
+
 int aug_plan_resolve(struct aug_plan *p, const struct aug_model *m, const struct aug_system *s) {
     if (p->tp < 1 || p->pp < 1 || p->cp < 1 || p->ep < 1 || p->dp < 0)
         return aug_errorf(AUG_EUSAGE, "parallel degrees must be positive (tp %ld, pp %ld, dp %ld, "
                                       "cp %ld, ep %ld)", p->tp, p->pp, p->dp, p->cp, p->ep);
+    /* Products of degrees are checked in double first (exact up to 2^53): degrees the CLI
+     * accepts (2^20 each, dp 2^26) multiply past 2^63, and a signed overflow here would
+     * pass a wrong plan on. No plan has more than AUG_PLAN_MAX_GPUS GPUs. */
+    double world_d = (double)p->tp * (double)p->pp * (double)p->cp * (double)(p->dp > 0 ? p->dp : 1);
+    if (world_d > AUG_PLAN_MAX_GPUS || (double)p->gpus > AUG_PLAN_MAX_GPUS)
+        return aug_errorf(AUG_EUSAGE, "tp*pp*cp*dp = %ld*%ld*%ld*%ld (%.4g GPUs) or --gpus %ld is "
+                          "above %.0f GPUs", p->tp, p->pp, p->cp, p->dp, world_d, p->gpus,
+                          AUG_PLAN_MAX_GPUS);
+    if ((double)p->micro_batch * world_d > 9e18 || (double)p->pp * (double)p->interleave > 9e18 ||
+        (double)p->ep * (double)(p->etp > 0 ? p->etp : p->tp) > 9e18)
+        return aug_errorf(AUG_EUSAGE, "micro-batch %ld, interleave %ld or ep %ld times etp %ld "
+                          "is out of range", p->micro_batch, p->interleave, p->ep, p->etp);
     long model_par = p->tp * p->pp * p->cp;
     if (p->gpus <= 0) {
         if (p->dp <= 0)

@@ -34,6 +34,8 @@
 #include "overlap.h"
 #include "model/memory.h"
 #include "hw/topology.h"
+#include "train/dropped_flops.h"
+#include "train/train_check.h"
 
 /* Framework floor of one iteration (data-loader hand-off, loss logging, grad-norm and
  * scaler checks): a documented default. */
@@ -361,10 +363,13 @@ int aug_train_predict(const struct aug_model *m, const struct aug_system *s,
     double tokens = (double)p->global_batch * (double)p->seq;
     out->tokens_per_s = tokens / out->step_time_s;
     double fwd_flops = aug_model_fwd_flops_per_seq(m, (double)p->seq) * (double)p->global_batch;
-    out->model_flops = 3.0 * fwd_flops;
+    /* FLOPs of tokens that full expert buffers drop are not done, forward or backward */
+    double dropped = aug_train_dropped_fwd_flops(m, p);
+    out->model_flops = 3.0 * (fwd_flops - dropped);
     double rec_flops = 0.0;
     if (p->recompute == AUG_RECOMPUTE_FULL)
-        rec_flops = (double)m->layers * aug_layer_fwd_flops_per_seq(m, (double)p->seq);
+        rec_flops = (double)m->layers * aug_layer_fwd_flops_per_seq(m, (double)p->seq) -
+                    dropped / (double)p->global_batch;
     else if (p->recompute == AUG_RECOMPUTE_SELECTIVE && !p->flash_attention)
         rec_flops = (double)m->layers * 4.0 * (double)p->seq * (double)p->seq *
                     (double)(m->heads * m->head_dim);
@@ -390,5 +395,5 @@ int aug_train_predict(const struct aug_model *m, const struct aug_system *s,
     aug_train_memory(m, s, p, &out->memory);
     out->memory_capacity_gib = s->gpu.hbm_gib;
     out->fits_in_memory = out->memory.total_gib <= s->gpu.hbm_gib;
-    return AUG_OK;
+    return aug_train_check_finite(m, s, p, out);
 }

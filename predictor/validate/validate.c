@@ -21,15 +21,18 @@ struct kdb_cache {
     int n;
 };
 
-static const struct aug_kdb *cached_kdb(struct kdb_cache *c, const char *root, const char *gpu) {
+static const struct aug_kdb *cached_kdb(struct kdb_cache *c, const char *root, const char *gpu,
+                                        int *st) {
     for (int i = 0; i < c->n; i++)
         if (strcmp(c->gpu[i], gpu) == 0)
             return c->kdb[i];
     if (c->n == MAX_KDBS)
         return NULL;
     struct aug_kdb *k = NULL;
-    if (aug_kdb_open(root, gpu, &k) != AUG_OK)
-        k = NULL; /* a broken kdb is reported by `augur kernel`; validation falls back */
+    /* an absent table is an empty kdb; one that cannot be read or parsed stops the run
+     * (falling back silently would score the defaults under the curves' name) */
+    if ((*st = aug_kdb_open(root, gpu, &k)) != AUG_OK)
+        return NULL;
     snprintf(c->gpu[c->n], sizeof c->gpu[c->n], "%s", gpu);
     c->kdb[c->n++] = k;
     return k;
@@ -107,11 +110,15 @@ static int aggregate(struct aug_validate_report *r) {
 }
 
 /* Score one prepared case. */
-static void score(struct aug_validate_row *row, const struct aug_validate_case *vc,
-                  struct kdb_cache *cache, const struct aug_validate_options *opt) {
+static int score(struct aug_validate_row *row, const struct aug_validate_case *vc,
+                 struct kdb_cache *cache, const struct aug_validate_options *opt) {
+    int kst = AUG_OK;
     const struct aug_kdb *kdb = opt && opt->fallback_only
                                     ? NULL
-                                    : cached_kdb(cache, opt ? opt->kdb_root : NULL, vc->system.gpu.id);
+                                    : cached_kdb(cache, opt ? opt->kdb_root : NULL,
+                                                 vc->system.gpu.id, &kst);
+    if (kst != AUG_OK)
+        return kst;
     struct aug_train_options to = {kdb, 0};
     struct aug_train_result res;
     struct aug_plan plan = vc->plan;
@@ -121,7 +128,7 @@ static void score(struct aug_validate_row *row, const struct aug_validate_case *
     if (st != AUG_OK) {
         row->skipped = 1;
         snprintf(row->reason, sizeof row->reason, "%s", aug_last_error());
-        return;
+        return AUG_OK;
     }
     double v = NAN;
     switch (vc->metric) {
@@ -132,9 +139,15 @@ static void score(struct aug_validate_row *row, const struct aug_validate_case *
     case AUG_METRIC_MEMORY: v = res.memory.total_gib; break;
     default: break;
     }
+    if (!isfinite(v)) { /* never scored: a NaN row would turn the MAPE into NaN */
+        row->skipped = 1;
+        snprintf(row->reason, sizeof row->reason, "the prediction is not a finite number");
+        return AUG_OK;
+    }
     row->predicted = v;
     row->provenance_calibrated = res.provenance.calibrated;
     row->error_pct = (v - row->measured) / row->measured * 100.0;
+    return AUG_OK;
 }
 
 int aug_validate_file(const char *path, enum aug_validate_input kind,
@@ -178,7 +191,8 @@ int aug_validate_file(const char *path, enum aug_validate_input kind,
             st = rs;
             break;
         } else if (kind != AUG_VALIDATE_INFERENCE) { /* the inference reader scores its rows */
-            score(&row, &vc, &cache, opt);
+            if ((st = score(&row, &vc, &cache, opt)) != AUG_OK)
+                break;
         }
         st = push_row(r, &cap, &row);
     }

@@ -261,6 +261,14 @@ static int predict_serving(struct aug_validate_reader *rd, size_t i, struct aug_
     struct aug_requests reqs;
     if ((st = read_requests(rd, i, plan, sc, &reqs)) != AUG_OK)
         return st;
+    double tokens = 0.0;
+    for (long r = 0; r < reqs.n; r++)
+        tokens += (double)reqs.r[r].output_len;
+    if (tokens > 2e8) { /* published runs generate up to ~10^8 tokens (30,000 x 2,000) */
+        aug_requests_free(&reqs);
+        return aug_errorf(AUG_EUNSUPPORTED, "%.3g output tokens: a validation row simulates at most "
+                                            "2e8", tokens);
+    }
     long max_ctx = 0;
     for (long r = 0; r < reqs.n; r++)
         if (reqs.r[r].input_len + reqs.r[r].output_len > max_ctx)
@@ -354,8 +362,9 @@ static int read_row(struct aug_validate_reader *rd, size_t i, struct aug_validat
     if ((st = aug_infer_plan_resolve(&plan, &model, &sys)) != AUG_OK)
         return AUG_EUNSUPPORTED;
     struct aug_kdb *kdb = NULL;
-    if (!fallback_only && aug_kdb_open(rd->kdb_root, sys.gpu.id, &kdb) != AUG_OK)
-        kdb = NULL; /* a broken kdb is reported by `augur kernel`; validation falls back */
+    /* an absent table is an empty kdb; one that cannot be read stops the run */
+    if (!fallback_only && (st = aug_kdb_open(rd->kdb_root, sys.gpu.id, &kdb)) != AUG_OK)
+        return st;
     struct aug_infer_options opt = {kdb, 0};
     struct aug_infer_result res;
     st = aug_infer_predict(&model, &sys, &plan, &opt, &res);
@@ -363,7 +372,7 @@ static int read_row(struct aug_validate_reader *rd, size_t i, struct aug_validat
     if (st != AUG_OK)
         return AUG_EUNSUPPORTED;
     row->predicted = metric_value((enum imetric)k, &res, &plan);
-    if (!(row->predicted > 0))
+    if (!(row->predicted > 0) || !isfinite(row->predicted))
         return aug_errorf(AUG_EUNSUPPORTED, "%s is not defined for this row (output length %ld)",
                           metric, plan.output_len);
     row->provenance_calibrated = res.provenance.calibrated;

@@ -13,6 +13,40 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+/* The typed getters on one cell, with one flag combination picked by the cell's place
+ * (every combination is reached across cells and inputs). */
+static void check_cell(const struct aug_csv *t, size_t r, size_t c, const char *h) {
+    static const int flags[] = {0, AUG_CSV_REQUIRED, AUG_CSV_POSITIVE, AUG_CSV_NONNEG,
+                                AUG_CSV_REQUIRED | AUG_CSV_POSITIVE};
+    int fl = flags[(r + c) % (sizeof flags / sizeof *flags)];
+    double d = 0;
+    long l = 0;
+    int st = aug_csv_get_double(t, r, h, fl, &d);
+    if (st == AUG_OK) {
+        if (!isfinite(d))
+            abort();
+        if ((fl & AUG_CSV_POSITIVE) && !(d > 0))
+            abort();
+        if ((fl & AUG_CSV_NONNEG) && d < 0)
+            abort();
+    } else if (st != AUG_ENOTFOUND && st != AUG_EDATA) {
+        abort();
+    } else if (st == AUG_EDATA && aug_last_error()[0] == '\0') {
+        abort();
+    }
+    st = aug_csv_get_long(t, r, h, fl, &l);
+    if (st == AUG_OK && (fl & AUG_CSV_POSITIVE) && l <= 0)
+        abort();
+    if (st != AUG_OK && st != AUG_ENOTFOUND && st != AUG_EDATA)
+        abort();
+}
+
+/* Linear in the table's size: every cell is read, but the getters (which look their
+ * column up by name) run on the first GETTER_ROWS rows and GETTER_COLS columns only, so a
+ * large seed (a 1 MB raw file) costs one parse, not rows x columns^2 name lookups. */
+#define GETTER_ROWS 48
+#define GETTER_COLS 48
+
 static void check_table(const struct aug_csv *t) {
     size_t rows = aug_csv_rows(t), cols = aug_csv_cols(t);
     if (cols == 0)
@@ -26,7 +60,7 @@ static void check_table(const struct aug_csv *t) {
         if (!h)
             abort();
         /* the column index of a non-empty header finds the first column of that name */
-        if (h[0] && aug_csv_col(t, h) < 0)
+        if (c < GETTER_COLS && h[0] && aug_csv_col(t, h) < 0)
             abort();
     }
     for (size_t r = 0; r < rows; r++) {
@@ -40,34 +74,11 @@ static void check_table(const struct aug_csv *t) {
             const char *h = aug_csv_header(t, c);
             if (!cell)
                 abort();
-            if (!h[0])
-                continue;
-            static const int flags[] = {0, AUG_CSV_REQUIRED, AUG_CSV_POSITIVE, AUG_CSV_NONNEG,
-                                        AUG_CSV_REQUIRED | AUG_CSV_POSITIVE};
-            for (size_t f = 0; f < sizeof flags / sizeof *flags; f++) {
-                double d = 0;
-                long l = 0;
-                int st = aug_csv_get_double(t, r, h, flags[f], &d);
-                if (st == AUG_OK) {
-                    if (!isfinite(d))
-                        abort();
-                    if ((flags[f] & AUG_CSV_POSITIVE) && !(d > 0))
-                        abort();
-                    if ((flags[f] & AUG_CSV_NONNEG) && d < 0)
-                        abort();
-                } else if (st != AUG_ENOTFOUND && st != AUG_EDATA) {
-                    abort();
-                } else if (st == AUG_EDATA && aug_last_error()[0] == '\0') {
-                    abort();
-                }
-                st = aug_csv_get_long(t, r, h, flags[f], &l);
-                if (st == AUG_OK && (flags[f] & AUG_CSV_POSITIVE) && l <= 0)
-                    abort();
-                if (st != AUG_OK && st != AUG_ENOTFOUND && st != AUG_EDATA)
-                    abort();
-            }
+            if (h[0] && r < GETTER_ROWS && c < GETTER_COLS)
+                check_cell(t, r, c, h);
         }
-        aug_csv_cell_error(t, r, aug_csv_header(t, 0), "fuzz %zu", r);
+        if (r < GETTER_ROWS)
+            aug_csv_cell_error(t, r, aug_csv_header(t, 0), "fuzz %zu", r);
     }
     /* out-of-range accesses are harmless */
     if (aug_csv_cell(t, rows, 0)[0] != '\0' || aug_csv_cell(t, 0, -1)[0] != '\0' ||

@@ -1,0 +1,195 @@
+#!/usr/bin/env bash
+# make_corpus.sh OUT - seed corpora for the fuzz targets (tests/fuzz/fuzz_<t>.c), one
+# folder per target under OUT, from real files read where they live: kernels-db/, the
+# presets, benchmarks/accuracy/ and, when present, ../shared (vTrain LUTs, Vidur profiles,
+# validation sets). Nothing is copied into the repository. Large CSV files are cut into
+# pieces of their comment lines, header and SEED_ROWS rows, so that every seed is a real
+# file's shape but small enough for thousands of executions per second.
+set -euo pipefail
+out=${1:?usage: make_corpus.sh OUT}
+src=$(cd "$(dirname "$0")/../.." && pwd)
+shared=${AUG_SHARED_DIR:-$src/../shared}
+rows=${SEED_ROWS:-16}
+mkdir -p "$out"
+
+# cut FILE DIR PREFIX: comment lines + header + $rows data rows per piece
+cut_csv() {
+    awk -v dir="$2" -v pre="$3" -v rows="$rows" '
+        /^#/ && !seen { head = head $0 "\n"; next }
+        !seen { head = head $0 "\n"; seen = 1; next }
+        { if (n % rows == 0) { k++; f = sprintf("%s/%s_%03d.csv", dir, pre, k); printf "%s", head > f }
+          print >> f; n++; if (n % rows == 0) close(f) }
+        END { if (!n) { f = sprintf("%s/%s_000.csv", dir, pre); printf "%s", head > f } }
+    ' "$1"
+}
+
+# split_json FILE DIR PREFIX: each object of the presets' top-level array, one file each
+split_json() {
+    awk -v dir="$2" -v pre="$3" '
+        /^    \{/ { k++; f = sprintf("%s/%s_%03d.json", dir, pre, k); inobj = 1 }
+        inobj { sub(/^    /, ""); line = $0; if (line ~ /^\},?$/) { print "}" > f; close(f); inobj = 0 } else print line > f }
+    ' "$1"
+}
+
+t() { mkdir -p "$out/$1"; echo "$out/$1"; }
+
+# CSV reader: every kind of CSV augur reads
+d=$(t fuzz_csv)
+for g in "$src"/kernels-db/*/; do
+    id=$(basename "$g")
+    [ -f "$g/curves.csv" ] && cut_csv "$g/curves.csv" "$d" "curves_$id"
+    for r in "$g"/raw/*.csv; do [ -f "$r" ] && cut_csv "$r" "$d" "raw_${id}_$(basename "$r" .csv)"; done
+done
+cut_csv "$src/kernels-db/gpus.csv" "$d" gpus
+for a in "$src"/benchmarks/accuracy/*.csv; do cut_csv "$a" "$d" "acc_$(basename "$a" .csv)"; done
+
+# curves.csv rows, gpus.csv rows
+d=$(t fuzz_curves_csv)
+for g in "$src"/kernels-db/*/; do
+    [ -f "$g/curves.csv" ] && cut_csv "$g/curves.csv" "$d" "curves_$(basename "$g")"
+done
+d=$(t fuzz_gpus_csv)
+cp "$src/kernels-db/gpus.csv" "$d/gpus.csv"
+cut_csv "$src/kernels-db/gpus.csv" "$d" gpus
+
+# numbers and sizes: every distinct numeric cell of kernels-db, and the size spellings
+d=$(t fuzz_numbers)
+{ cat "$src"/kernels-db/*/curves.csv "$src/kernels-db/gpus.csv" | grep -v '^#' | tr ',' '\n'
+  printf '%s\n' 64Mi 1Gi 2GiB 512K 1.5Ki 1e3 8.0 -1 0 4096 1T 0.25; } |
+    grep -E '^[-+0-9.eE]+[KMGTiB]*$' | sort -u | head -400 |
+    awk -v dir="$d" '{ f = sprintf("%s/n_%04d", dir, NR); printf "%s", $0 > f; close(f) }'
+
+# profiler raw files (resume reader) and calibrate's raw importer: the same schema
+for target in fuzz_profiler_rawcsv fuzz_import_raw; do
+    d=$(t $target)
+    for g in "$src"/kernels-db/*/; do
+        for r in "$g"/raw/*.csv; do
+            [ -f "$r" ] && cut_csv "$r" "$d" "raw_$(basename "$g")_$(basename "$r" .csv)"
+        done
+    done
+done
+
+# nccl-tests: the vTrain all-reduce tables (nccl-tests runs in the LUT layout); no
+# nccl-tests text output is published under ../shared, the fuzzer finds the text layout
+d=$(t fuzz_import_nccl_tests)
+if [ -d "$shared/external/vtrain/trace" ]; then
+    for l in "$shared"/external/vtrain/trace/*/*_LUT; do
+        cut_csv "$l" "$d" "$(basename "$(dirname "$l")")_$(basename "$l")"
+    done
+fi
+
+# Vidur profiles
+if [ -d "$shared/external/vidur/data" ]; then
+    d=$(t fuzz_import_vidur_mlp)
+    i=0
+    while IFS= read -r f; do
+        i=$((i + 1)); cut_csv "$f" "$d" "mlp_$i"
+    done < <(find "$shared/external/vidur/data" -name 'mlp.csv' | sort | head -8)
+    d=$(t fuzz_import_vidur_network)
+    i=0
+    while IFS= read -r f; do
+        i=$((i + 1)); cut_csv "$f" "$d" "net_$i"
+    done < <(find "$shared/external/vidur/data/profiling/network" -name '*.csv' | sort | head -8)
+fi
+
+# model and system JSON: the presets, one object per file
+d=$(t fuzz_model_json)
+split_json "$src/predictor/presets/models.json" "$d" model
+d=$(t fuzz_system_json)
+split_json "$src/predictor/presets/systems.json" "$d" system
+
+# Hugging Face config.json files, as published on the Hub (transformers' own keys)
+d=$(t fuzz_hf_config)
+cat > "$d/llama-2-7b-hf.json" <<'EOF'
+{
+  "_name_or_path": "meta-llama/Llama-2-7b-hf",
+  "architectures": ["LlamaForCausalLM"],
+  "bos_token_id": 1,
+  "eos_token_id": 2,
+  "hidden_act": "silu",
+  "hidden_size": 4096,
+  "initializer_range": 0.02,
+  "intermediate_size": 11008,
+  "max_position_embeddings": 4096,
+  "model_type": "llama",
+  "num_attention_heads": 32,
+  "num_hidden_layers": 32,
+  "num_key_value_heads": 32,
+  "pretraining_tp": 1,
+  "rms_norm_eps": 1e-05,
+  "rope_scaling": null,
+  "tie_word_embeddings": false,
+  "torch_dtype": "float16",
+  "transformers_version": "4.31.0.dev0",
+  "use_cache": true,
+  "vocab_size": 32000
+}
+EOF
+cat > "$d/gpt2.json" <<'EOF'
+{
+  "activation_function": "gelu_new",
+  "architectures": ["GPT2LMHeadModel"],
+  "attn_pdrop": 0.1,
+  "bos_token_id": 50256,
+  "embd_pdrop": 0.1,
+  "eos_token_id": 50256,
+  "initializer_range": 0.02,
+  "layer_norm_epsilon": 1e-05,
+  "model_type": "gpt2",
+  "n_ctx": 1024,
+  "n_embd": 768,
+  "n_head": 12,
+  "n_layer": 12,
+  "n_positions": 1024,
+  "resid_pdrop": 0.1,
+  "summary_activation": null,
+  "summary_first_dropout": 0.1,
+  "summary_proj_to_labels": true,
+  "summary_type": "cls_index",
+  "summary_use_proj": true,
+  "task_specific_params": {"text-generation": {"do_sample": true, "max_length": 50}},
+  "vocab_size": 50257
+}
+EOF
+cat > "$d/mixtral-8x7b.json" <<'EOF'
+{
+  "architectures": ["MixtralForCausalLM"],
+  "attention_dropout": 0.0,
+  "bos_token_id": 1,
+  "eos_token_id": 2,
+  "hidden_act": "silu",
+  "hidden_size": 4096,
+  "initializer_range": 0.02,
+  "intermediate_size": 14336,
+  "max_position_embeddings": 32768,
+  "model_type": "mixtral",
+  "num_attention_heads": 32,
+  "num_experts_per_tok": 2,
+  "num_hidden_layers": 32,
+  "num_key_value_heads": 8,
+  "num_local_experts": 8,
+  "output_router_logits": false,
+  "rms_norm_eps": 1e-05,
+  "rope_theta": 1000000.0,
+  "router_aux_loss_coef": 0.02,
+  "sliding_window": null,
+  "tie_word_embeddings": false,
+  "torch_dtype": "bfloat16",
+  "transformers_version": "4.36.0.dev0",
+  "use_cache": true,
+  "vocab_size": 32000
+}
+EOF
+cp "$out"/fuzz_model_json/model_00[1-3].json "$d/" 2>/dev/null || true
+
+# validation rows: the first byte picks the header fuzz_validate_row prepends (0: none)
+d=$(t fuzz_validate_row)
+tmp=$(mktemp -d)
+for a in "$src"/benchmarks/accuracy/*.csv "$shared"/validation/*.csv \
+         "$shared"/external/vtrain/data/ground_truth_single.csv; do
+    [ -f "$a" ] && cut_csv "$a" "$tmp" "$(basename "$(dirname "$a")")_$(basename "$a" .csv)"
+done
+for f in "$tmp"/*.csv; do { printf '\0'; cat "$f"; } > "$d/$(basename "$f")"; done
+rm -rf "$tmp"
+
+for d in "$out"/*/; do printf '%-28s %5d seeds\n' "$(basename "$d")" "$(ls "$d" | wc -l)"; done
