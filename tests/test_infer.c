@@ -203,35 +203,39 @@ static void test_tp_collectives(void **state) {
 
 /* The largest batch: Llama-2-7B in bf16 on one H100 (79.6475 GiB) with 1,024 + 1,024
  * tokens. Each sequence holds 1 GiB of KV cache (32 layers * 2048 tokens * 2 * 4096 * 2
- * bytes) and a prefill working set of 1024 * (2 * 4096 + 3 * 11008) * 2 bytes plus
- * 32000 * 4 * 2 bytes of logits; weights are 32 * (202,375,168 * 2 + 2 * 4096 * 2) +
- * 2 * 32000 * 4096 * 2 + 4096 * 2 bytes; workspace 1.5 GiB. */
+ * bytes) and 32000 * 4 * 2 bytes of logits; the prefill working set is transient, that of
+ * the largest context step of 8,192 tokens (eight prompts), 8192 * (2 * 4096 + 3 * 11008)
+ * * 2 bytes, whatever the batch; weights are 32 * (202,375,168 * 2 + 2 * 4096 * 2) +
+ * 2 * 32000 * 4096 * 2 + 4096 * 2 bytes; workspace 1.5 GiB: 64 sequences (counting every
+ * prompt's working set at once, 1024 * (2 * 4096 + 3 * 11008) * 2 bytes per sequence,
+ * left 60). */
 static void test_max_batch_at_memory_limit(void **state) {
     (void)state;
     struct aug_model m = preset("llama2-7b");
     double weights = 32.0 * (202375168.0 * 2.0 + 2.0 * 4096.0 * 2.0) + 2.0 * 32000.0 * 4096.0 * 2.0 +
                      4096.0 * 2.0;
-    double per_seq = AUG_GIB + 1024.0 * (2.0 * 4096.0 + 3.0 * 11008.0) * 2.0 + 32000.0 * 4.0 * 2.0;
+    double per_seq = AUG_GIB + 32000.0 * 4.0 * 2.0;
+    double act = 8192.0 * (2.0 * 4096.0 + 3.0 * 11008.0) * 2.0;
     double cap = h100.gpu.hbm_gib * AUG_GIB;
-    long expect = (long)floor((cap - weights - 1.5 * AUG_GIB) / per_seq);
-    assert_int_equal(expect, 60);
-    struct aug_infer_plan p = plan(1, 1, 60, 1024, 1024, AUG_DTYPE_BF16);
+    long expect = (long)floor((cap - weights - 1.5 * AUG_GIB - act) / per_seq);
+    assert_int_equal(expect, 64);
+    struct aug_infer_plan p = plan(1, 1, 64, 1024, 1024, AUG_DTYPE_BF16);
     resolve(&p, &m, &h100);
-    assert_int_equal(aug_infer_max_batch(&m, &h100, &p), 60);
+    assert_int_equal(aug_infer_max_batch(&m, &h100, &p), 64);
     struct aug_infer_memory mem;
     aug_infer_memory(&m, &h100, &p, &mem);
     assert_near(mem.weights_gib * AUG_GIB, weights, 1.0);
     assert_true(mem.total_gib <= h100.gpu.hbm_gib);
-    p.batch = 61;
+    p.batch = 65;
     aug_infer_memory(&m, &h100, &p, &mem);
     assert_true(mem.total_gib > h100.gpu.hbm_gib);
     struct aug_infer_result r = predict(&m, &h100, &p, 0);
     assert_false(r.fits_in_memory);
-    assert_int_equal(r.max_batch, 60);
+    assert_int_equal(r.max_batch, 64);
     /* two replicas hold twice the batch; int4 weights and fp8 KV make room for more */
     struct aug_infer_plan p2 = plan(2, 1, 2, 1024, 1024, AUG_DTYPE_BF16);
     resolve(&p2, &m, &h100);
-    assert_int_equal(aug_infer_max_batch(&m, &h100, &p2), 120);
+    assert_int_equal(aug_infer_max_batch(&m, &h100, &p2), 128);
     struct aug_infer_plan q = plan(1, 1, 1, 1024, 1024, AUG_DTYPE_BF16);
     q.weight_dtype = AUG_DTYPE_INT4;
     q.kv_dtype = AUG_DTYPE_FP8;

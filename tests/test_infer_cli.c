@@ -184,9 +184,47 @@ static void test_validate_inference_rows(void **state) {
     err_has("input_len");
 }
 
+/* --mode offline and server: a JSON report with the throughput and latency keys, the
+ * engine's KV-cache dtype printed with its reason, the same seed giving the same numbers,
+ * and the named usage errors (rate 0, a server without a rate, negative lengths,
+ * --requests with lengths, an unknown engine). */
+static void test_offline_and_server(void **state) {
+    (void)state;
+    expect_exit(RUN(BASE, "--mode", "offline", "--input-len", "normal:300,50", "--output-len", "64",
+                    "--num-requests", "200", "--seed", "9", "--format", "json"), 0);
+    out_has("\"throughput_tokens_per_s\"");
+    out_has("\"mode\": \"offline\"");
+    out_has("\"kv_dtype_source\"");
+    char first[sizeof out_buf];
+    snprintf(first, sizeof first, "%s", out_buf);
+    expect_exit(RUN(BASE, "--mode", "offline", "--input-len", "normal:300,50", "--output-len", "64",
+                    "--num-requests", "200", "--seed", "9", "--format", "json"), 0);
+    assert_string_equal(first, out_buf);
+    expect_exit(RUN(BASE, "--mode", "offline", "--dtype", "fp8", "--input-len", "128",
+                    "--output-len", "16", "--num-requests", "50"), 0);
+    out_has("KV cache fp8 (TensorRT-LLM FP8 quantization also quantizes the KV cache)");
+    expect_exit(RUN(BASE, "--mode", "server", "--input-len", "128", "--output-len", "16",
+                    "--request-rate", "5", "--num-requests", "100"), 0);
+    out_has("TTFT");
+    out_has("sustainable");
+    expect_exit(RUN(BASE, "--mode", "server", "--input-len", "128", "--output-len", "16",
+                    "--request-rate", "0"), 2);
+    err_has("positive rate");
+    expect_exit(RUN(BASE, "--mode", "server", "--input-len", "128", "--output-len", "16"), 2);
+    err_has("--request-rate");
+    expect_exit(RUN(BASE, "--mode", "offline", "--input-len", "-5", "--output-len", "16"), 2);
+    err_has("--input-len");
+    expect_exit(RUN(BASE, "--mode", "offline", "--requests", "x.csv", "--input-len", "5"), 2);
+    err_has("--requests");
+    expect_exit(RUN(BASE, "--mode", "offline", "--input-len", "5", "--output-len", "5", "--engine",
+                    "tgi"), 2);
+    err_has("unknown engine");
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_usage_errors_exit_2),
+        cmocka_unit_test(test_offline_and_server),
         cmocka_unit_test(test_failures_exit_1),
         cmocka_unit_test(test_json_keys),
         cmocka_unit_test(test_ops_bound_analysis),

@@ -16,6 +16,8 @@ INFERENCE_BAR=14.0
 INFERENCE_FALLBACK_BAR=15.0
 TRAINING_MOE_BAR=23.0
 TRAINING_MOE_FALLBACK_BAR=24.0
+INFERENCE_THROUGHPUT_BAR=11.5
+INFERENCE_THROUGHPUT_FALLBACK_BAR=12.75
 
 "$AUGUR" validate "$HERE/training.csv" --summary --max-mape "$TRAINING_BAR"
 "$AUGUR" validate "$HERE/training.csv" --summary --fallback-only --max-mape "$TRAINING_FALLBACK_BAR" | tail -1
@@ -23,6 +25,8 @@ TRAINING_MOE_FALLBACK_BAR=24.0
 "$AUGUR" validate "$HERE/inference.csv" --summary --fallback-only --max-mape "$INFERENCE_FALLBACK_BAR" | tail -1
 "$AUGUR" validate "$HERE/training_moe.csv" --summary --max-mape "$TRAINING_MOE_BAR"
 "$AUGUR" validate "$HERE/training_moe.csv" --summary --fallback-only --max-mape "$TRAINING_MOE_FALLBACK_BAR" | tail -1
+"$AUGUR" validate "$HERE/inference_throughput.csv" --summary --max-mape "$INFERENCE_THROUGHPUT_BAR"
+"$AUGUR" validate "$HERE/inference_throughput.csv" --summary --fallback-only --max-mape "$INFERENCE_THROUGHPUT_FALLBACK_BAR" | tail -1
 VTRAIN=$SHARED/external/vtrain/data/ground_truth_single.csv
 if [ -f "$VTRAIN" ]; then
     "$AUGUR" validate "$VTRAIN" --summary --max-mape "$VTRAIN_BAR"

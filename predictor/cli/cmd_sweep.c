@@ -36,6 +36,9 @@ static void help(void) {
         "                   --output-len O [--min-throughput TOK_S] [--max-batch B] [--tp T]\n"
         "                   [--pp P] [--ep E] [--max-tp T] [--max-pp P] [--weight-dtype D]\n"
         "                   [--kv-dtype D] (and the common options above)\n"
+        "       augur sweep infer --model M --system S --gpus N --input-len I --output-len O\n"
+        "                   --slo-ttft-p99 SEC --slo-tpot-p99 SEC [--engine E]\n"
+        "                   [--num-requests N] [--seed S] [--tp T] [--pp P] [--ep E]\n"
         "       augur sweep scaling --model M --system S --gpus N --global-batch G\n"
         "                   [--along RES[,RES] --factors F1,F2,.. | --systems S1,S2,.. |\n"
         "                    --generations G1,G2,..] [--improve K] (and the train options)\n"
@@ -51,6 +54,10 @@ static void help(void) {
         "infer: serving plans (TP, PP, EP inside TP, replicas) at --batch or, open, at powers of\n"
         "two up to what fits; ranked by end-to-end latency among plans reaching\n"
         "--min-throughput (output tokens/s over all GPUs); front of latency against memory.\n"
+        "With --slo-ttft-p99 and/or --slo-tpot-p99: each plan's highest Poisson request rate\n"
+        "whose p99 TTFT and TPOT meet the targets while the queue keeps up (a bisection of\n"
+        "server simulations, augur infer --mode server, --engine preset, default trtllm),\n"
+        "plans ranked by that rate.\n"
         "What-if hardware: --scale compute=2,hbm_bw=1.5,hbm_cap=2,nvlink_bw=2,net_bw=2,\n"
         "net_lat=0.5,... (all=K: every bandwidth and compute x K, latencies / K) or\n"
         "--generation hbm4,nvlink5,xdr,n3 (to a generation from the system's own) or\n"
@@ -69,7 +76,8 @@ enum {
     OPT_NO_PRUNE, OPT_FORMAT, OPT_OUTPUT, OPT_PLOT, OPT_PROGRESS, OPT_NO_PROGRESS, OPT_BATCH,
     OPT_INPUT, OPT_OUTPUT_LEN, OPT_MIN_TPUT, OPT_MAX_BATCH, OPT_WDTYPE, OPT_KVDTYPE, OPT_ALONG,
     OPT_FACTORS, OPT_SYSTEMS, OPT_GENERATIONS, OPT_IMPROVE, OPT_CP_ALGO, OPT_ETP, OPT_EP_PLACEMENT,
-    OPT_MOE_CF, OPT_MOE_IMB, OPT_TERNARY, OPT_TP_OVERLAP, OPT_PP_OVERLAP, OPT_COMM_SLOWDOWN, OPT_HELP
+    OPT_MOE_CF, OPT_MOE_IMB, OPT_TERNARY, OPT_TP_OVERLAP, OPT_PP_OVERLAP, OPT_COMM_SLOWDOWN, OPT_HELP,
+    OPT_SLO_TTFT, OPT_SLO_TPOT, OPT_ENGINE, OPT_NREQ, OPT_SEED
 };
 
 static const struct option options[] = {
@@ -134,6 +142,11 @@ static const struct option options[] = {
     {"pp-overlap", no_argument, 0, OPT_PP_OVERLAP},
     {"comm-slowdown", required_argument, 0, OPT_COMM_SLOWDOWN},
     {"help", no_argument, 0, OPT_HELP},
+    {"slo-ttft-p99", required_argument, 0, OPT_SLO_TTFT},
+    {"slo-tpot-p99", required_argument, 0, OPT_SLO_TPOT},
+    {"engine", required_argument, 0, OPT_ENGINE},
+    {"num-requests", required_argument, 0, OPT_NREQ},
+    {"seed", required_argument, 0, OPT_SEED},
     {0, 0, 0, 0},
 };
 
@@ -144,6 +157,7 @@ static int parse(int argc, char **argv, struct aug_sweep_opts *o) {
     memset(o, 0, sizeof *o);
     o->mode = argv[0];
     o->top = 10;
+    o->seed = 1;
     o->fmt = AUG_FORMAT_TABLE;
     aug_plan_init(&o->base);
     aug_sweep_space_init(&o->space);
@@ -253,6 +267,26 @@ static int parse(int argc, char **argv, struct aug_sweep_opts *o) {
             break;
         case OPT_OUTPUT_LEN:
             if ((rc = aug_cli_long(cmd, "--output-len", optarg, 1, 1L << 30, &o->ibase.output_len))) return rc;
+            o->infer_only = 1;
+            break;
+        case OPT_SLO_TTFT:
+        case OPT_SLO_TPOT: {
+            double *dst = c == OPT_SLO_TTFT ? &o->slo_ttft : &o->slo_tpot;
+            if ((rc = aug_cli_double(cmd, c == OPT_SLO_TTFT ? "--slo-ttft-p99" : "--slo-tpot-p99",
+                                     optarg, dst))) return rc;
+            if (!(*dst > 0))
+                return aug_cli_usage(cmd, "%s: %s is not a positive number of seconds",
+                                     c == OPT_SLO_TTFT ? "--slo-ttft-p99" : "--slo-tpot-p99", optarg);
+            o->infer_only = 1;
+            break;
+        }
+        case OPT_ENGINE: o->engine = optarg; o->infer_only = 1; break;
+        case OPT_NREQ:
+            if ((rc = aug_cli_long(cmd, "--num-requests", optarg, 1, 10000000, &o->num_requests))) return rc;
+            o->infer_only = 1;
+            break;
+        case OPT_SEED:
+            if ((rc = aug_cli_long(cmd, "--seed", optarg, 0, 0x7fffffffffffffffL, &o->seed))) return rc;
             o->infer_only = 1;
             break;
         case OPT_MIN_TPUT:

@@ -248,6 +248,11 @@ int aug_sweep_run_infer(const struct aug_sweep_opts *o, int rank, int size) {
                                       "--max-pp; the other plan options belong to 'sweep train'");
     if (o->ibase.input_len <= 0 || o->ibase.output_len <= 0)
         return aug_cli_usage("sweep", "--input-len and --output-len are required");
+    if (o->slo_ttft > 0 || o->slo_tpot > 0)
+        return rank == 0 ? aug_sweep_run_slo(o) : 0;
+    if (o->engine || o->num_requests > 0)
+        return aug_cli_usage("sweep", "--engine and --num-requests belong to the SLO sweep "
+                                      "(--slo-ttft-p99, --slo-tpot-p99)");
     struct aug_model model;
     struct aug_system preset, sys;
     struct aug_scale sc;

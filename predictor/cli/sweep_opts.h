@@ -24,6 +24,9 @@ struct aug_sweep_opts {
     long max_batch;
     double min_throughput;
     int infer_only;                /* an infer-only option was given */
+    double slo_ttft, slo_tpot;     /* p99 targets in s (0: none): the SLO sweep */
+    const char *engine;
+    long num_requests, seed;
     /* scaling */
     const char *along, *factors, *systems, *generations;
     double improve;
@@ -48,6 +51,8 @@ int aug_sweep_cli_threads(const struct aug_sweep_opts *o, int size);
 
 int aug_sweep_run_train(struct aug_sweep_opts *o, int rank, int size);
 int aug_sweep_run_infer(const struct aug_sweep_opts *o, int rank, int size);
+/* --slo-ttft-p99 / --slo-tpot-p99: plans ranked by their highest rate within the targets. */
+int aug_sweep_run_slo(const struct aug_sweep_opts *o);
 int aug_sweep_run_scaling(const struct aug_sweep_opts *o);
 
 #endif

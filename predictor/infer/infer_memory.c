@@ -11,10 +11,12 @@
  * rank; sliding-window layers hold at most their window. Static batching reserves the
  * whole context (input + output) per sequence; continuous batching with paged attention
  * (Kwon et al., SOSP 2023) holds what is cached.
- * Activations: the working set of the largest step (prefill of the batch): the residual
+ * Activations: the working set of the largest step: the residual
  * stream, the normed input and the widest intermediate (QKV plus attention output, or the
  * MLP's up/gate and activated outputs), plus fp32 logits of the sampled rows (the local
- * vocabulary shard and the gathered row).
+ * vocabulary shard and the gathered row). They are transient, so a static batch counts
+ * the largest step, not the whole batch's prompts: an engine runs the context phase in
+ * steps of at most AUG_INFER_STEP_TOKENS tokens (whole prompts when longer).
  * Workspace: CUDA context, cuBLAS workspaces, NCCL buffers and the runtime's own buffers,
  * AUG_INFER_DEFAULT_WORKSPACE_GIB unless the plan overrides it. */
 #include <math.h>
@@ -96,6 +98,11 @@ void aug_infer_memory_at(const struct aug_model *m, const struct aug_system *s,
     out->total_gib = out->weights_gib + out->kv_cache_gib + out->activations_gib + out->workspace_gib;
 }
 
+/* Tokens of the largest prefill step of a static batch: TensorRT-LLM's default
+ * max_num_tokens (BuildConfig.max_num_tokens = 8192, tensorrt_llm/builder.py; trtllm-bench
+ * falls back to it), the budget its context phase packs prompts into. */
+#define AUG_INFER_STEP_TOKENS 8192.0
+
 /* Sequences per replica, prefill tokens of the largest step, cached tokens per sequence. */
 static void shape(const struct aug_infer_plan *p, double seqs, double *kv_tokens, double *prefill) {
     double I = (double)p->input_len, O = (double)p->output_len;
@@ -107,7 +114,7 @@ static void shape(const struct aug_infer_plan *p, double seqs, double *kv_tokens
     }
     *kv_tokens = I + O;
     double mbs = p->pp > 1 ? ceil(seqs / fmin(seqs, (double)p->pp)) : seqs;
-    *prefill = mbs * I;
+    *prefill = fmin(mbs * I, fmax(I, AUG_INFER_STEP_TOKENS));
 }
 
 void aug_infer_memory(const struct aug_model *m, const struct aug_system *s,
