@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Run every ```sh block of README.md after the first (the first installs the Debian
 # packages and builds; CI has done that), in order, from the repository root, each in a
 # fresh `bash -euo pipefail`, and fail on the first block that fails. Block 2 is the test

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* bench_calibration.c - accuracy of calibration, measured on the public data in
  * ../shared/external (skipped, exit 77, when absent):
  *  1. the cross-validated error of every seeded curve in kernels-db/<gpu>/curves.csv;

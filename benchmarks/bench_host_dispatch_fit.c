@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* bench_host_dispatch_fit.c - fits the per-kernel host issue costs of the eager-PyTorch
  * framework profiles (predictor/train/framework.c) on the public vTrain single-node set
  * and reports them with k-fold cross-validation.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* bench_kernels.c - accuracy of the structural kernel models (predictor/hw/gemm_model.c,
  * memop_model.c) against single kernels timed by others, and the physics check.
  *

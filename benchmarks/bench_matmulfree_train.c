@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* bench_matmulfree_train.c - MatMul-free LM training on 8 H100 against what Zhu et al.
  * 2024 (arXiv 2406.02528, sec. 5) report for their runs: 370M on 15B tokens in 5 hours,
  * 1.3B and 2.7B on 100B tokens in 84 and 173 hours, each on 8 NVIDIA H100 GPUs. Those are

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* bench_moe_breakdown.c - where one training step of an MoE model goes, by op family:
  * every op of the layer graph (model/layer_graph.c) timed alone with the GPU's calibrated
  * curves (or the documented defaults), times its count, the layers of the slowest pipeline

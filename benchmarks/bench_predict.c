@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* bench_predict.c - speed of one training prediction: GPT-3 175B on 1,024 A100 (tp 8,
  * pp 16, dp 8, interleave 2, global batch 1536, full recomputation), repeated for about a
  * second on one core, with and without the calibrated curves of kernels-db.

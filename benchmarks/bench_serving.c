@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* bench_serving.c - speed of the serving simulation: 10,000 requests of 2,000 output
  * tokens (and 1,000 prompt tokens) offline through TensorRT-LLM's in-flight batching, for
  * Llama-3-70B on one H200 in FP8 and Llama-3-8B on one H100 (a larger batch), with the

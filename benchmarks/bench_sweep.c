@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* bench_sweep.c - speed of the design-space sweep: plans per second on one core, and the
  * time to search the whole training-plan space of a 1T-parameter model (megatron-1t) on
  * 16,384 H100 (global batch 8,192 x 2,048 tokens), on one core and on every core. Each case

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # fuzz.sh - run every libFuzzer target (tests/fuzz/fuzz_*.c) to FUZZ_RUNS executions
 # (default 10^7) from the seed corpora of tests/fuzz/make_corpus.sh, and record per
 # target the executions done, executions per second, coverage (edges, features), corpus

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cmd_calibrate.c - `augur calibrate`: import measurements, fit curves, write them into
  * kernels-db (curves.csv merged and replaced atomically, the imported samples as raw CSV
  * with provenance), print a fit-quality summary and optionally a --report folder. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* curves_out.c - curves.csv output: one row per curve (piece), atomic through csvio, in a
  * stable order so that regenerated tables diff cleanly. */
 #include "curves_out.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* curves_out.h - writing kernels-db curves.csv (atomically) and merging a new fit into
  * the curves already there. */
 #ifndef AUG_CAL_CURVES_OUT_H

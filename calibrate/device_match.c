@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* device_match.c - compare a CUDA device name with a kernels-db GPU id and name.
  *
  * CUDA device names (cudaDeviceProp.name) are "NVIDIA A100-SXM4-80GB", "NVIDIA H100 80GB

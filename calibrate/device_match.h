@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* device_match.h - does the GPU an input file reports (nccl-tests Rank lines: "NVIDIA
  * A100-SXM4-80GB") fit the kernels-db GPU it is imported into ("a100-80g", "A100 SXM4
  * 80GB")? Used by `augur calibrate` to refuse another GPU's measurements. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fit.c - turning samples into curves (fit.h): per-form fitting (weighted dgelsd for
  * linear forms, Levenberg-Marquardt for saturating efficiencies), k-fold cross-
  * validation, piecewise splitting of time curves in log size, grouping of samples, the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fit.h - fitting curve forms to samples: grouping, weighted least squares for linear
  * forms (with non-negative coefficients and piecewise splits in log size), Levenberg-
  * Marquardt in log space for the saturating efficiency forms, k-fold cross-validation,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* import.c - the importer registry: one row per format (name -> parser), and reading a
  * file for the chosen importer. Adding a format is one file (implementing importer.h)
  * plus one row here. */

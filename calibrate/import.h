@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* import.h - the registry of importers of measurement formats users already have, by
  * name (import.c). Each importer implements importer.h; adding a format is one file plus
  * one row in the table in import.c. */

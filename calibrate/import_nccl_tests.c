@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* import_nccl_tests.c - NVIDIA nccl-tests output as users have it: the text that
  * all_reduce_perf, all_gather_perf, reduce_scatter_perf, alltoall_perf, sendrecv_perf and
  * broadcast_perf print (pasted whole, with NCCL_DEBUG chatter, inside markdown fences,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* import_raw.c - the kernels-db raw CSV (the schema augur-profile writes), passed through
  * the raw-schema reader of samples.c, after checking that the file was measured on the GPU
  * the curves are for: its provenance line `# gpu_id: ID` (augur-profile writes it) must

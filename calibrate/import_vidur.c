@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* import_vidur.c - either Vidur profiling file, recognised by its header: mlp.csv has a
  * `num_tokens` column, the network files a `collective` column. */
 #include <string.h>

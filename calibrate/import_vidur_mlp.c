@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* import_vidur_mlp.c - Vidur's op-level profiling table mlp.csv (microsoft/vidur,
  * data/profiling/compute/<gpu>/<org>/<model>/mlp.csv).
  *

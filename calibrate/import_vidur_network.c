@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* import_vidur_network.c - Vidur's collective profiles all_reduce.csv / send_recv.csv
  * (microsoft/vidur, data/profiling/network/<device>/).
  *

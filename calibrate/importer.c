@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* importer.c - what every importer shares: the `source` tag of its samples. */
 #include "importer.h"
 

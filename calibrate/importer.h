@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* importer.h - what an importer of a measurement format implements.
  *
  * Every importer parses a whole file held in memory (so the fuzzers can call it) and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* lsq.c - weighted, column-scaled linear least squares with LAPACKE_dgelsd (the SVD
  * driver: robust to rank deficiency, gives the minimum-norm solution and the singular
  * values from which we report rank and condition number). The only LAPACKE user. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* lsq.h - weighted linear least squares through LAPACKE dgelsd (calibrate/lsq.c is the
  * only file that includes lapacke.h).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* report.c - fit-quality table and plots of measured points against fitted curves for
  * `augur calibrate --report DIR`. Plots are gnuplot scripts run with posix_spawnp (its
  * output goes to a log file, never to our stdout); without gnuplot the scripts and data

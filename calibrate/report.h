@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* report.h - the --report folder of `augur calibrate`: a fit-quality table
  * (fit_quality.csv) and, per fitted group, the measured and fitted times (<group>.csv)
  * with a gnuplot script (<group>.gp) rendered to <group>.svg when gnuplot is installed. */

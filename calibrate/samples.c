@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* samples.c - the sample set of calibration: growing it with checks, and reading and
  * writing it as kernels-db raw CSV (the schema in samples.h, DESIGN section 5). */
 #include "samples.h"

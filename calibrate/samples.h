@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* samples.h - measured kernel samples in the kernels-db raw schema (DESIGN section 5).
  *
  * A sample set is what importers produce and what the fitter consumes: one row per

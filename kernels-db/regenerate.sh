@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # regenerate.sh - rebuild the seeded curves of kernels-db/a100-80g and kernels-db/h100-80g
 # (curves.csv and raw/collective.csv) from the measured data in ../shared/external, with
 # the choices explained in PROVENANCE.md. Needs a built `augur` (AUGUR_BIN, else

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Man pages from `--help`: augur(1) and one augur-<command>(1) per command, written by
 # help2man into OUTDIR. The command list and one-line names are fixed here; nothing from
 # the outside reaches the shell.

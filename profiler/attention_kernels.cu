@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* attention_kernels.cu - our fused attention forward kernel, flash style (FlashAttention,
  * Dao et al. 2022, forward pass with the FA-2 loop order).
  *

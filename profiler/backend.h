@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* backend.h - the device backend interface of the profiler: a struct of function pointers.
  *
  * The sweep driver (harness.c) never calls CUDA. It asks a backend for the device's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* backend_cuda.c - the CUDA backend's table and its shared context (see backend_cuda.h). */
 #include "backend_cuda.h"
 

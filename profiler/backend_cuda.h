@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* backend_cuda.h - the real device backend: CUDA, cuBLAS(Lt), our kernels, NCCL, timed
  * with CUPTI (or CUDA events). Internal to augur-profile.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* bench.h - the host side of each benchmark family: which points a sweep measures, how long
  * one call should take, and what a device must support. One file per family
  * (bench_gemm.c, bench_attention.c, bench_memory.c, bench_nccl.c), one row each in the

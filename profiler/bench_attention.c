@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* bench_attention.c - attention forward sweep points. The op names the kernel kind, so
  * that `augur calibrate` fits each kind to its own curve and the predictor looks each up
  * by kind (kernels-db/README.md, "Attention op names"; predictor/hw/attention_kind.c):

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* bench_gemm.c - GEMM sweep points: C[m x n] = A[m x k] * B[k x n] for fp32, tf32, bf16,
  * fp16 and fp8 (fp8 only where the GPU has fp8 tensor cores, sm_89 and later).
  *

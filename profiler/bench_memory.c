@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* bench_memory.c - memory-bound kernel sweep points: copy, elementwise (z = x + y, the
  * residual add), RMSNorm, LayerNorm and row softmax, over the bytes they move.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* bench_nccl.c - NCCL collective sweep points: all-reduce, all-gather, reduce-scatter,
  * all-to-all (grouped send/recv) and send/recv (each rank sends to the next in a ring),
  * over message sizes and group sizes.

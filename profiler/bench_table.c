@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* bench_table.c - the table of benchmark families, and helpers every bench shares: dtype
  * selection, power-of-two ranges and the reference roofline used for estimates. Adding a
  * family is one bench_<family>.c plus one row here (and one in the backend). */

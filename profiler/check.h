@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* check.h - error relays for CUDA, cuBLAS and NCCL calls in the CUDA backend.
  *
  * Each macro evaluates the call once; on failure it prints "file:line: call: message" to

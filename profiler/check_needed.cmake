@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Checks the run-time dependencies of augur-profile (ctest -R profiler_needed): every NEEDED
 # entry of its dynamic section must be a CUDA library, the C/C++ runtime, or (MPI builds)
 # libmpi, so that the binary copied to a bare GPU node finds everything it needs.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cli.c - options, help, version and exit codes of augur-profile (see cli.h).
  *
  * getopt_long with coreutils conventions: --help to stdout with exit 0, a bad option or

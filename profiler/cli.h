@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cli.h - the command line of augur-profile, independent of the device backend.
  *
  * profiler/main.c hands the real CUDA backend to aug_prof_main; tests hand it a fake one and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* correlate.c - sums kernel records per external correlation range (see correlate.h).
  *
  * Records are appended to two arrays as they arrive; a query maps each kernel's CUDA

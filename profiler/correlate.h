@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* correlate.h - GPU time per measured call from CUPTI activity records.
  *
  * The profiler pushes one external correlation id around every measured library call

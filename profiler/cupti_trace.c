@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cupti_trace.c - the CUPTI Activity API plumbing (see cupti_trace.h); the only file that
  * includes cupti.h and the only place that casts activity records to their structs.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cupti_trace.h - GPU kernel time per measured call through the CUPTI Activity API.
  *
  * The only interface to cupti.h (which only cupti_trace.c includes). Kernel records

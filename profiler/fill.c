@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fill.c - finite input patterns per dtype (see fill.h). */
 #include "fill.h"
 

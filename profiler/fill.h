@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fill.h - host-generated input data for benchmarks: finite values of every dtype.
  *
  * Inputs must be ordinary numbers: zeros make tensor cores draw less power (and clock

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* gpu_attention.c - attention forward on the GPU, two implementations of the same maths:
  *   fused_fwd    our flash-style kernel (attention_kernels.cu);
  *   unfused_fwd  S = Q K^T (cublasGemmStridedBatchedEx over batch x heads), the row

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* gpu_buffer.c - growable, pattern-filled device buffers (see gpu_buffer.h).
  *
  * Filling copies one host pattern of CHUNK bytes to the device, then doubles it with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* gpu_buffer.h - device buffers that grow on demand and hold finite input data.
  *
  * Benches keep one buffer per operand and reserve the size each point needs: the buffer

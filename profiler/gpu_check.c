@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* gpu_check.c - turning CUDA, cuBLAS and NCCL errors into statuses and messages (check.h). */
 #include "check.h"
 

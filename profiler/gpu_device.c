@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* gpu_device.c - device description and library versions (see gpu_device.h).
  *
  * The kernel driver version ("580.65.06") is not exposed by the CUDA runtime, and NVML is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* gpu_device.h - what the CUDA backend reports about the machine: device description,
  * driver and library versions (runtime values, for the provenance header) and the
  * versions the binary was built with (for --version). */

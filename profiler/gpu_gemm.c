@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* gpu_gemm.c - GEMM on the GPU: cuBLASLt with its first heuristic choice, cuBLAS
  * (cublasGemmEx) when cuBLASLt offers no algorithm for a non-fp8 shape.
  *

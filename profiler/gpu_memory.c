@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* gpu_memory.c - memory-bound kernels on the GPU (memory_kernels.cu): copy, elementwise
  * add, RMSNorm, LayerNorm and row softmax, sized from the point's bytes moved
  * (bench_memory.c: copy moves 2x its buffer, add 3x, row kernels 2 x rows x cols). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* gpu_mpi.c - MPI helpers for multi-node collective sweeps (see gpu_mpi.h). */
 #include "gpu_mpi.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* gpu_mpi.h - the MPI layer of the CUDA backend (built only when CMake found MPI).
  *
  * One process per node drives all of its GPUs; MPI carries the NCCL unique id, the

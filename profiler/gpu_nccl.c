@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* gpu_nccl.c - NCCL collectives on the GPUs: one process drives all local GPUs.
  *
  * On one node, the group of g ranks is the first g local GPUs with communicators from

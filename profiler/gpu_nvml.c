@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* gpu_nvml.c - NVML through dlopen (see gpu_nvml.h). The few declarations NVML's header
  * would give are written here: the NVML C ABI (nvml.h of the CUDA toolkit / GPU
  * deployment kit): nvmlReturn_t is an int enum with NVML_SUCCESS 0, nvmlDevice_t an

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* gpu_nvml.h - SM and memory clocks, temperature, power and slowdown reasons of a GPU
  * through NVML, loaded at run time (dlopen of libnvidia-ml.so.1, which the driver
  * installs), so augur-profile neither links nor needs it: without it the clock columns

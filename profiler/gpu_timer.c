@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* gpu_timer.c - warm-up, repetitions and the CUPTI / CUDA events timing of one measured
  * call (see gpu_timer.h). */
 #include "gpu_timer.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* gpu_timer.h - warm-up, L2 flushes and timed repetitions of one measured call, on one or
  * more GPUs.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* gpuid.c - device name -> kernels-db GPU id (see gpuid.h): the table of known GPUs first,
  * an id generated from the name otherwise. */
 #include "gpuid.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* gpuid.h - the kernels-db folder name of a GPU, derived from its device name.
  *
  * kernels-db/<gpu-id>/ is keyed by short ids such as "h100-80g" and "a100-40g" (the ids

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* harness.c - the sweep driver (see harness.h): points -> backend -> statistics -> raw CSV.
  *
  * Per family: build the grid, open <dir>/<family>.csv (resume), set the family up, then for

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* harness.h - the sweep driver: for each selected family, generate the points, skip those
  * already in the output file, measure the rest through a backend, write rows.
  *

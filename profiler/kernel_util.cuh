@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* kernel_util.cuh - device helpers shared by our CUDA kernels: element conversions,
  * 16-byte vector loads and stores, and block-wide reductions. */
 #ifndef AUG_PROF_KERNEL_UTIL_CUH

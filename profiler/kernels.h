@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* kernels.h - launchers of our own CUDA kernels (attention_kernels.cu, memory_kernels.cu),
  * callable from the C backend. Every launcher enqueues on `stream`, does not synchronize,
  * and returns the launch's cudaError_t. dtype is an enum aug_dtype (bf16, fp16 or fp32

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* main.c - augur-profile: measure this machine's GPUs into raw kernels-db CSVs.
  *
  * Wires the CUDA backend into the command line of cli.c and turns SIGINT/SIGTERM into a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* measure.c - warm-up, repetitions and stopping rule of one point (see measure.h). */
 #include "measure.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* measure.h - the repetition policy of one point, shared by every backend: warm up by time
  * until the times are stable, then timed calls (each after an L2 flush when the point
  * wants one) until the relative spread is small or the point's time budget is spent.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* memory_kernels.cu - our memory-bound kernels: copy, elementwise add, RMSNorm, LayerNorm
  * and row softmax (also the softmax of the unfused attention path, with its causal mask).
  *

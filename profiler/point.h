@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* point.h - one measured point of a sweep, its measurement, and lists of points.
  *
  * A point is the identity of one row of a raw kernels-db CSV (DESIGN section 5): the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* rawcsv.c - reading back, extending and atomically rewriting one raw measurement file
  * (see rawcsv.h). Rows are kept as formatted cells, so rows of an earlier run are written
  * back exactly as they were read; a hash set of identity keys answers "already measured?". */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* rawcsv.h - one raw measurement file of kernels-db (<dir>/<family>.csv) being extended.
  *
  * The schema is the contract between augur-profile and augur calibrate (DESIGN section 5):

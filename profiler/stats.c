@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* stats.c - median, minimum and maximum of repetition times (see stats.h). */
 #include "stats.h"
 

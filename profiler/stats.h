@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* stats.h - summary statistics of the repetitions of one measured point.
  *
  * The raw CSV keeps the median (robust to a stray slow repetition: clock ramp, a context

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* aug_cli_run.h - running the `augur` binary ($AUGUR_BIN) as a subprocess from a cmocka
  * test: stdout and stderr captured into out_buf / err_buf, exit status returned, and the
  * assertions every CLI test makes. One test file includes it once; a test whose binary is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* aug_test.h - what every cmocka test includes: cmocka's include order, a double
  * comparison (cmocka 1.1.5's assert_float_equal casts to float), and fixture paths. */
 #ifndef AUG_TEST_H

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # check_layers.sh - the library's layers use only the layers below them (predictor/README.md):
 # every undefined symbol of an object file of layer L must not be defined by an object file
 # of a layer above L. Usage: check_layers.sh OBJECT_DIR (the augur_objs.dir of a build).

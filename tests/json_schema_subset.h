@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* json_schema_subset.h - a validator of the part of JSON Schema (draft 2020-12) that the
  * schemas in schemas/ use: type (one name or a list; "integer" also satisfies "number"),
  * properties, required, additionalProperties (false or a schema), items, minimum, maximum, const and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_calibrate.c - `augur calibrate` end to end on fixtures written here: usage errors
  * exit 2, bad data exits 1 naming file and line, a good run writes curves.csv and raw/
  * into the kdb and merges with curves already there, a refused fit exits 1 unless

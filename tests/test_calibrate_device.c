@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_calibrate_device.c - `augur calibrate --import nccl-tests` reads the GPU model from
  * the log's Rank lines and refuses to write it into another GPU's kernels-db folder unless
  * --force; the matching GPU is accepted. */

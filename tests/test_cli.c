@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_cli.c - the `augur` front-end as users and scripts see it (DESIGN section 3): exit
  * codes (0 ok, 1 failure, 2 usage), one-line "augur: ..." messages naming the problem, the
  * JSON keys scripts rely on, CSV output, and `augur validate` on an accuracy set written

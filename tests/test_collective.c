@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_collective.c - collective times against the alpha-beta formulas computed by hand.
  *
  * nccl-tests (doc/PERFORMANCE.md) bus-bandwidth factors for n ranks: all-reduce 2(n-1)/n;

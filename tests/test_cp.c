@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_cp.c - context parallelism (plan.h, layer_graph.c) against hand derivations.
  *
  * Ring attention (Liu et al. 2023; Megatron-CP): a rank holds n = N / cp tokens; cp - 1

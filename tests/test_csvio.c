@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_csvio.c - the CSV layer every table goes through: reading (comments, BOM, ragged
  * rows, quoted newlines, line numbers in errors), the typed getters and their messages,
  * and the writer (quoting that survives a round trip, atomic replace on commit). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_curve.c - the curve-form table: wave quantization, FLOP conventions, each form's
  * value, and the out-of-range policy (time held below x_min, extrapolated above, every
  * efficiency clamped to (0, 1]). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_fit.c - fitting: known coefficients recovered from noisy synthetic data for every
  * form, cross-validation close to the noise level, piecewise splits, rank-deficient
  * groups, efficiency-above-1 points, and the keep / refuse / force decision. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_flash_io.c - the attention IO model against Dao et al. 2022 (FlashAttention,
  * arXiv 2205.14135) and FlashAttention-2 (Dao 2023, arXiv 2307.08691).
  *

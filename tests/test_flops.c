@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_flops.c - FLOPs per iteration and parameter counts against the published formulas.
  *
  * Narayanan et al., SC21 (arXiv 2104.04473), eq. (3): with full activation recomputation

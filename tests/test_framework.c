@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_framework.c - framework profiles and what they change: the host issue timeline
  * (train/host_dispatch.h), CUDA graphs, Megatron's gradient and optimizer bytes, the
  * pipeline scatter/gather of Megatron-LM 2021 and the defaults a profile applies. */

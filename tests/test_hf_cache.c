@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_hf_cache.c - Hugging Face names from the local hub cache ($HF_HUB_CACHE, $HF_HOME,
  * ~/.cache/huggingface/hub), the message naming where augur looked, and the record of how
  * a config was read (`augur models --show`, the warning about fields not modelled). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_import_nccl_tests.c - nccl-tests text output and the vTrain LUT tables: columns,
  * units, group size and placement, the collective, bad input with file:line, and the
  * real vTrain A100 files when ../shared is present. */

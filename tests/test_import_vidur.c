@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_import_vidur.c - Vidur mlp.csv (GEMM shapes rebuilt from the model dims and TP,
  * memory-bound ops as bytes, ms -> us) and all_reduce.csv / send_recv.csv; bad rows named
  * with file, line and column; the real files when ../shared is present. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_infer.c - the serving model against hand computation: KV-cache bytes of GQA models
  * (Llama-2-70B: 2 x 80 layers x 8 KV heads x 128 x 2 bytes per token), the HBM bytes of a
  * decode step (every linear weight, the LM head and the whole KV cache, once), the decode

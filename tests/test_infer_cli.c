@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_infer_cli.c - `augur infer` and `augur validate` on inference rows as scripts see
  * them (DESIGN section 3): exit codes (0 ok, 1 failure, 2 usage), one-line "augur: ..."
  * messages that name the problem, the infer JSON keys, the --ops bound analysis in JSON and

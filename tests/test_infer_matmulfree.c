@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_infer_matmulfree.c - serving MatMul-free LMs (infer_matmulfree.c): a constant-size
  * recurrent state instead of a KV cache (Zhu et al. 2024, arXiv 2406.02528, sec. 3.3),
  * 2-bit ternary weights. Memory by hand: per layer (4 h^2 + 3 h f) / 4 bytes of packed

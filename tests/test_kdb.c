@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_kdb.c - the kernels database: loading curves.csv, the four lookups and their
  * policies (pieces, dtype peers, misses), malformed files, the seeded tables, and the
  * atomic write of curves.csv (an interrupted writer leaves the old file intact). */

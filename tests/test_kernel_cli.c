@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_kernel_cli.c - `augur kernel` with the kernel model v2 as a script sees it: the
  * --timing option, the `extrapolated` flag and its note, the structural model's plan, and
  * usage errors. Runs $AUGUR_BIN as a subprocess; skipped when it is not set. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_kernel_model.c - the structural kernel models (hw/gemm_model.c, attention_model.c,
  * memop_model.c), the physics clamp and extrapolation of hw/op.c, the host/kernel time
  * split (hw/host_time.c) and the physical bounds checked when curves.csv and gpus.csv

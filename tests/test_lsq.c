@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_lsq.c - weighted least squares through dgelsd: exact and noisy recovery, column
  * scaling of badly scaled features, rank deficiency and input validation. */
 #include "aug_test.h"

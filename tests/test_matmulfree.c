@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_matmulfree.c - MatMul-free LMs (Zhu et al. 2024, arXiv 2406.02528) against the
  * paper and its reference code (ridgerchu/matmulfreellm).
  *

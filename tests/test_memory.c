@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_memory.c - memory per GPU against the papers it implements.
  *
  * Activations: Korthikanti et al. 2022, "Reducing Activation Recomputation in Large

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_model_load.c - model presets, augur model JSON and Hugging Face config.json loading.
  *
  * Expected values are the published ones (paper tables, official config.json files), so a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_moe.c - mixture-of-experts layers under expert parallelism (moe.h, layer_graph.c,
  * memory.c) against numbers derived by hand.
  *

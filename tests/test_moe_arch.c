@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_moe_arch.c - architectures of current MoE models (model.h): latent attention,
  * dense-first and interleaved MoE layers, shared experts, sliding windows, MTP; parameter
  * and KV-cache counts of every MoE preset by hand against the published figures; the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_output_schemas.c - the JSON every command prints validates against its schema in
  * schemas/ (schema_version, every required key, types, signs); CSV columns do not depend on
  * the kind of model; `augur train --plan` reproduces a plan that `augur sweep train`

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_overlap.c - communication overlapped with computation as a resource (overlap.h,
  * train.c): the pair, ring and trailing-pipeline formulas by hand, and the property that
  * matters most: overlap never makes a step faster than its slowest resource (all compute

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_pipeline.c - pipeline parallelism in the training step (Narayanan et al., SC21,
  * sec. 2.2): with m micro-batches, p stages and v interleaved chunks per rank, the bubble
  * is (p-1)/v micro-batch times against m busy ones, a fraction (p-1)/m for 1F1B and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_plan.c - parallelization plans: defaults, derived degrees, and every consistency
  * rule aug_plan_resolve enforces, each failing as a usage error whose message names the
  * product or divisibility that does not hold. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_reliability.c - hostile inputs and failing disks: nothing from a file reaches a
  * shell, nothing unreadable is taken for absent, no non-finite number is printed, no
  * product of plan degrees overflows, outputs are replaced whole or not at all, and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_samples.c - the kernels-db raw schema: a round trip through write and load, and
  * the named errors for missing columns, non-numbers, NaN, non-positive sizes and times,
  * unknown timings and truncated rows. */

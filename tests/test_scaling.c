@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_scaling.c - technology scaling (predictor/explore/scaling.c): factor lists, named generations
  * (ratios from the per-stack / per-GPU figures of the table), what-if systems, calibrated
  * curves carried over to them (memory-bound and collective time curves rescaled, GEMM

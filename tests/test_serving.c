@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_serving.c - the serving simulation (augur/serving.h) on request lists small enough to
  * follow by hand: admission under the max batch, chunked prefill, mixed steps, eviction
  * (max-util preempts, no-evict waits), the drain; percentile maths; a server at low load

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_sweep.c - design-space exploration (predictor/explore/sweep.c, sweep_infer.c, `augur sweep`):
  * enumeration counts of small spaces worked out by hand in the comments below; every plan
  * returned is valid, fits and carries its own prediction; results do not depend on threads,

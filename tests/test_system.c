@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_system.c - GPU rows of kernels-db/gpus.csv, system presets and user system JSON.
  *
  * Expected numbers are the datasheet ones: per-GPU, per-direction link bandwidth in 1e9 B/s

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_train.c - one training iteration: invariants every prediction must keep (shares of
  * time sum to 1, the breakdown adds up to the step, more bandwidth never slows a step,
  * the roofline bounds the fallback), and the TP collective count of Megatron-style tensor

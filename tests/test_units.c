@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_units.c - strict number and size parsing behind every option and CSV cell:
  * what is accepted (suffixes K M G T in powers of 1000, Ki Mi Gi Ti in powers of 1024,
  * an optional B, integral floats for integers) and what must be refused (garbage,

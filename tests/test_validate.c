@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_validate.c - scoring of accuracy sets: every row's error against a prediction made
  * here directly, MAPE / median / max and the per-source aggregates computed by hand,
  * skipped rows with their reasons, the vTrain importer on a small file in its format,

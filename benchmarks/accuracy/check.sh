@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The accuracy bars of CI: each accuracy set is validated and the run fails when its
 # MAPE exceeds the recorded bar (set just above the MAPE measured when it was recorded;
 # see README.md "Accuracy"). Usage: check.sh path/to/augur

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* attention.h - the IO model of attention: exact FLOPs with the causal mask and the HBM
  * traffic of FlashAttention (Dao et al. 2022, arXiv 2205.14135; FlashAttention-2, Dao
  * 2023, arXiv 2307.08691) against the standard path that writes the score matrix.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* augur.h - umbrella header of libaugur. */
 #ifndef AUG_AUGUR_H
 #define AUG_AUGUR_H

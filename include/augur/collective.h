@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* collective.h - collectives: bytes per rank, nccl-tests bus-bandwidth factors, and
  * time on a system (ring, tree, hierarchical), corrected by calibrated curves.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* csvio.h - CSV tables in and out, over libcsv (the only user of csv.h is csvio.c).
  *
  * Reading loads a whole file: leading lines that start with '#' are kept as comments

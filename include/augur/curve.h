@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* curve.h - the curve forms of kernels-db: names, parameters, evaluation and derivatives.
  *
  * One table (predictor/hw/curve.c) is shared by `augur calibrate`, which fits the forms, and by

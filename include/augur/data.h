@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* data.h - where augur finds its shipped data (presets/ and kernels-db/).
  *
  * Order: $AUGUR_DATA_DIR; the install tree next to the running executable

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* dtype.h - numeric formats: names, storage bytes, and the peak-table index. */
 #ifndef AUG_DTYPE_H
 #define AUG_DTYPE_H

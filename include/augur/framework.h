@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* framework.h - what a training framework executes beyond the plan the user writes: the
  * plan defaults it applies (sequence parallelism, FlashAttention, overlaps, pipeline
  * scatter/gather, optimizer and gradient bytes, bucket sizes, CUDA graphs) and the host

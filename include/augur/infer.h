@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* infer.h - serving an LLM: prefill and decode with a KV cache, time to first token, time
  * per output token, throughput, memory per GPU and the largest batch that fits, for static
  * batching, steady-state continuous batching and prefill/decode disaggregation.

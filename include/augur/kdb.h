@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* kdb.h - the kernels database: calibrated efficiency curves of one GPU.
  *
  * <root>/<gpu_id>/curves.csv holds fitted curves (DESIGN section 5); raw/ holds the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* matmulfree.h - MatMul-free language models (Zhu et al. 2024, "Scalable MatMul-free
  * Language Modeling", arXiv 2406.02528; reference code ridgerchu/matmulfreellm).
  *

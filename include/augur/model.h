@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* model.h - model architecture hyper-parameters, presets and loaders.
  *
  * A model comes from a preset name (presets/models.json), from a Hugging Face

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* moe.h - token routing of a mixture-of-experts layer under a plan: how many tokens each
  * expert processes on the busiest rank, what the capacity factor pads and drops, and the
  * all-to-all buffers of expert parallelism (GShard, Lepikhin et al. 2020; Switch, Fedus et

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* op.h - one kernel-level operator and its hybrid time.
  *
  * The time comes from the GPU's calibrated curve for the op's family (source "curve"),

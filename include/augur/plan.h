@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* plan.h - a parallelization plan: degrees, batching, memory-saving choices.
  *
  * GPUs = tp * pp * dp * cp (expert parallelism is carved out of dp * cp as in

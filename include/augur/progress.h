@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* progress.h - how long-running library loops report progress (validate's rows,
  * calibrate's fit groups, sweep scaling's points). The library only calls the hook; the
  * program decides whether and how to show it (the augur CLI: on a terminal only). */

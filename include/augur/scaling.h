@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* scaling.h - technology scaling: what-if systems derived from a preset, and studies of
  * which resource bounds a workload as technology moves.
  *

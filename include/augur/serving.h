@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* serving.h - serving as it is benchmarked: request lists (a CSV file, or seeded length
  * distributions with Poisson arrivals), engine presets (TensorRT-LLM, vLLM, SGLang), and an
  * in-flight-batching scheduler simulated step by step over a paged KV cache for the two

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* status.h - error codes and the last-error message of libaugur.
  *
  * Library functions return AUG_OK (0) or a negative enum aug_status and never exit.

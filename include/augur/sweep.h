@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* sweep.h - design-space exploration: every valid parallelization plan of a model on a
  * system for a GPU count and batch, filtered by memory, ranked, with the Pareto front of
  * time against memory per GPU.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* sweep_slo.h - the serving plans of a GPU count ranked by the highest request rate each
  * sustains within p99 TTFT and TPOT targets (`augur sweep infer --slo-ttft-p99 X
  * --slo-tpot-p99 Y`): TP (dividing the heads, inside the NVLink domain), PP (at most the

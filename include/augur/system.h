@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* system.h - GPUs and the systems built from them.
  *
  * A GPU is one row of kernels-db/gpus.csv (peaks per dtype, HBM, SMs, ...). A system is

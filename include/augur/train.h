@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* train.h - one training iteration of a transformer under a plan: time, memory,
  * MFU/HFU, and where every second came from. */
 #ifndef AUG_TRAIN_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* units.h - unit constants and strict number parsing shared by every parser.
  *
  * Quantities carry their unit in their name: _s, _us, _bytes, _gbps (1e9 B/s, as in

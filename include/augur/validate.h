@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* validate.h - scoring predictions against measured runs.
  *
  * An accuracy set is a CSV in the schema of DESIGN section 6 (training columns; the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cli.c - diagnostics, strict option parsing and output formatting for every command. */
 #include "cli.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cli.h - shared pieces of the command-line front-end: diagnostics, strict number
  * options, output formats (table, JSON, CSV) from one JSON result object. */
 #ifndef AUG_CLI_H

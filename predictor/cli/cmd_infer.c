@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cmd_infer.c - `augur infer`: serving latency (time to first token, time per output
  * token), throughput, memory per GPU and the largest batch of a model on a system, for
  * static batching, steady-state continuous batching or prefill/decode disaggregation;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cmd_kernel.c - `augur kernel gemm|attention|memory|collective --gpu ID ...`: one
  * kernel's predicted time and efficiency, whether it is compute- or memory-bound, and
  * whether the number came from a calibrated curve, a fallback default or the roofline. */

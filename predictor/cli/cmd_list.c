@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cmd_list.c - `augur models` and `augur systems`: the presets, one line each. */
 #include <stdio.h>
 #include <string.h>

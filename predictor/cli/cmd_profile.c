@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cmd_profile.c - `augur profile ...`: hand over to augur-profile.
  *
  * The profiler needs CUDA, cuBLAS, CUPTI and NCCL, so it is a separate binary that exists

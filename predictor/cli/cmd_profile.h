@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cmd_profile.h - `augur profile`: runs the augur-profile binary (built only with CUDA). */
 #ifndef AUG_CLI_CMD_PROFILE_H
 #define AUG_CLI_CMD_PROFILE_H

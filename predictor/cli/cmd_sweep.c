@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cmd_sweep.c - `augur sweep train|infer|scaling|generations`: the options, and the
  * dispatch to each mode's runner (sweep_train_cli.c, sweep_infer_cli.c,
  * sweep_scaling_cli.c), which share the input loading of sweep_inputs.c. */

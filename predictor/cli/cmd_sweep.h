@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cmd_sweep.h - `augur sweep`: every parallelization plan of a model on a system, the
  * Pareto front, and what-if hardware (technology scaling). */
 #ifndef AUG_CMD_SWEEP_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cmd_train.c - `augur train`: one training iteration of a model on a system under a
  * plan, printed as a table, JSON (DESIGN section 3 keys) or CSV. */
 #include <getopt.h>

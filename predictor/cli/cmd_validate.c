@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cmd_validate.c - `augur validate FILE.csv`: predict every measured run of an accuracy
  * set (or of vTrain's ground-truth file) and report per-row error, MAPE, max error and
  * error by source; --max-mape turns the MAPE into a pass/fail bar for CI. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* commands.h - the `augur` subcommands: one function per command, dispatched by the
  * table in main.c. Each takes the argv that starts at the command name and returns the
  * process exit code (0 ok, 1 failure, 2 usage). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* infer_cli.c - formatting of serving predictions and of the per-op bound analysis. */
 #include "infer_cli.h"
 

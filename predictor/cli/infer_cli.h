@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* infer_cli.h - a serving prediction as JSON (the DESIGN section 3 infer keys), as a human
  * table that says where every number came from, and the per-op bound analysis. */
 #ifndef AUG_INFER_CLI_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* main.c - `augur <command>`: the git-style front-end. One table row per command. */
 #include <stdio.h>
 #include <string.h>

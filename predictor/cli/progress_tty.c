@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* progress_tty.c - progress of long commands on stderr, only when stderr is a terminal
  * (never in pipes, files or CI logs): one line rewritten in place at most ten times a
  * second, erased when the work is done. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* progress_tty.h - progress on stderr when it is a terminal. */
 #ifndef AUG_CLI_PROGRESS_TTY_H
 #define AUG_CLI_PROGRESS_TTY_H

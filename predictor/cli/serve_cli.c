@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* serve_cli.c - formatting of the offline and server simulations (`augur infer --mode
  * offline|server`): JSON and a table that says where every number came from. */
 #include "serve_cli.h"

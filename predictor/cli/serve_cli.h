@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* serve_cli.h - an offline or server simulation as JSON and as a human table. */
 #ifndef AUG_SERVE_CLI_H
 #define AUG_SERVE_CLI_H

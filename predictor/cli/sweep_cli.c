@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* sweep_cli.c - output of `augur sweep train`: the top plans, the Pareto front of step time
  * against memory per GPU, why the best plan beats the runner-up (their breakdowns side by
  * side), as a table, JSON or CSV; the gnuplot plot of the front; the progress bar. */

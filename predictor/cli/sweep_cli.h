@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* sweep_cli.h - output of `augur sweep`: table, JSON (DESIGN section 3 keys), CSV, the
  * gnuplot plot of the front, the "why the best plan wins" comparison, the progress bar. */
 #ifndef AUG_SWEEP_CLI_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* sweep_infer_cli.c - `augur sweep infer`: serving plans ranked by end-to-end latency among
  * those reaching a throughput target, the front of latency against memory per GPU, and why
  * the best plan beats the runner-up, as a table, JSON or CSV (and a plot of the front). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* sweep_inputs.c - what every `augur sweep` mode loads before it runs: the model, the
  * preset system and the what-if system derived from --scale / --generation with its
  * rescaled kernels-db, and the worker threads per MPI rank. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* sweep_mpi.c - the MPI side of `augur sweep`: every rank sweeps its share of the work
  * units (unit i belongs to rank i mod K), then the top lists and fronts are gathered on
  * rank 0 and merged by the same (time, index) and (memory, time, index) orders as the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* sweep_mpi.h - splitting a sweep over MPI ranks (mpirun -n K augur sweep ...) and
  * gathering the top plans and the front on rank 0. The only place that sees mpi.h is
  * sweep_mpi.c; without MPI at build time the same calls run one process. */

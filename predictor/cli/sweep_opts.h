@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* sweep_opts.h - the parsed options of `augur sweep`, the input loading every mode shares
  * (sweep_inputs.c) and the runners of its modes (sweep_train_cli.c, sweep_infer_cli.c,
  * sweep_scaling_cli.c). */

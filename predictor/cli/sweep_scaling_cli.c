@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* sweep_scaling_cli.c - `augur sweep scaling`: a path of what-if systems (factors along
  * resources, named technology generations, or other presets), the best plan at each point,
  * and which resource bounds it there (the gain of the best plan when that resource alone

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* sweep_slo_cli.c - `augur sweep infer --slo-ttft-p99 X --slo-tpot-p99 Y`: every serving
  * plan's highest request rate within the latency targets, best first, as a table or JSON. */
 #include <stdio.h>

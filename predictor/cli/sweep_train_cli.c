@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* sweep_train_cli.c - `augur sweep train`: every training plan for a GPU count, split over
  * threads and MPI ranks, gathered, and written as a table, JSON or CSV (with the plot of
  * the front when asked). */

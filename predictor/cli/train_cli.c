@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* train_cli.c - formatting of training predictions. */
 #include "train_cli.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* train_cli.h - a training prediction as JSON (the DESIGN section 3 keys) and as a
  * human table that says where every number came from. */
 #ifndef AUG_TRAIN_CLI_H

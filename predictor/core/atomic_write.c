@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* atomic_write.c - temp + fsync + rename writes, stale temporary cleanup, folder locks
  * (atomic_write.h). */
 #define _DEFAULT_SOURCE /* flock() */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* atomic_write.h - files that are either wholly written or not changed at all, and an
  * advisory lock on a folder.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* csvio.c - CSV tables over libcsv: the only file that includes csv.h.
  *
  * The reader feeds libcsv one physical line at a time so that every row knows the line

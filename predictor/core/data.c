@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* data.c - locating shipped data (presets/, kernels-db/) and reading whole files.
  *
  * Order: $AUGUR_DATA_DIR (and $AUGUR_KDB); <exe dir>/../share/augur when the running

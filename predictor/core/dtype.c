@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* dtype.c - numeric format names and sizes. */
 #include "augur/dtype.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* finite.c - non-finite results are errors that name their input (finite.h). */
 #include "core/finite.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* finite.h - refuse non-finite results before they are printed.
  *
  * jansson refuses NaN and infinity (json_real returns NULL, so the key silently vanishes)

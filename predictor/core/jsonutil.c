@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* jsonutil.c - typed, strict JSON field reads shared by the model and system loaders.
  *
  * Every input file is user-facing, so every failure says where: parse errors carry the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* jsonutil.h - strict typed reads of JSON fields over jansson, with messages that name
  * the file, the line and column (parse errors) or the field (value errors).
  *

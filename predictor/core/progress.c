@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* progress.c - the process-wide progress hook (augur/progress.h). */
 #include "augur/progress.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* status.c - status names and the thread-local last-error message. */
 #include "augur/status.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* suggest.c - edit distance and the "did you mean" list behind every unknown-name error.
  *
  * An unknown preset, GPU id or JSON key is a typo more often than not; naming the closest

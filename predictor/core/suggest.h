@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* suggest.h - "did you mean" lists for unknown names (presets, GPU ids, JSON keys).
  *
  * Candidates are offered one at a time; the closest few by case-insensitive edit distance

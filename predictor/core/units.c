@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* units.c - strict parsing of numbers and sizes (every CLI number and CSV cell). */
 #include "augur/units.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* scaling.c - technology scaling: resource factors, the table of named technology
  * generations, what-if systems, calibrated curves carried over to them, and the
  * bottleneck study (which resource bounds a workload along a path of systems).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* sweep.c - every valid training plan of a model on a system: enumeration in one fixed
  * order, the memory filter, timing, top-K and the Pareto front of step time against
  * memory per GPU, in parallel over threads.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* sweep_infer.c - every valid serving plan of a model on a system: TP (the rules of the
  * training sweep: heads, KV heads, inside the NVLink domain), PP (dividing the layers),
  * EP (MoE: dividing TP and the experts), replicas = the rest of the GPUs, and the batch

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* sweep_rank.c - top-K and Pareto front of sweep records (see sweep_rank.h). The front is
  * kept sorted by memory; its times then strictly fall (equal memory would mean one record
  * dominates the other), so "the fastest record needing at most m" is the last one at or

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* sweep_rank.h - the two orders every sweep keeps (not public): the top K by time and the
  * Pareto front of time against memory, on records of any layout that start with their
  * uint64_t enumeration index and hold a time and a memory double at known offsets.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* sweep_slo.c - serving plans ranked by the highest rate within latency targets
  * (augur/sweep_slo.h). The plan space is small (divisors of the GPU count), so plans run
  * one after another; each costs a bisection of about a dozen server simulations. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* attention_kind.c - the kernel kind an attention op or curve name stands for, and the
  * curve name `augur calibrate` gives a group of attention samples (kernels-db/README.md,
  * "Attention op names"). Names are plain strings so that the profiler, the fitter and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* attention_model.c - FlashAttention time from its tiles (Dao, "FlashAttention-2",
  * arXiv 2307.08691, Algorithm 1 and section 3.2 "Parallelism"; flash-decoding split-KV,
  * Dao et al. 2023 "Flash-Decoding for long-context inference").

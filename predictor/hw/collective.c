@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* collective.c - collective communication time: alpha-beta models of ring, tree and
  * hierarchical algorithms with nccl-tests bus-bandwidth factors, replaced by the GPU's
  * calibrated curve when one covers the collective, group size and link.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* collective_internal.h - collective timing with ideal links (pure roofline). */
 #ifndef AUG_COLLECTIVE_INTERNAL_H
 #define AUG_COLLECTIVE_INTERNAL_H

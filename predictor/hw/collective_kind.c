@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* collective_kind.c - the vocabulary of collectives: names and aliases of each collective,
  * algorithm and time source, and the nccl-tests bus-bandwidth factors (nccl-tests
  * doc/PERFORMANCE.md). kdb.c reads collective names from curves.csv with these, and

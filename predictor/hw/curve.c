@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* curve.c - the table of curve forms (include/augur/curve.h): basis functions for the
  * linear forms, values and log-gradients for the non-linear ones, and the out-of-range
  * policy. Adding a form is one set of static functions plus one row in `forms`. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* efficiency.c - default efficiencies. GEMMs, attention and memory-bound kernels without a
  * calibrated curve are timed by the structural models (gemm_model.c, attention_model.c,
  * memop_model.c); aug_eff_gemm() reports the GEMM model as an efficiency, and the

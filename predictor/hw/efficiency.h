@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* efficiency.h - the documented default efficiencies (fallback when no curve exists). */
 #ifndef AUG_EFFICIENCY_H
 #define AUG_EFFICIENCY_H

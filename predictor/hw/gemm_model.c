@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* gemm_model.c - the structural GEMM model: time of one cuBLAS/CUTLASS-style GEMM kernel
  * from its output tiles, the waves they run in, the main-loop rate of one tile and the HBM
  * traffic of its operands.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* gemm_model.h - structural GEMM time: output tiles, waves, split-K, main-loop rate at the
  * GPU's achievable ceiling, and the HBM traffic of the operands (gemm_model.c). */
 #ifndef AUG_GEMM_MODEL_H

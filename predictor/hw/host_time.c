@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* host_time.c - the two time semantics of a kernel: `kernel` (device time, what CUPTI and
  * the profiler give) and `host` (what a user timing one eager framework call with CUDA
  * events or a synchronised wall clock sees).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* host_time.h - host-visible time of one eagerly issued op (host_time.c). */
 #ifndef AUG_HOST_TIME_H
 #define AUG_HOST_TIME_H

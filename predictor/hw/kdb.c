@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* kdb.c - the kernels database of one GPU: loading <root>/<gpu>/curves.csv and the four
  * lookups the predictor calls for every op.
  *

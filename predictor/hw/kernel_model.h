@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* kernel_model.h - structural time of the non-GEMM kernels: memory-bound ops
  * (memop_model.c) and fused attention (attention_model.c). Both use the ceilings of
  * struct aug_gemm_ceiling (gemm_model.h). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* memop_model.c - time of a memory-bound kernel (norm, activation, softmax, add, copy)
  * from its bytes:
  *

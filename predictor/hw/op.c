@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* op.c - the hybrid step: one operator's time from its FLOPs and bytes, the GPU's peaks,
  * and an efficiency that comes from a calibrated curve, the default table, or nothing.
  *

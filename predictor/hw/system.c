@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* system.c - GPUs (rows of kernels-db/gpus.csv) and systems (presets/systems.json or a
  * user's own system JSON), loaded strictly.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* topology.c - how ranks map onto the machine: Megatron's order puts TP innermost, then
  * CP, DP and PP outermost, so a group whose members are `stride` ranks apart shares an
  * NVLink domain with as many of its members as fit in one. */

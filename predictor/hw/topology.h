@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* topology.h - ranks on the machine's NVLink domains (topology.c). */
 #ifndef AUG_HW_TOPOLOGY_H
 #define AUG_HW_TOPOLOGY_H

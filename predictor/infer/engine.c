@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* engine.c - serving-engine presets (augur/serving.h): the scheduler and memory defaults
  * each engine documents, and the KV-cache dtype it serves with.
  *

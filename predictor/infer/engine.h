@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* engine.h - the engine presets' run-dependent limits (engine.c); the rest is public
  * (augur/serving.h). */
 #ifndef AUG_INFER_ENGINE_H

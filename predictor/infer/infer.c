@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* infer.c - the serving predictor's entry (augur/infer.h): the plan's checks, the
  * dispatch to a serving mode (static_batch.c, serving.c, static_matmulfree.c), and the
  * Optimus-style bound analysis of every op. The model it implements: prefill (time to first

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* infer_check.c - every number of a serving prediction is finite (infer_check.h). */
 #include "infer/infer_check.h"
 

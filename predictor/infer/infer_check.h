@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* infer_check.h - a serving prediction is finite or an error naming its input. */
 #ifndef AUG_INFER_CHECK_H
 #define AUG_INFER_CHECK_H

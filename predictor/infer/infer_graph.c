@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* infer_graph.c - every kernel of one serving step (prefill, decode or both mixed) on one
  * GPU of a replica, with exact FLOPs and the HBM bytes it moves. Op names follow the
  * training graph (layer_graph.c) so the same calibrated curves apply.

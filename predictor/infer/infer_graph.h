@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* infer_graph.h - the op graph of one serving step (infer_graph.c). */
 #ifndef AUG_INFER_GRAPH_H
 #define AUG_INFER_GRAPH_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* infer_matmulfree.c - serving MatMul-free LMs (Zhu et al. 2024, arXiv 2406.02528; modules
  * as in matmulfree.c): prefill and decode with a constant-size recurrent state instead of
  * attention over a KV cache.

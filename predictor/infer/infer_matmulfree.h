@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* infer_matmulfree.h - serving MatMul-free LMs (infer_matmulfree.c): the hooks the serving
  * model calls when a model's arch is AUG_ARCH_MATMULFREE: TP check, step graph and
  * memory (static batching of these models: static_matmulfree.c). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* infer_memory.c - memory per GPU of a serving replica and the largest batch that fits.
  *
  * Weights: the linear layers of the stage's layers in their storage dtype (int4 with its

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* infer_memory.h - memory per GPU of a serving replica (infer_memory.c); the largest batch
  * and the KV bytes per token are public (augur/infer.h). */
 #ifndef AUG_INFER_MEMORY_H

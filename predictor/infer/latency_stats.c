@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* latency_stats.c - mean and percentiles of latency samples (augur/serving.h). Percentiles
  * interpolate linearly between the closest ranks, index q/100 * (n - 1): numpy's default
  * `linear` method, which vLLM's benchmark_serving reports (np.percentile). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* latency_stats.h - weighted percentiles (latency_stats.c); the plain ones are public
  * (augur/serving.h). */
 #ifndef AUG_INFER_LATENCY_STATS_H

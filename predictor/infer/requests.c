@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* requests.c - request lists for the serving simulation (augur/serving.h): token-length
  * distributions, a seeded generator (xoshiro256**, Blackman and Vigna, "Scrambled linear
  * pseudorandom number generators", ACM TOMS 2021, seeded through splitmix64 as they

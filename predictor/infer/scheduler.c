@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* scheduler.c - an in-flight-batching engine simulated step by step (augur/serving.h).
  *
  * Each replica runs the loop of an iteration-level scheduler (Orca, Yu et al. OSDI 2022;

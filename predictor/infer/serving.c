@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* serving.c - serving modes beyond one static batch.
  *
  * Continuous (in-flight) batching, steady state (Orca, Yu et al. OSDI 2022; vLLM, Kwon et

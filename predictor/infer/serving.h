@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* serving.h - serving modes beyond a static batch (serving.c). */
 #ifndef AUG_INFER_SERVING_H
 #define AUG_INFER_SERVING_H

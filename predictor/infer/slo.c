@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* slo.c - the highest request rate a serving plan sustains within latency targets
  * (augur/serving.h): DistServe's "goodput" question (Zhong et al., OSDI 2024: the highest
  * rate at which a share of requests meets TTFT and TPOT targets), answered with p99 and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* static_batch.c - static batching of one replica (the TensorRT-LLM gptSessionBenchmark /
  * FasterTransformer scheme; see infer.c): the prefill pass, then output_len - 1 decode
  * steps over a growing KV cache, summed step by step (sampled beyond

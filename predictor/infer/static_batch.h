@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* static_batch.h - static batching of one replica: transformers (static_batch.c) and
  * MatMul-free LMs (static_matmulfree.c). */
 #ifndef AUG_INFER_STATIC_BATCH_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* static_matmulfree.c - static batching of a MatMul-free LM (infer_matmulfree.c for its
  * step graph and memory): the shared prefill pass, then output_len - 1 identical decode
  * steps, since the recurrent state does not grow with the context. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* step_graph.c - the per-GPU shapes of a serving plan that every step graph is built
  * from: heads, KV heads and FFN width per TP rank, the bytes of a stored weight (with the
  * group scales of int4) and of a cached KV element, the compute and attention dtypes. */

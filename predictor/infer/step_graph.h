@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* step_graph.h - what one forward step of a serving replica runs (not public): the
  * request mix of the step, the per-GPU shapes of a plan, and the op list the graph builders
  * fill (infer_graph.c for transformers, infer_matmulfree.c for MatMul-free LMs). */

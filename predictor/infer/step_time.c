@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* step_time.c - the time of one serving step: op-time contexts (calibrated curves, and
  * documented defaults for the ops no curve measures), GEMMs and flash-decoding timed as
  * weight and KV-cache streams, one step on the slowest pipeline stage, the activations

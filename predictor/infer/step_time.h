@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* step_time.h - the shared inference context (not public): the op-time contexts of a
  * prediction, the timing of one step on a pipeline stage, the prefill pass; every serving
  * mode (static_batch.c, serving.c) is built on it (step_time.c). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* attention_io.c - FlashAttention HBM traffic by its algorithms, line by line, and the
  * standard path it replaces (see attention.h for the theorem).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* graph_build.c - what the layer-graph builders share (layer_graph.c for transformers and
  * MoE, matmulfree.c for MatMul-free LMs): the per-GPU shapes of a micro-batch, the bytes of
  * an activation element, and the helpers that append backward mirrors and TP collectives. */

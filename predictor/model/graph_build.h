@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* graph_build.h - what the layer-graph builders share (layer_graph.c for transformers and
  * MoE, matmulfree.c for MatMul-free LMs): the per-GPU shapes of a micro-batch and the
  * helpers that append ops, their backward mirrors and TP collectives. */

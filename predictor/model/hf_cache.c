@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* hf_cache.c - find a model's config.json in the local Hugging Face hub cache.
  *
  * Layout and environment as huggingface_hub (constants.py, file_download.py, 0.2x) uses

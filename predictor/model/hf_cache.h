@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* hf_cache.h - Hugging Face model names ("meta-llama/Llama-3.1-8B") resolved from the
  * local Hugging Face hub cache, without a network. */
 #ifndef AUG_MODEL_HF_CACHE_H

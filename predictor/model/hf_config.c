@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* hf_config.c - struct aug_model from a Hugging Face config.json: GPT-2 keys and the
  * Llama-style keys of Llama 1-4, Mistral, Mixtral, Qwen2/Qwen3 (dense and MoE), Gemma 1-3,
  * DeepSeek-V2/V3, GPT-OSS and Grok-1 conversions.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* layer_graph.c - every kernel of a transformer layer, forward and backward, with exact
  * FLOPs and bytes (Narayanan et al. SC21 sec. 5.1 / appendix; Korthikanti et al. 2022
  * sec. 4 for the TP and SP collectives).

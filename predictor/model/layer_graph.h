@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* layer_graph.h - the operator graph of one transformer layer (and of the embedding /
  * LM-head ends) for one micro-batch on one GPU under a plan. Fixed-size arrays: building
  * a graph never allocates (sweeps build millions).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* matmulfree.c - MatMul-free LMs (Zhu et al. 2024, arXiv 2406.02528): the layer graph,
  * activation memory, weight and state bytes, and the same-size Transformer++.
  *

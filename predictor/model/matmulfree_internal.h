@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* matmulfree_internal.h - the MatMul-free LM pieces the layer graph calls (matmulfree.c). */
 #ifndef AUG_MATMULFREE_INTERNAL_H
 #define AUG_MATMULFREE_INTERNAL_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* memory.c - memory per GPU of a training plan: weights, gradients, optimizer states,
  * activations and workspace.
  *

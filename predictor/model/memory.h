@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* memory.h - per-GPU parameter and activation accounting of a model under a plan
  * (memory.c), shared by the training and inference predictors (not public). */
 #ifndef AUG_MODEL_MEMORY_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* mla.c - multi-head latent attention (DeepSeek-V2, arXiv 2405.04434, sec. 2.1, eqs. 9-14)
  * as Megatron-Core's MLASelfAttention runs it in training (core v0.12,
  * transformer/multi_latent_attention.py): the down projections W_DQ (h -> r_q) and

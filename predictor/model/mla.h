@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* mla.h - the projections of multi-head latent attention in a layer graph (mla.c). */
 #ifndef AUG_MLA_H
 #define AUG_MLA_H

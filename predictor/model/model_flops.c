@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* model_flops.c - model FLOPs of a forward pass (the numerator of MFU), from the shapes:
  * attention projections and core, dense and MoE FFNs, the LM head and the MTP modules;
  * and the same count on the tokens a plan actually processes. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* model_internal.h - what the model loaders share (model_load.c: presets and augur model
  * JSON; hf_config.c: Hugging Face config.json): names from paths, source notes, and the
  * record of the keys a config used and ignored. */

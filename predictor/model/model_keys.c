@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* model_keys.c - the record of how a model file was read, for `augur models --show` and
  * the warnings about fields augur does not model.
  *

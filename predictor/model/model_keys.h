@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* model_keys.h - model_load.c and model_keys.c share the resolution of a model argument. */
 #ifndef AUG_MODEL_KEYS_H
 #define AUG_MODEL_KEYS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* model_load.c - where a struct aug_model comes from: presets, augur model JSON, and
  * Hugging Face config.json files (read by hf_config.c).
  *

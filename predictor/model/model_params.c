@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* model_params.c - exact parameter counts from a model's shapes, and the layer kinds of
  * models whose layers differ (dense-first MoE, interleaved MoE, sliding windows).
  *

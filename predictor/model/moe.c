@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* moe.c - token routing statistics of a mixture-of-experts layer (formulas in moe.h). */
 #include "augur/moe.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* moe_layer.c - the MoE FFN of a transformer layer as Megatron-Core's all-to-all token
  * dispatcher runs it (moe.h for the routing arithmetic): router GEMM, fp32 softmax and
  * top-k, permutation of the tokens into expert order (memory-bound, by bytes), the

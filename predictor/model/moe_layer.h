@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* moe_layer.h - the MoE FFN of a layer graph (moe_layer.c): router, permutation, expert
  * all-to-alls, expert-TP collectives, grouped expert GEMMs, shared experts, and what hides
  * the all-to-alls (plan moe_overlap). */

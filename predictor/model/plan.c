@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* plan.c - parallelization plans: defaults, names, and the consistency rules that
  * every prediction relies on (products of degrees, divisibility), including those of
  * expert parallelism (Megatron-Core: tp * dp * cp = etp * ep * edp), context parallelism

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* framework.c - the framework profiles of framework.h, one table entry each, and the
  * defaults they apply to a plan.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* host_dispatch.c - the host issue timeline of host_dispatch.h. */
 #include "host_dispatch.h"
 

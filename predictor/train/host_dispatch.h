@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* host_dispatch.h - the host timeline beside the GPU timeline of one list of kernels.
  *
  * An eager framework issues kernels one after the other from one CPU thread, each

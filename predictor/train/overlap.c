@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* overlap.c - the overlap formulas of overlap.h. Every result is capped by the serial
  * time C + M (a schedule can always fall back to running the two one after the other)
  * and is at least max(C, M) (no overlap is faster than its slowest resource). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* overlap.h - communication overlapped with computation, as a resource model.
  *
  * Compute (C seconds alone) and communication (M seconds alone) running at the same time

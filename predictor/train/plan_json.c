@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* plan_json.c - a plan read back from augur's own JSON output: the "plan" object that
  * `augur train --format json` prints, or entry N of the "top" list that `augur sweep train
  * --format json` prints (`augur train --plan FILE.json[#N]`). Every key of the printed

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* train.c - one training iteration: times the layer graph with the hybrid op model,
  * assembles the pipeline schedule, data-parallel / ZeRO / FSDP traffic, the optimizer
  * step, and reports time, breakdown, MFU/HFU, memory and provenance.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* train_check.c - every number of a training prediction is finite (train_check.h): a
  * bandwidth of 1e-300 or a curve that overflows gives an error, never "inf" in a table
  * or a JSON key that jansson silently drops. */

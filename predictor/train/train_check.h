@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* train_check.h - a training prediction is finite or an error naming its input. */
 #ifndef AUG_TRAIN_CHECK_H
 #define AUG_TRAIN_CHECK_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* validate.c - predict every row of an accuracy set and score it (DESIGN section 6).
  *
  * Rows name a model preset or give GPT-style dimensions (dimensions next to a preset

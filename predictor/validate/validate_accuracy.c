@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* validate_accuracy.c - rows of an accuracy set in the DESIGN section 6 training schema.
  * Inference-schema rows are read by validate_infer.c. */
 #include <math.h>

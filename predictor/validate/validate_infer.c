@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* validate_infer.c - rows of an accuracy set in the DESIGN section 6 inference schema:
  * `id, source, source_locator, model, params_b, layers, hidden, heads, kv_heads,
  * ffn_hidden, vocab, mlp, system, gpu, num_gpus, tp, pp, ep, batch, input_len, output_len,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* validate_infer.h - the reader of accuracy sets in the DESIGN section 6 inference schema
  * (recognized by their input_len column). */
 #ifndef AUG_VALIDATE_INFER_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* validate_internal.h - readers that turn one row of an input format into a prediction
  * case (one file per format: validate_accuracy.c, validate_vtrain.c). */
 #ifndef AUG_VALIDATE_INTERNAL_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* validate_row.c - what every accuracy-set reader takes from a row the same way: cells,
  * optional numbers, the model (preset and/or GPT-style dimensions, MoE columns), the
  * attention column and the system (preset or JSON path relative to the CSV, cached).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* validate_vtrain.c - importer for vTrain's ground_truth_single.csv (VIA-Research/vTrain,
  * data/): measured Megatron-DeepSpeed iteration times of GPT models on one 8x A100 node.
  * Columns: "# GPUs, global batch, micro batch, hidden size, attention heads, # layers,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fuzz_csv.c - libFuzzer entry for the CSV reader (predictor/core/csvio.c over libcsv) and its
  * typed getters: any bytes must load or fail with a recorded message, and every cell of a
  * loaded table must go through the getters without a crash, a leak or undefined

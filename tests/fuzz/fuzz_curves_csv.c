@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fuzz_curves_csv.c - libFuzzer target for a GPU's curves.csv (predictor/hw/kdb.c): any
  * bytes must load or fail with a recorded message, and every lookup of a loaded table
  * must run without a crash, a leak or undefined behaviour. Seeds: kernels-db/<gpu>/curves.csv

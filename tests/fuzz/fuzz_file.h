@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fuzz_file.h - for targets whose parser reads a path: the input is written to one file in
  * a private folder (on /dev/shm when there is one, so no disk is touched), rewritten in
  * place every execution. Included by one target each. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fuzz_gpus_csv.c - libFuzzer target for kernels-db/gpus.csv rows (predictor/hw/system.c,
  * aug_gpu_lookup): any bytes must give a GPU or a recorded error, never a crash, a leak or
  * undefined behaviour; a GPU found has NUL-terminated names and finite numbers. The id

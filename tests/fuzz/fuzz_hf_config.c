@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fuzz_hf_config.c - libFuzzer target for Hugging Face config.json files read through
  * `--model path/config.json` (predictor/model/model_load.c, aug_model_load): the whole
  * path from the file (size limit, BOM, JSON, the GPT-2 / Llama / Mixtral / DeepSeek / Qwen

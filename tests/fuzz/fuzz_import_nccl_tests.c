@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fuzz_import_nccl_tests.c - libFuzzer target for calibrate/import_nccl_tests.c: any input must give
  * AUG_OK or a recorded error, never a crash, a leak or undefined behaviour. */
 #include <stddef.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fuzz_import_raw.c - libFuzzer target for the raw-CSV importer (calibrate/samples.c): any
  * input must give AUG_OK or a recorded error, never a crash or a leak. */
 #include <stddef.h>

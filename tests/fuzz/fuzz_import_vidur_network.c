@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fuzz_import_vidur_network.c - libFuzzer target for calibrate/import_vidur_network.c: any input must give
  * AUG_OK or a recorded error, never a crash, a leak or undefined behaviour. */
 #include <stddef.h>

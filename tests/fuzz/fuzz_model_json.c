@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fuzz_model_json.c - libFuzzer entry for the model JSON parser (augur keys and Hugging Face
  * config.json keys): any input must give AUG_OK or a recorded error, never a crash, a leak
  * or undefined behaviour. Built with -DAUG_FUZZ=ON and CC=clang. */

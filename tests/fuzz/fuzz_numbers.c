@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fuzz_numbers.c - libFuzzer target for the number and size parsers every CLI option and
  * CSV cell goes through (predictor/core/units.c): any text must parse or be refused with a
  * message; what parses is finite, decimal, in range, and a size is a whole, non-negative

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fuzz_profiler_rawcsv.c - libFuzzer target for the profiler's resume reader
  * (profiler/rawcsv.c, aug_prof_raw_open on an existing <family>.csv): any bytes must load
  * or fail with a recorded message, never a crash, a leak or undefined behaviour; a loaded

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fuzz_system_json.c - libFuzzer entry for the system JSON parser (presets format, inline
  * GPU objects, "base" GPU rows from the source tree's kernels-db/gpus.csv). Any input must
  * give AUG_OK or a recorded error, never a crash. Built with -DAUG_FUZZ=ON and CC=clang. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fuzz_validate_row.c - libFuzzer entry for `augur validate`: the input is written to a
  * temporary CSV and scored with aug_validate_file (training or inference accuracy schema,
  * or the vTrain importer, detected from the columns). Any input must give a report or a

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # make_corpus.sh OUT - seed corpora for the fuzz targets (tests/fuzz/fuzz_<t>.c), one
 # folder per target under OUT, from real files read where they live: kernels-db/, the
 # presets, benchmarks/accuracy/ and, when present, ../shared (vTrain LUTs, Vidur profiles,

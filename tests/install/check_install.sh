@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Install a built tree into a fresh prefix, then build tests/install/consumer.c with
 # nothing but `pkg-config --cflags --libs augur` and run it and the installed `augur`
 # without AUGUR_DATA_DIR / AUGUR_KDB, from outside the source and build trees.

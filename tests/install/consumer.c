@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A program built only with `pkg-config --cflags --libs augur` against an installed
  * prefix: GPT-3 175B on 1,024 A100 (the README's first prediction), data from the prefix. */
 #include <stdio.h>

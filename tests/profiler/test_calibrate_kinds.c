@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_calibrate_kinds.c - how `augur calibrate` reads what augur-profile writes: attention
  * samples are grouped by kernel kind (decode apart from prefill, forward apart from
  * backward, causal apart from not) under their whole names, NCCL algorithm settings of any

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_correlate.c - GPU time per measured call from CUPTI-style records (correlate.c):
  * every kernel of one external range is summed per device, the slowest device wins,
  * records may arrive in any order, and missing or untimed kernels are errors. */

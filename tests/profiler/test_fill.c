@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_fill.c - benchmark input patterns (fill.c): every dtype decodes to finite values in
  * the promised range, the pattern is deterministic and varied, and the hand-made bf16 /
  * fp16 conversions round correctly. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_gpuid.c - kernels-db GPU ids from CUDA device names (gpuid.c), and id checks. */
 #include "../aug_test.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_grid.c - the sweep grids of every family (bench_*.c): point counts per preset and
  * dtype selection, shapes that must be there (skinny decode GEMMs, decode attention),
  * collective size rounding and group sizes, identity keys without duplicates, device

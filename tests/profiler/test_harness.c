@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_harness.c - the sweep driver and command line of augur-profile (harness.c, cli.c)
  * through a fake device backend defined here: rows written with the times the backend
  * measured (through CUPTI-style records summed per call), resume, a failing point skipped

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_measure.c - the repetition policy of every point (measure.c), driven by a fake
  * device with a fake clock: warm-up by time until the times are stable, an L2 flush before
  * every timed call of the points that need one, repetitions until the noise is small or

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_rawcsv.c - the raw measurement file (rawcsv.c): exact kernels-db columns and cells,
  * provenance lines, reading back for resume, refusing another GPU's file, malformed or
  * duplicate rows and inconsistent statistics, and that `augur calibrate`'s reader

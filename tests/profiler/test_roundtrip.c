@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_roundtrip.c - profile -> calibrate -> predict through a fake device, to check that the
  * three tools' formats fit together.
  *

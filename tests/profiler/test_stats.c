@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_stats.c - median, min and max of repetition times (stats.c), and the refusal to
  * summarize times that cannot be measurements. */
 #include "../aug_test.h"
