@@ -13,11 +13,13 @@ shared=${AUG_SHARED_DIR:-$src/../shared}
 rows=${SEED_ROWS:-16}
 mkdir -p "$out"
 
-# cut FILE DIR PREFIX: comment lines + header + $rows data rows per piece
+# cut FILE DIR PREFIX [ROWS [PIECES]]: comment lines + header + ROWS data rows per piece
+# (default $rows), at most PIECES pieces (default: all)
 cut_csv() {
-    awk -v dir="$2" -v pre="$3" -v rows="$rows" '
+    awk -v dir="$2" -v pre="$3" -v rows="${4:-$rows}" -v pieces="${5:-0}" '
         /^#/ && !seen { head = head $0 "\n"; next }
         !seen { head = head $0 "\n"; seen = 1; next }
+        pieces > 0 && n >= rows * pieces { next }
         { if (n % rows == 0) { k++; f = sprintf("%s/%s_%03d.csv", dir, pre, k); printf "%s", head > f }
           print >> f; n++; if (n % rows == 0) close(f) }
         END { if (!n) { f = sprintf("%s/%s_000.csv", dir, pre); printf "%s", head > f } }
@@ -183,12 +185,15 @@ cat > "$d/mixtral-8x7b.json" <<'EOF'
 EOF
 cp "$out"/fuzz_model_json/model_00[1-3].json "$d/" 2>/dev/null || true
 
-# validation rows: the first byte picks the header fuzz_validate_row prepends (0: none)
+# validation rows: the first byte picks the header fuzz_validate_row prepends (0: none).
+# Every row is a whole prediction (an offline-serving row simulates its request list, about
+# 2 s under the fuzzers' sanitizers), so these seeds are 2 rows each and 4 pieces per file:
+# enough for every schema's shape, and libFuzzer's first pass over them stays short.
 d=$(t fuzz_validate_row)
 tmp=$(mktemp -d)
 for a in "$src"/benchmarks/accuracy/*.csv "$shared"/validation/*.csv \
          "$shared"/external/vtrain/data/ground_truth_single.csv; do
-    [ -f "$a" ] && cut_csv "$a" "$tmp" "$(basename "$(dirname "$a")")_$(basename "$a" .csv)"
+    [ -f "$a" ] && cut_csv "$a" "$tmp" "$(basename "$(dirname "$a")")_$(basename "$a" .csv)" 2 4
 done
 for f in "$tmp"/*.csv; do { printf '\0'; cat "$f"; } > "$d/$(basename "$f")"; done
 rm -rf "$tmp"
