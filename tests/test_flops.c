@@ -9,6 +9,11 @@
  *     F = 4 l (24 B s h^2 + 4 B s^2 h) + 6 B s h V     (forward, 2x backward, recomputed forward)
  * and the model FLOPs (no recomputation, PaLM-style MFU) are
  *     M = 3 (l (24 B s h^2 + 4 B s^2 h) + 2 B s h V).
+ * Both count every query against every key. augur counts the causal pairs a causal model
+ * needs, s (s + 1) / 2 per head, so its attention core is 4 h s (s + 1) / 2 = 2 B h s (s + 1)
+ * per layer forward instead of 4 B s^2 h: its F and M are the above less 4 l D and 3 l D,
+ * D = 4 B s^2 h - 2 B h s (s + 1) = 2 B h s (s - 1) (the full-attention M is what validation
+ * compares with published MFUs).
  * Parameters: 12 l h^2 (1 + 13/(12h)) + V h + s h is the classic GPT count (weights and
  * biases of l layers with two LayerNorms each, tied embeddings, learned positions); it leaves
  * out the final LayerNorm (2h), which augur counts. Llama-2-7B has 6,738,415,616 parameters
@@ -56,6 +61,11 @@ static double model_flops(double B, double s, double l, double h, double V) {
     return 3.0 * (l * (24.0 * B * s * h * h + 4.0 * B * s * s * h) + 2.0 * B * s * h * V);
 }
 
+/* full minus causal attention core of one layer's forward: 2 B h s (s - 1) */
+static double causal_saving(double B, double s, double h) {
+    return 2.0 * B * h * s * (s - 1.0);
+}
+
 static struct aug_train_result predict(const struct aug_model *m, const struct aug_system *s,
                                        struct aug_plan *p) {
     if (aug_plan_resolve(p, m, s) != AUG_OK)
@@ -99,19 +109,23 @@ static void test_hardware_flops_full_recompute_eq3(void **state) {
     struct aug_plan p = plan_175b(AUG_RECOMPUTE_FULL);
     struct aug_train_result r = predict(&m, &s, &p);
     double B = 1536, sq = 2048, l = 96, h = 12288, V = 51200;
-    assert_rel(r.hardware_flops, eq3(B, sq, l, h, V), 1e-9);
-    assert_rel(r.model_flops, model_flops(B, sq, l, h, V), 1e-9);
+    double D = causal_saving(B, sq, h);
+    assert_rel(r.hardware_flops, eq3(B, sq, l, h, V) - 4.0 * l * D, 1e-9);
+    assert_rel(r.model_flops, model_flops(B, sq, l, h, V) - 3.0 * l * D, 1e-9);
     /* model FLOPs are eq. (3) less the recomputed forward of every layer */
-    assert_rel(r.hardware_flops - r.model_flops, l * (24.0 * B * sq * h * h + 4.0 * B * sq * sq * h),
-               1e-9);
+    assert_rel(r.hardware_flops - r.model_flops,
+               l * (24.0 * B * sq * h * h + 4.0 * B * sq * sq * h - D), 1e-9);
     /* HFU and MFU against the hand-derived FLOPs and the A100's 312 TFLOP/s dense BF16
-     * peak over 1536 GPUs: HFU / MFU = F / M = 4.51097e18 / 3.38620e18 = 1.33216 (with
-     * full recomputation a layer runs forward twice: 4 l X + 6BshV over 3 l X + 6BshV) */
+     * peak over 1536 GPUs. D = 2 x 1536 x 12288 x 2048 x 2047 = 1.58252e14, so
+     * F = 4.51097075e18 - 4 x 96 x D = 4.45020e18 and M = 3.38620e18 - 3 x 96 x D =
+     * 3.34062e18: HFU / MFU = 1.33215 (with full recomputation a layer runs forward twice:
+     * 4 l X + 6BshV over 3 l X + 6BshV) */
     double peak = 312e12 * 1536.0;
     assert_rel(s.gpu.peak_tflops[AUG_DTYPE_BF16], 312.0, 1e-12);
-    assert_rel(r.hfu, 4.510970753323106e18 / (r.step_time_s * peak), 1e-9);
-    assert_rel(r.mfu, 3.386196746387325e18 / (r.step_time_s * peak), 1e-9);
-    assert_rel(r.hfu / r.mfu, 1.3321643989339318, 1e-9);
+    assert_rel(D, 1.58252364988416e14, 1e-12);
+    assert_rel(r.hfu, 4.450201845167555e18 / (r.step_time_s * peak), 1e-9);
+    assert_rel(r.mfu, 3.340620065270661e18 / (r.step_time_s * peak), 1e-9);
+    assert_rel(r.hfu / r.mfu, 4.450201845167555e18 / 3.340620065270661e18, 1e-9);
     assert_rel(r.tokens_per_s, 1536.0 * 2048.0 / r.step_time_s, 1e-12);
 }
 
@@ -120,22 +134,25 @@ static void test_flops_other_recompute_modes(void **state) {
     struct aug_model m = gpt175b();
     struct aug_system s = load_system("dgx-a100-80g");
     double B = 1536, sq = 2048, l = 96, h = 12288, V = 51200;
+    double D = causal_saving(B, sq, h);
     struct aug_plan p = plan_175b(AUG_RECOMPUTE_NONE);
     struct aug_train_result r = predict(&m, &s, &p);
-    assert_rel(r.model_flops, model_flops(B, sq, l, h, V), 1e-9);
+    assert_rel(r.model_flops, model_flops(B, sq, l, h, V) - 3.0 * l * D, 1e-9);
     assert_rel(r.hardware_flops, r.model_flops, 1e-12);
     assert_rel(r.hfu, r.mfu, 1e-12);
     /* selective recomputation of the unfused attention core repeats QK^T and AV:
-     * 4 B s^2 h per layer (Korthikanti et al. 2022, sec. 5) */
+     * 4 B s^2 h per layer (Korthikanti et al. 2022, sec. 5), on the causal pairs
+     * 2 B h s (s + 1) */
+    double core = 2.0 * B * h * sq * (sq + 1.0);
     p = plan_175b(AUG_RECOMPUTE_SELECTIVE);
     p.flash_attention = 0;
     r = predict(&m, &s, &p);
-    assert_rel(r.hardware_flops, model_flops(B, sq, l, h, V) + l * 4.0 * B * sq * sq * h, 1e-9);
+    assert_rel(r.hardware_flops, model_flops(B, sq, l, h, V) - 3.0 * l * D + l * core, 1e-9);
     /* with FlashAttention Megatron-Core's selective mode recomputes the core attention
-     * forward as well (recompute_modules ["core_attn"], core_r0.12.0): the same 4 B s^2 h */
+     * forward as well (recompute_modules ["core_attn"], core_r0.12.0): the same count */
     p = plan_175b(AUG_RECOMPUTE_SELECTIVE);
     r = predict(&m, &s, &p);
-    assert_rel(r.hardware_flops, model_flops(B, sq, l, h, V) + l * 4.0 * B * sq * sq * h, 1e-9);
+    assert_rel(r.hardware_flops, model_flops(B, sq, l, h, V) - 3.0 * l * D + l * core, 1e-9);
 }
 
 static void test_selective_flash_costs_time(void **state) {
@@ -208,7 +225,8 @@ static void test_llama2_7b_official_count(void **state) {
 static void test_fwd_flops_match_6nd_plus_attention(void **state) {
     (void)state;
     /* without the embedding table, 2 x (non-embedding weights) x tokens + attention is the
-     * forward of a GPT model (biases and norms aside): 24 s h^2 + 4 s^2 h per layer */
+     * forward of a GPT model (biases and norms aside): 24 s h^2 per layer and the causal
+     * core, 4 h per (query, key) pair: 4 h s (s + 1) / 2 = 2 s (s + 1) h */
     struct aug_model m = gpt175b();
     struct aug_system s = load_system("dgx-a100-80g");
     struct aug_plan p = plan_175b(AUG_RECOMPUTE_NONE);
@@ -217,7 +235,7 @@ static void test_fwd_flops_match_6nd_plus_attention(void **state) {
     struct aug_train_result r = predict(&m, &s, &p);
     double h = 12288, sq = 2048, l = 96, V = 51200;
     double weights = 12.0 * h * h * l; /* matrices only */
-    double expect = 3.0 * 16.0 * (2.0 * weights * sq + l * 4.0 * sq * sq * h + 2.0 * sq * h * V);
+    double expect = 3.0 * 16.0 * (2.0 * weights * sq + l * 2.0 * sq * (sq + 1.0) * h + 2.0 * sq * h * V);
     assert_rel(r.model_flops, expect, 1e-12);
 }
 

@@ -432,23 +432,25 @@ static void test_window_attention(void **state) {
     assert_int_equal(n, 2);
     double win = 128.0 * 129 / 2 + (4096.0 - 128) * 128, full = 4096.0 * 4097 / 2;
     assert_rel(fl[1] / fl[0], win / full, 1e-12);
-    /* model FLOPs: windowed layers count 4096 x 128 keys per head, not 4096^2 */
+    /* model FLOPs: windowed layers count the windowed causal pairs per head, not the
+     * full causal 4096 x 4097 / 2, at 4 d per pair and head */
     double d = aug_model_fwd_flops_per_seq(&m, 4096);
     struct aug_model g2 = m;
     g2.sliding_window = 0;
     g2.global_attn_every = 0;
     double full_d = aug_model_fwd_flops_per_seq(&g2, 4096);
-    assert_near(full_d - d, 12.0 * 4 * 4096 * (4096.0 - 128) * 64 * 64, 1.0);
+    assert_near(full_d - d, 12.0 * 4 * (full - win) * 64 * 64, 1.0);
 }
 
-/* Latent attention's core: q.k over 192 and p.v over 128 per head, so the core part of
- * the forward FLOPs f(2s) - 2 f(s) = 4 s^2 a (192 + 128) per layer (61 + 1 MTP). */
+/* Latent attention's core: q.k over 192 and p.v over 128 per head, 2 (192 + 128) FLOPs per
+ * causal pair and head. Causal pairs: 2s (2s + 1) / 2 - 2 s (s + 1) / 2 = s^2, so the core
+ * part of the forward FLOPs f(2s) - 2 f(s) = 2 s^2 a (192 + 128) per layer (61 + 1 MTP). */
 static void test_mla_flops(void **state) {
     (void)state;
     struct aug_model m = load("deepseek-v3");
     double s = 1024;
     double core = aug_model_fwd_flops_per_seq(&m, 2 * s) - 2 * aug_model_fwd_flops_per_seq(&m, s);
-    assert_rel(core, 62.0 * 4 * s * s * 128 * 320, 1e-9);
+    assert_rel(core, 62.0 * 2 * s * s * 128 * 320, 1e-9);
 }
 
 /* A capacity factor drops routed work; MFU counts only processed tokens and stays <= 1 for

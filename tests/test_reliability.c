@@ -22,6 +22,7 @@
 #include "calibrate.h"
 #include "core/atomic_write.h"
 #include "core/jsonutil.h"
+#include "model/layer_graph.h"
 
 static int setup(void **state) {
     (void)state;
@@ -396,6 +397,39 @@ static void test_mfu_counts_processed_tokens(void **state) {
     assert_true(r[1].mfu > 0 && r[1].mfu <= 1.0);
 }
 
+/* Llama-3-8B (32 layers, 32 heads of 128, h 4096) at 262,144 tokens with CP 8 and pure
+ * roofline: every kernel runs at peak, so HFU can only fall short of 1 by what is not
+ * FLOPs. The attention core then dominates: per layer and sequence the full s^2 count is
+ * 4 s^2 h = 1.126e15 FLOPs against the causal 2 s (s + 1) h = 5.63e14 a causal kernel does,
+ * so counting s^2 gave MFU 156.6%. Model FLOPs count the causal pairs: MFU <= HFU <= 1,
+ * and the full-attention count (published MFUs' convention) is larger by exactly
+ * 3 x 32 x 2 s (s - 1) h per sequence. */
+static void test_mfu_at_long_context_under_roofline(void **state) {
+    (void)state;
+    struct aug_model m;
+    struct aug_system s;
+    assert_int_equal(aug_model_load(NULL, "llama3-8b", &m), AUG_OK);
+    assert_int_equal(aug_system_load(NULL, "dgx-h100", &s), AUG_OK);
+    struct aug_plan p;
+    aug_plan_init(&p);
+    p.gpus = 8;
+    p.cp = 8;
+    p.micro_batch = 1;
+    p.global_batch = 8;
+    p.seq = 262144;
+    assert_int_equal(aug_plan_resolve(&p, &m, &s), AUG_OK);
+    struct aug_train_options opt = {NULL, 1, NULL};
+    struct aug_train_result r;
+    assert_int_equal(aug_train_predict(&m, &s, &p, &opt, &r), AUG_OK);
+    assert_true(r.mfu > 0.5 && r.mfu <= 1.0);
+    assert_true(r.hfu >= r.mfu && r.hfu <= 1.0);
+    double sq = 262144.0, h = 4096.0;
+    double full = aug_model_fwd_flops_full_attention(&m, &p, sq);
+    double causal = aug_model_fwd_flops_processed(&m, &p, sq);
+    assert_rel(full - causal, 32.0 * 2.0 * sq * (sq - 1.0) * h, 1e-12);
+    assert_rel(r.model_flops, 3.0 * 8.0 * causal, 1e-12);
+}
+
 /* A name with an escape sequence (ESC [ 2 J clears a terminal) is refused on load: names
  * reach terminals, CSV cells and plot titles. */
 static void test_names_without_control_characters(void **state) {
@@ -431,6 +465,7 @@ int main(void) {
         cmocka_unit_test(test_json_bom),
         cmocka_unit_test(test_validate_bar_and_ceilings),
         cmocka_unit_test(test_mfu_counts_processed_tokens),
+        cmocka_unit_test(test_mfu_at_long_context_under_roofline),
         cmocka_unit_test(test_names_without_control_characters),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

@@ -54,6 +54,10 @@ void aug_attention_io(const struct aug_attn_shape *a, double sram_bytes, double 
  * seq_q (seq_kv - seq_q) + seq_q (seq_q + 1) / 2. */
 double aug_attention_causal_pairs(double seq_q, double seq_kv);
 
+/* Causal (query, key) pairs per head of a sequence of n tokens whose queries see at most
+ * the last w keys (w <= 0 or w >= n: no window): sum over i = 1..n of min(i, w). */
+double aug_attention_window_pairs(double n, double w);
+
 #ifdef __cplusplus
 }
 #endif

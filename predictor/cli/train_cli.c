@@ -191,7 +191,8 @@ void aug_cli_train_table(FILE *f, const struct aug_model *m, const struct aug_sy
     fprintf(f, "step time                %12.6f s\n", r->step_time_s);
     fprintf(f, "throughput               %12.1f tokens/s  (%.1f per GPU)\n", r->tokens_per_s,
             r->tokens_per_s / (double)p->gpus);
-    fprintf(f, "MFU                      %12.1f %%   (model FLOPs %.4g per iteration)\n",
+    fprintf(f, "MFU                      %12.1f %%   (model FLOPs %.4g per iteration, "
+               "causal attention pairs)\n",
             100.0 * r->mfu, r->model_flops);
     fprintf(f, "HFU                      %12.1f %%   (with recomputation)\n", 100.0 * r->hfu);
     fprintf(f, "micro-batches            %12ld      (bubble %.1f%% of busy time)\n", r->microbatches,

@@ -39,6 +39,12 @@ double aug_attention_causal_pairs(double seq_q, double seq_kv) {
     return seq_q * (seq_kv - seq_q) + seq_q * (seq_q + 1.0) / 2.0;
 }
 
+double aug_attention_window_pairs(double n, double w) {
+    if (!(w > 0) || w >= n)
+        return n * (n + 1.0) / 2.0;
+    return w * (w + 1.0) / 2.0 + (n - w) * w;
+}
+
 void aug_attention_io(const struct aug_attn_shape *a, double sram_bytes, double concurrent,
                       struct aug_attn_io *out) {
     memset(out, 0, sizeof *out);

@@ -48,14 +48,6 @@ static struct aug_op a2a_op(const char *name, double size, int ranks, int per_do
     return aug_op_collective(name, AUG_COLL_ALL_TO_ALL, size, ranks, per_domain);
 }
 
-/* Query-key pairs of a causal sequence of N tokens whose queries see at most the last w
- * keys (w <= 0: no window): sum over i of min(i, w). */
-static double window_pairs(double N, double w) {
-    if (!(w > 0) || w >= N)
-        return N * (N + 1.0) / 2.0;
-    return w * (w + 1.0) / 2.0 + (N - w) * w;
-}
-
 /* The attention core's shape on this rank under the plan's CP algorithm; `window` bounds
  * the keys of every query (sliding-window layers; 0: none), which scales the pairs of every
  * CP variant by the same ratio. */
@@ -87,7 +79,7 @@ static void attn_shape(const struct aug_model *m, const struct aug_plan *p,
         *steps = cp;
     }
     if (window > 0 && window < N)
-        a->pairs *= window_pairs(N, window) / window_pairs(N, 0);
+        a->pairs *= aug_attention_window_pairs(N, window) / aug_attention_window_pairs(N, 0);
 }
 
 /* The attention core of a layer: its shape under the plan's CP algorithm and, when fused,

@@ -68,9 +68,9 @@ void aug_graph_all(const struct aug_model *m, const struct aug_plan *p, const st
                    struct aug_graph *layer, struct aug_graph *first, struct aug_graph *last);
 
 /* Forward matmul FLOPs of one sequence through the whole model (model_flops.c), counting
- * attention without causal savings (the convention of Narayanan et al. eq. 3 and PaLM's
- * MFU; a windowed layer's queries see at most the window), the MTP modules included.
- * MatMul-free layers count their ternary projections as the GEMMs of the same shapes. */
+ * the attention core on the causal (query, key) pairs (windowed layers: the window's), the
+ * MTP modules included. MatMul-free layers count their ternary projections as the GEMMs of
+ * the same shapes. */
 double aug_model_fwd_flops_per_seq(const struct aug_model *m, double seq);
 /* The mean layer's part of it (full recomputation repeats layers times this). */
 double aug_layer_fwd_flops_per_seq(const struct aug_model *m, double seq);
@@ -78,8 +78,16 @@ double aug_layer_fwd_flops_per_seq(const struct aug_model *m, double seq);
  * the plan's capacity factor (moe.h) is not counted, so MFU stays a fraction of peak. */
 double aug_model_fwd_flops_processed(const struct aug_model *m, const struct aug_plan *p,
                                      double seq);
+/* The same with every query against every key (full s^2 attention): the convention of
+ * published MFUs (Narayanan et al. 2021 eq. 3, PaLM app. B, Megatron-LM training.py), for
+ * comparing with them only; it exceeds the work done at long context. */
+double aug_model_fwd_flops_full_attention(const struct aug_model *m, const struct aug_plan *p,
+                                          double seq);
 /* Its transformer layers only (what full recomputation repeats). */
 double aug_layers_fwd_flops_processed(const struct aug_model *m, const struct aug_plan *p,
                                       double seq);
+/* The attention cores of all layers for one sequence (what selective recomputation
+ * repeats), causal pairs as above. */
+double aug_attn_core_fwd_flops_per_seq(const struct aug_model *m, double seq);
 
 #endif

@@ -1,26 +1,50 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* model_flops.c - model FLOPs of a forward pass (the numerator of MFU), from the shapes:
  * attention projections and core, dense and MoE FFNs, the LM head and the MTP modules;
- * and the same count on the tokens a plan actually processes. */
+ * and the same count on the tokens a plan actually processes.
+ *
+ * The attention core counts the (query, key) pairs a causal model needs, s (s + 1) / 2 per
+ * head, or the windowed count on sliding-window layers: what a causal FlashAttention kernel
+ * must do at least (Dao 2023, FlashAttention-2 sec. 4.1 halves the FLOPs of causal runs the
+ * same way). Every kernel augur times does at least these FLOPs at no more than peak, so
+ * MFU <= HFU <= 1 at any context length. Published MFUs (Megatron-LM training.py
+ * num_floating_point_operations, core_r0.12; Narayanan et al. 2021 eq. 3; PaLM app. B)
+ * count full s^2 attention instead: aug_model_fwd_flops_full_attention gives that count,
+ * which validation uses to compare with them and which exceeds executed work at long
+ * context (GPT-3 175B at 2048 tokens: 1.7% of the forward is its core). */
 #include "model/layer_graph.h"
 
+#include "augur/attention.h"
 #include "augur/moe.h"
 #include "model/mla.h"
 
-/* Forward FLOPs of the attention of one layer for one sequence: projections (2 x their
- * weights per token) and the core without causal savings, 4 s k a d with k = s keys per
- * query, or min(s, window) on windowed layers; MLA's core is 2 s k a (d_qk + d_v). */
-static double attn_flops(const struct aug_model *m, double seq, int windowed) {
-    double h = (double)m->hidden, a = (double)m->heads, d = (double)m->head_dim;
-    double keys = seq;
-    if (windowed && m->sliding_window > 0 && (double)m->sliding_window < seq)
-        keys = (double)m->sliding_window;
+/* Query-key pairs per head of one sequence: causal (windowed on sliding-window layers)
+ * or, with `full`, every query against every key (the window still bounds the keys). */
+static double core_pairs(const struct aug_model *m, double seq, int windowed, int full) {
+    double w = windowed && m->sliding_window > 0 ? (double)m->sliding_window : 0.0;
+    if (full)
+        return seq * (w > 0 && w < seq ? w : seq);
+    return aug_attention_window_pairs(seq, w);
+}
+
+/* Forward FLOPs of the attention core of one layer for one sequence: 4 d per pair and head
+ * (QK^T and PV); MLA's is 2 (d_qk + d_v) per pair and head. */
+static double core_flops(const struct aug_model *m, double seq, int windowed, int full) {
+    double a = (double)m->heads, pairs = core_pairs(m, seq, windowed, full);
     if (m->attention == AUG_ATTN_MLA)
-        return seq * aug_mla_proj_flops_per_token(m) +
-               2.0 * seq * keys * a *
-                   (double)(m->qk_nope_head_dim + m->qk_rope_head_dim + m->v_head_dim);
+        return 2.0 * pairs * a *
+               (double)(m->qk_nope_head_dim + m->qk_rope_head_dim + m->v_head_dim);
+    return 4.0 * pairs * a * (double)m->head_dim;
+}
+
+/* Attention of one layer for one sequence: projections (2 x their weights per token) and
+ * the core. */
+static double attn_flops(const struct aug_model *m, double seq, int windowed, int full) {
+    double h = (double)m->hidden, a = (double)m->heads, d = (double)m->head_dim;
+    if (m->attention == AUG_ATTN_MLA)
+        return seq * aug_mla_proj_flops_per_token(m) + core_flops(m, seq, windowed, full);
     double q = a * d, kv = (double)m->kv_heads * d;
-    return 2.0 * seq * h * (q + 2.0 * kv) + 2.0 * seq * q * h + 4.0 * seq * keys * q;
+    return 2.0 * seq * h * (q + 2.0 * kv) + 2.0 * seq * q * h + core_flops(m, seq, windowed, full);
 }
 
 static double mlp_flops(const struct aug_model *m, double seq, double f) {
@@ -36,12 +60,12 @@ static double moe_flops(const struct aug_model *m, double seq, double keep) {
 }
 
 /* Sum over the layers (and the MTP modules) for one sequence. */
-static double layers_fwd_flops(const struct aug_model *m, double seq, double keep) {
+static double layers_fwd_flops(const struct aug_model *m, double seq, double keep, int full) {
     double h = (double)m->hidden, f = (double)m->ffn_hidden, L = (double)m->layers;
     if (m->arch == AUG_ARCH_MATMULFREE)
         return L * 2.0 * seq * (4.0 * h * h + 3.0 * h * f);
     double nw = (double)aug_model_window_layers(m), nm = (double)aug_model_moe_layers(m);
-    double t = (L - nw) * attn_flops(m, seq, 0) + nw * attn_flops(m, seq, 1);
+    double t = (L - nw) * attn_flops(m, seq, 0, full) + nw * attn_flops(m, seq, 1, full);
     t += (L - nm) * mlp_flops(m, seq, (double)aug_model_dense_ffn(m));
     if (m->arch == AUG_ARCH_MOE)
         t += nm * moe_flops(m, seq, keep);
@@ -50,23 +74,28 @@ static double layers_fwd_flops(const struct aug_model *m, double seq, double kee
 
 /* DeepSeek-V3 sec. 2.2: each MTP module projects [h; emb] (2h -> h), runs one layer (MoE
  * in V3) and the shared output head. */
-static double mtp_fwd_flops(const struct aug_model *m, double seq, double keep) {
+static double mtp_fwd_flops(const struct aug_model *m, double seq, double keep, int full) {
     if (m->mtp_layers <= 0 || m->arch == AUG_ARCH_MATMULFREE)
         return 0.0;
     double h = (double)m->hidden;
     double ffn = m->arch == AUG_ARCH_MOE ? moe_flops(m, seq, keep)
                                          : mlp_flops(m, seq, (double)aug_model_dense_ffn(m));
-    return (double)m->mtp_layers * (2.0 * seq * 2.0 * h * h + attn_flops(m, seq, 0) + ffn +
+    return (double)m->mtp_layers * (2.0 * seq * 2.0 * h * h + attn_flops(m, seq, 0, full) + ffn +
                                     2.0 * seq * h * (double)m->vocab);
 }
 
+/* Whole model for one sequence: layers, MTP modules and the LM head. */
+static double model_fwd_flops(const struct aug_model *m, double seq, double keep, int full) {
+    return layers_fwd_flops(m, seq, keep, full) + mtp_fwd_flops(m, seq, keep, full) +
+           2.0 * seq * (double)m->hidden * (double)m->vocab;
+}
+
 double aug_layer_fwd_flops_per_seq(const struct aug_model *m, double seq) {
-    return layers_fwd_flops(m, seq, 1.0) / (double)(m->layers > 0 ? m->layers : 1);
+    return layers_fwd_flops(m, seq, 1.0, 0) / (double)(m->layers > 0 ? m->layers : 1);
 }
 
 double aug_model_fwd_flops_per_seq(const struct aug_model *m, double seq) {
-    return layers_fwd_flops(m, seq, 1.0) + mtp_fwd_flops(m, seq, 1.0) +
-           2.0 * seq * (double)m->hidden * (double)m->vocab;
+    return model_fwd_flops(m, seq, 1.0, 0);
 }
 
 /* Share of the routed top-k work a plan processes (1 - dropped under a capacity factor). */
@@ -80,12 +109,22 @@ static double kept(const struct aug_model *m, const struct aug_plan *p) {
 
 double aug_model_fwd_flops_processed(const struct aug_model *m, const struct aug_plan *p,
                                      double seq) {
-    double keep = kept(m, p);
-    return layers_fwd_flops(m, seq, keep) + mtp_fwd_flops(m, seq, keep) +
-           2.0 * seq * (double)m->hidden * (double)m->vocab;
+    return model_fwd_flops(m, seq, kept(m, p), 0);
+}
+
+double aug_model_fwd_flops_full_attention(const struct aug_model *m, const struct aug_plan *p,
+                                          double seq) {
+    return model_fwd_flops(m, seq, kept(m, p), 1);
 }
 
 double aug_layers_fwd_flops_processed(const struct aug_model *m, const struct aug_plan *p,
                                       double seq) {
-    return layers_fwd_flops(m, seq, kept(m, p));
+    return layers_fwd_flops(m, seq, kept(m, p), 0);
+}
+
+double aug_attn_core_fwd_flops_per_seq(const struct aug_model *m, double seq) {
+    if (m->arch == AUG_ARCH_MATMULFREE)
+        return 0.0;
+    double L = (double)m->layers, nw = (double)aug_model_window_layers(m);
+    return (L - nw) * core_flops(m, seq, 0, 0) + nw * core_flops(m, seq, 1, 0);
 }

@@ -392,15 +392,15 @@ int aug_train_predict(const struct aug_model *m, const struct aug_system *s,
                        AUG_TRAIN_ITER_OVERHEAD_S;
     double tokens = (double)p->global_batch * (double)p->seq;
     out->tokens_per_s = tokens / out->step_time_s;
-    /* model FLOPs of the tokens processed: what a capacity factor drops is not work done */
+    /* model FLOPs of the tokens processed: what a capacity factor drops is not work done,
+     * and causal attention counts the pairs it needs (model_flops.c), so MFU <= HFU <= 1 */
     double fwd_flops = aug_model_fwd_flops_processed(m, p, (double)p->seq) * (double)p->global_batch;
     out->model_flops = 3.0 * fwd_flops;
     double rec_flops = 0.0;
     if (p->recompute == AUG_RECOMPUTE_FULL)
         rec_flops = aug_layers_fwd_flops_processed(m, p, (double)p->seq);
-    else if (p->recompute == AUG_RECOMPUTE_SELECTIVE && m->arch != AUG_ARCH_MATMULFREE)
-        rec_flops = (double)m->layers * 4.0 * (double)p->seq * (double)p->seq *
-                    (double)(m->heads * m->head_dim);
+    else if (p->recompute == AUG_RECOMPUTE_SELECTIVE)
+        rec_flops = aug_attn_core_fwd_flops_per_seq(m, (double)p->seq);
     out->hardware_flops = out->model_flops + rec_flops * (double)p->global_batch;
     double peak = s->gpu.peak_tflops[p->dtype] * 1e12 * (double)p->gpus;
     out->mfu = out->model_flops / (out->step_time_s * peak);

@@ -14,6 +14,7 @@
 #include "augur/progress.h"
 #include "validate_infer.h"
 #include "validate_internal.h"
+#include "model/layer_graph.h"
 
 #define MAX_KDBS 8
 
@@ -142,7 +143,13 @@ static int score(struct aug_validate_row *row, const struct aug_validate_case *v
     case AUG_METRIC_STEP_TIME: v = res.step_time_s; break;
     case AUG_METRIC_TOKENS: v = res.tokens_per_s; break;
     case AUG_METRIC_TOKENS_PER_GPU: v = res.tokens_per_s / (double)plan.gpus; break;
-    case AUG_METRIC_MFU: v = res.mfu; break;
+    case AUG_METRIC_MFU: {
+        /* published MFUs count full s^2 attention (model_flops.c): compare in their terms */
+        double causal = aug_model_fwd_flops_processed(&vc->model, &plan, (double)plan.seq);
+        double full = aug_model_fwd_flops_full_attention(&vc->model, &plan, (double)plan.seq);
+        v = causal > 0 ? res.mfu * full / causal : NAN;
+        break;
+    }
     case AUG_METRIC_MEMORY: v = res.memory.total_gib; break;
     default: break;
     }
