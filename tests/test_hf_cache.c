@@ -149,10 +149,10 @@ static void cli_show_and_warning(void **state) {
                     "--gpus", "8", "--micro-batch", "1", "--global-batch", "64"),
                 1);
     err_has("not in the Hugging Face cache: looked for ");
-    /* the same record as JSON, valid against schemas/models-show.schema.json */
+    /* the same record as JSON, valid against predictor/schemas/models-show.schema.json */
     expect_exit(RUN("models", "--show", "mistralai/Mistral-7B-v0.1", "--format", "json"), 0);
     json_t *v = json_loads(out_buf, 0, NULL);
-    json_t *sch = json_load_file(AUG_TEST_SOURCE_DIR "/schemas/models-show.schema.json", 0, NULL);
+    json_t *sch = json_load_file(AUG_TEST_SOURCE_DIR "/predictor/schemas/models-show.schema.json", 0, NULL);
     assert_non_null(v);
     assert_non_null(sch);
     char err[512];

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* test_output_schemas.c - the JSON every command prints validates against its schema in
- * schemas/ (schema_version, every required key, types, signs); CSV columns do not depend on
+ * predictor/schemas/ (schema_version, every required key, types, signs); CSV columns do not depend on
  * the kind of model; `augur train --plan` reproduces a plan that `augur sweep train`
  * printed. The validator is tests/json_schema_subset.h (no Debian C package validates
  * JSON Schema); its own cases come first so that a validator that accepts everything
@@ -81,10 +81,10 @@ static void validator_catches(void **state) {
     json_decref(v);
 }
 
-/* Validate stdout of the last command against schemas/<name>.schema.json. */
+/* Validate stdout of the last command against predictor/schemas/<name>.schema.json. */
 static void stdout_matches(const char *name) {
     char path[512];
-    snprintf(path, sizeof path, "%s/schemas/%s.schema.json", AUG_TEST_SOURCE_DIR, name);
+    snprintf(path, sizeof path, "%s/predictor/schemas/%s.schema.json", AUG_TEST_SOURCE_DIR, name);
     json_error_t e;
     json_t *s = json_load_file(path, 0, &e);
     if (!s)

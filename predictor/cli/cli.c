@@ -196,7 +196,7 @@ static void csv_cell(const char *key, json_t *v, void *user) {
 }
 
 int aug_cli_write(FILE *f, enum aug_format fmt, json_t *obj_in) {
-    /* schema_version first (schemas/README.md): it changes when a key is renamed or
+    /* schema_version first (predictor/schemas/README.md): it changes when a key is renamed or
      * removed or changes meaning, not when one is added */
     json_t *obj = json_object();
     if (!obj || json_object_set_new(obj, "schema_version",
