@@ -142,6 +142,9 @@ static void outputs_match_schemas(void **state) {
     expect_exit(RUN("validate", AUG_TEST_SOURCE_DIR "/benchmarks/accuracy/training.csv",
                     "--format", "json"), 0);
     stdout_matches("validate");
+    expect_exit(RUN("validate", AUG_TEST_SOURCE_DIR "/benchmarks/accuracy/training.csv",
+                    "--check", "--format", "json"), 0);
+    stdout_matches("validate-check");
 }
 
 /* The header line of the last command's CSV. */

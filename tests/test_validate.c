@@ -127,6 +127,40 @@ static void test_rows_and_aggregates(void **state) {
     aug_validate_report_free(r);
 }
 
+/* --check reads the same rows and finds the same unplannable one (8 GPUs over tp 3:
+ * 8 is not a multiple of tp*pp*cp = 3) without predicting: predictions stay 0 and the
+ * aggregates empty; a bad cell still fails with its line. */
+static void test_check_reads_without_predicting(void **state) {
+    (void)state;
+    char csv[2048];
+    snprintf(csv, sizeof csv,
+             "%s"
+             "r1,A,t,,,24,2048,16,,,,gelu,1024,,,dgx-a100-80g,,8,2,1,,,,0,,2,64,full,0,fp16,"
+             "step_time_s,2.0,s,\n"
+             "r4,B,t,,,24,2048,16,,,,gelu,1024,,,dgx-a100-80g,,8,3,1,,,,0,,2,64,full,0,fp16,"
+             "step_time_s,1.0,s,\n",
+             header);
+    const char *path = write_file("check.csv", csv);
+    struct aug_validate_report *r = NULL;
+    assert_int_equal(aug_validate_file_check(path, AUG_VALIDATE_AUTO, NULL, &r), AUG_OK);
+    assert_int_equal(r->n_rows, 2);
+    assert_false(r->rows[0].skipped);
+    assert_true(r->rows[0].predicted == 0.0 && r->rows[0].error_pct == 0.0);
+    assert_true(r->rows[1].skipped);
+    assert_non_null(strstr(r->rows[1].reason, "tp*pp*cp"));
+    assert_int_equal(r->predicted_rows, 0);
+    assert_true(r->mape_pct == 0.0);
+    aug_validate_report_free(r);
+    snprintf(csv, sizeof csv,
+             "%s"
+             "r1,A,t,,,24,2048,16,,,,gelu,1024,,,dgx-a100-80g,,8,2,1,,,,0,,2,64,full,0,fp16,"
+             "step_time_s,fast,s,\n",
+             header);
+    path = write_file("check.csv", csv);
+    assert_int_equal(aug_validate_file_check(path, AUG_VALIDATE_AUTO, NULL, &r), AUG_EDATA);
+    assert_non_null(strstr(aug_last_error(), "check.csv:2"));
+}
+
 static void test_vtrain_importer(void **state) {
     (void)state;
     double t = predict_gpt(12, 1024, 16, 2, 1, 2, 8, 16, 1024, AUG_RECOMPUTE_FULL, 1);
@@ -191,6 +225,7 @@ static void test_bad_rows_name_file_and_line(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_rows_and_aggregates),
+        cmocka_unit_test(test_check_reads_without_predicting),
         cmocka_unit_test(test_vtrain_importer),
         cmocka_unit_test(test_bad_rows_name_file_and_line),
     };

@@ -62,6 +62,13 @@ enum aug_validate_input { AUG_VALIDATE_AUTO, AUG_VALIDATE_ACCURACY, AUG_VALIDATE
  * fail with file and line; unpredictable rows are skipped. */
 int aug_validate_file(const char *path, enum aug_validate_input kind,
                       const struct aug_validate_options *opt, struct aug_validate_report **out);
+/* Read and check every row of `path` as aug_validate_file does (cells, model, system,
+ * plan resolution, request lists) without predicting any: rows that would be skipped carry
+ * their reason; the others have predicted and error_pct 0, and the aggregates are 0. A
+ * quick lint of an accuracy set, and what the row fuzzer drives. */
+int aug_validate_file_check(const char *path, enum aug_validate_input kind,
+                            const struct aug_validate_options *opt,
+                            struct aug_validate_report **out);
 void aug_validate_report_free(struct aug_validate_report *r);
 
 #ifdef __cplusplus

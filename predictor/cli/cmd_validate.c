@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* cmd_validate.c - `augur validate FILE.csv`: predict every measured run of an accuracy
  * set (or of vTrain's ground-truth file) and report per-row error, MAPE, max error and
- * error by source; --max-mape turns the MAPE into a pass/fail bar for CI. */
+ * error by source; --max-mape turns the MAPE into a pass/fail bar for CI; --check reads and
+ * resolves every row without predicting (a quick lint of a set). */
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
@@ -14,21 +15,25 @@
 static void help(void) {
     printf("usage: augur validate FILE.csv [--max-mape PCT] [--import accuracy|vtrain] [--kdb DIR]\n"
            "                      [--fallback-only] [--summary] [--format table|json|csv]\n"
-           "                      [--output FILE]\n\n"
+           "                      [--output FILE] [--check]\n\n"
            "Predicts every row of an accuracy set (schemas in benchmarks/accuracy/README.md;\n"
            "sets in benchmarks/accuracy/) or of vTrain's ground_truth_single.csv (detected by its\n"
            "columns), and reports each row's error, the MAPE, the largest error and the MAPE\n"
            "by source. Rows augur cannot predict are listed as skipped with the reason.\n"
            "--max-mape PCT exits 1 when the MAPE exceeds PCT. --fallback-only ignores\n"
-           "calibrated curves, to measure what calibration buys. --summary omits the rows.\n");
+           "calibrated curves, to measure what calibration buys. --summary omits the rows.\n"
+           "--check reads every row (cells, model, system, plan, request lists) and lists the\n"
+           "rows that would be skipped, without predicting any: a quick check of a new set.\n");
 }
 
-enum { OPT_MAX = 256, OPT_IMPORT, OPT_KDB, OPT_FALLBACK, OPT_SUMMARY, OPT_FORMAT, OPT_OUTPUT, OPT_HELP };
+enum { OPT_MAX = 256, OPT_IMPORT, OPT_KDB, OPT_FALLBACK, OPT_SUMMARY, OPT_FORMAT, OPT_OUTPUT,
+       OPT_CHECK, OPT_HELP };
 static const struct option options[] = {
     {"max-mape", required_argument, 0, OPT_MAX}, {"import", required_argument, 0, OPT_IMPORT},
     {"kdb", required_argument, 0, OPT_KDB},      {"fallback-only", no_argument, 0, OPT_FALLBACK},
     {"summary", no_argument, 0, OPT_SUMMARY},    {"format", required_argument, 0, OPT_FORMAT},
-    {"output", required_argument, 0, OPT_OUTPUT}, {"help", no_argument, 0, OPT_HELP},
+    {"output", required_argument, 0, OPT_OUTPUT}, {"check", no_argument, 0, OPT_CHECK},
+    {"help", no_argument, 0, OPT_HELP},
     {0, 0, 0, 0},
 };
 
@@ -60,6 +65,38 @@ static json_t *report_json(const struct aug_validate_report *r, int rows) {
     json_object_set_new(o, "predicted_rows", json_integer((json_int_t)r->predicted_rows));
     json_object_set_new(o, "skipped", skipped);
     return o;
+}
+
+/* --check: how many rows would be scored, and why the others would not. */
+static size_t count_skipped(const struct aug_validate_report *r) {
+    size_t n = 0;
+    for (size_t i = 0; i < r->n_rows; i++)
+        n += r->rows[i].skipped != 0;
+    return n;
+}
+
+static json_t *check_json(const struct aug_validate_report *r) {
+    json_t *o = json_object(), *skipped = json_array();
+    for (size_t i = 0; i < r->n_rows; i++)
+        if (r->rows[i].skipped)
+            json_array_append_new(skipped, json_pack("{s:s,s:I,s:s}", "id", r->rows[i].id, "line",
+                                                     (json_int_t)r->rows[i].line, "reason",
+                                                     r->rows[i].reason));
+    json_object_set_new(o, "rows_read", json_integer((json_int_t)r->n_rows));
+    json_object_set_new(o, "scorable_rows", json_integer((json_int_t)(r->n_rows - count_skipped(r))));
+    json_object_set_new(o, "skipped", skipped);
+    return o;
+}
+
+static void check_table(FILE *f, const struct aug_validate_report *r, const char *path) {
+    size_t skipped = count_skipped(r);
+    fprintf(f, "# augur validate --check %s (rows read and resolved, none predicted)\n", path);
+    for (size_t i = 0; i < r->n_rows; i++)
+        if (r->rows[i].skipped)
+            fprintf(f, "  line %-6ld %-38.38s %s\n", r->rows[i].line, r->rows[i].id,
+                    r->rows[i].reason);
+    fprintf(f, "rows %zu: %zu would be scored, %zu skipped\n", r->n_rows, r->n_rows - skipped,
+            skipped);
 }
 
 static void report_table(FILE *f, const struct aug_validate_report *r, int rows, const char *path) {
@@ -98,7 +135,7 @@ int aug_cmd_validate(int argc, char **argv) {
     enum aug_validate_input kind = AUG_VALIDATE_AUTO;
     enum aug_format fmt = AUG_FORMAT_TABLE;
     struct aug_validate_options opt = {NULL, 0, NULL};
-    int summary = 0, rc, c;
+    int summary = 0, check = 0, rc, c;
     optind = 1;
     opterr = 0;
     while ((c = getopt_long(argc, argv, ":h", options, NULL)) != -1) {
@@ -118,6 +155,7 @@ int aug_cmd_validate(int argc, char **argv) {
         case OPT_SUMMARY: summary = 1; break;
         case OPT_FORMAT: if ((rc = aug_cli_format(cmd, optarg, &fmt))) return rc; break;
         case OPT_OUTPUT: output = optarg; break;
+        case OPT_CHECK: check = 1; break;
         case 'h':
         case OPT_HELP: help(); return 0;
         case ':': return aug_cli_usage(cmd, "option '%s' needs a value", argv[optind - 1]);
@@ -127,9 +165,12 @@ int aug_cmd_validate(int argc, char **argv) {
     if (optind != argc - 1)
         return aug_cli_usage(cmd, optind >= argc ? "an accuracy CSV file is required"
                                                  : "exactly one CSV file is expected");
+    if (check && max_mape >= 0)
+        return aug_cli_usage(cmd, "--check predicts nothing: it cannot take --max-mape");
     const char *path = argv[optind];
     struct aug_validate_report *r = NULL;
-    int st = aug_validate_file(path, kind, &opt, &r);
+    int st = check ? aug_validate_file_check(path, kind, &opt, &r)
+                   : aug_validate_file(path, kind, &opt, &r);
     if (st != AUG_OK)
         return aug_cli_fail(st, NULL);
     FILE *f = aug_cli_open_output(output);
@@ -139,9 +180,12 @@ int aug_cmd_validate(int argc, char **argv) {
     }
     int out_rc = 0;
     if (fmt == AUG_FORMAT_TABLE) {
-        report_table(f, r, !summary, path);
+        if (check)
+            check_table(f, r, path);
+        else
+            report_table(f, r, !summary, path);
     } else if (fmt == AUG_FORMAT_JSON) {
-        json_t *o = report_json(r, !summary);
+        json_t *o = check ? check_json(r) : report_json(r, !summary);
         out_rc = aug_cli_write(f, fmt, o);
         json_decref(o);
     } else {
@@ -158,8 +202,8 @@ int aug_cmd_validate(int argc, char **argv) {
                 aug_csv_write_str(w, row->source);
                 aug_csv_write_str(w, row->metric);
                 aug_csv_write_num(w, row->measured);
-                aug_csv_write_num(w, row->skipped ? NAN : row->predicted);
-                aug_csv_write_num(w, row->skipped ? NAN : row->error_pct);
+                aug_csv_write_num(w, row->skipped || check ? NAN : row->predicted);
+                aug_csv_write_num(w, row->skipped || check ? NAN : row->error_pct);
                 aug_csv_write_int(w, row->skipped);
                 aug_csv_write_str(w, row->reason);
                 aug_csv_end_row(w);

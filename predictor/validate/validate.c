@@ -112,10 +112,24 @@ static int aggregate(struct aug_validate_report *r) {
     return AUG_OK;
 }
 
-/* Score one prepared case. */
+/* Score one prepared case; with check_only resolve its plan and stop there. */
 static int score(struct aug_validate_row *row, const struct aug_validate_case *vc,
-                 struct kdb_cache *cache, const struct aug_validate_options *opt) {
+                 struct kdb_cache *cache, const struct aug_validate_options *opt,
+                 int check_only) {
     int kst = AUG_OK;
+    if (check_only) {
+        struct aug_plan plan = vc->plan;
+        int st = aug_plan_resolve(&plan, &vc->model, &vc->system);
+        if (st == AUG_OK && vc->framework != AUG_FW_NONE) {
+            aug_framework_apply(vc->framework, &plan, vc->fw_set, NULL, 0);
+            st = aug_plan_resolve(&plan, &vc->model, &vc->system);
+        }
+        if (st != AUG_OK) {
+            row->skipped = 1;
+            snprintf(row->reason, sizeof row->reason, "%s", aug_last_error());
+        }
+        return AUG_OK;
+    }
     const struct aug_kdb *kdb = opt && opt->fallback_only
                                     ? NULL
                                     : cached_kdb(cache, opt ? opt->kdb_root : NULL,
@@ -164,8 +178,9 @@ static int score(struct aug_validate_row *row, const struct aug_validate_case *v
     return AUG_OK;
 }
 
-int aug_validate_file(const char *path, enum aug_validate_input kind,
-                      const struct aug_validate_options *opt, struct aug_validate_report **out) {
+static int validate_file(const char *path, enum aug_validate_input kind,
+                         const struct aug_validate_options *opt, int check_only,
+                         struct aug_validate_report **out) {
     struct aug_csv *t = NULL;
     int st = aug_csv_load_nocomments(path, &t);
     if (st != AUG_OK)
@@ -192,6 +207,7 @@ int aug_validate_file(const char *path, enum aug_validate_input kind,
          : kind == AUG_VALIDATE_INFERENCE ? aug_validate_infer_open(t, path, opt, &rd)
                                           : aug_validate_accuracy_open(t, path, opt ? opt->kdb_root : NULL,
                                                                        &rd);
+    rd.check_only = check_only;
     for (size_t i = 0; st == AUG_OK && i < aug_csv_rows(t); i++) {
         struct aug_validate_row row;
         struct aug_validate_case vc;
@@ -206,7 +222,7 @@ int aug_validate_file(const char *path, enum aug_validate_input kind,
             st = rs;
             break;
         } else if (kind != AUG_VALIDATE_INFERENCE) { /* the inference reader scores its rows */
-            if ((st = score(&row, &vc, &cache, opt)) != AUG_OK)
+            if ((st = score(&row, &vc, &cache, opt, check_only)) != AUG_OK)
                 break;
         }
         st = push_row(r, &cap, &row);
@@ -216,7 +232,7 @@ int aug_validate_file(const char *path, enum aug_validate_input kind,
         rd.close(&rd);
     close_cache(&cache);
     aug_csv_free(t);
-    if (st == AUG_OK)
+    if (st == AUG_OK && !check_only)
         st = aggregate(r);
     if (st != AUG_OK) {
         aug_validate_report_free(r);
@@ -224,6 +240,17 @@ int aug_validate_file(const char *path, enum aug_validate_input kind,
     }
     *out = r;
     return AUG_OK;
+}
+
+int aug_validate_file(const char *path, enum aug_validate_input kind,
+                      const struct aug_validate_options *opt, struct aug_validate_report **out) {
+    return validate_file(path, kind, opt, 0, out);
+}
+
+int aug_validate_file_check(const char *path, enum aug_validate_input kind,
+                            const struct aug_validate_options *opt,
+                            struct aug_validate_report **out) {
+    return validate_file(path, kind, opt, 1, out);
 }
 
 void aug_validate_report_free(struct aug_validate_report *r) {

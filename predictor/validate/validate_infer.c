@@ -292,6 +292,10 @@ static int predict_serving(struct aug_validate_reader *rd, size_t i, struct aug_
         aug_requests_free(&reqs);
         return AUG_EUNSUPPORTED;
     }
+    if (rd->check_only) {
+        aug_requests_free(&reqs);
+        return AUG_OK;
+    }
     struct aug_kdb *kdb = NULL;
     if (!fallback_only && aug_kdb_open(rd->kdb_root, sys->gpu.id, &kdb) != AUG_OK)
         kdb = NULL;
@@ -368,6 +372,8 @@ static int read_row(struct aug_validate_reader *rd, size_t i, struct aug_validat
     /* a plan or prediction the model refuses skips the row; its message is the reason */
     if ((st = aug_infer_plan_resolve(&plan, &model, &sys)) != AUG_OK)
         return AUG_EUNSUPPORTED;
+    if (rd->check_only)
+        return AUG_OK;
     struct aug_kdb *kdb = NULL;
     /* an absent table is an empty kdb; one that cannot be read stops the run */
     if (!fallback_only && (st = aug_kdb_open(rd->kdb_root, sys.gpu.id, &kdb)) != AUG_OK)

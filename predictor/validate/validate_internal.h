@@ -31,6 +31,7 @@ struct aug_validate_reader {
     struct aug_system system; /* cached system (vTrain: one for all rows) */
     char system_key[1100];
     int have_system;
+    int check_only;           /* read and resolve every row, predict none (--check) */
     /* Fill row (id, source, metric, measured) and the case. AUG_EUNSUPPORTED: skip the
      * row with aug_last_error() as the reason; other errors abort with file and line. */
     int (*read)(struct aug_validate_reader *rd, size_t i, struct aug_validate_row *row,

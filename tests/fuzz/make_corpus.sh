@@ -185,17 +185,21 @@ cat > "$d/mixtral-8x7b.json" <<'EOF'
 EOF
 cp "$out"/fuzz_model_json/model_00[1-3].json "$d/" 2>/dev/null || true
 
-# validation rows: the first byte picks the header fuzz_validate_row prepends (0: none).
-# Every row is a whole prediction (an offline-serving row simulates its request list, about
-# 2 s under the fuzzers' sanitizers), so these seeds are 2 rows each and 4 pieces per file:
-# enough for every schema's shape, and libFuzzer's first pass over them stays short.
-d=$(t fuzz_validate_row)
-tmp=$(mktemp -d)
-for a in "$src"/benchmarks/accuracy/*.csv "$shared"/validation/*.csv \
-         "$shared"/external/vtrain/data/ground_truth_single.csv; do
-    [ -f "$a" ] && cut_csv "$a" "$tmp" "$(basename "$(dirname "$a")")_$(basename "$a" .csv)" 2 4
+# validation rows: the first byte picks the header validate_row_input.h prepends (0: none).
+# fuzz_validate_row only reads and resolves rows: 16-row pieces, 4 per file. For
+# fuzz_validate_predict every row is a whole prediction (an offline-serving row simulates
+# its request list, about 2 s under the fuzzers' sanitizers), so its seeds are 2 rows each
+# and 4 pieces per file: every schema's shape, and libFuzzer's first pass stays short.
+for target_rows in fuzz_validate_row:16 fuzz_validate_predict:2; do
+    d=$(t "${target_rows%%:*}")
+    tmp=$(mktemp -d)
+    for a in "$src"/benchmarks/accuracy/*.csv "$shared"/validation/*.csv \
+             "$shared"/external/vtrain/data/ground_truth_single.csv; do
+        [ -f "$a" ] && cut_csv "$a" "$tmp" "$(basename "$(dirname "$a")")_$(basename "$a" .csv)" \
+            "${target_rows##*:}" 4
+    done
+    for f in "$tmp"/*.csv; do { printf '\0'; cat "$f"; } > "$d/$(basename "$f")"; done
+    rm -rf "$tmp"
 done
-for f in "$tmp"/*.csv; do { printf '\0'; cat "$f"; } > "$d/$(basename "$f")"; done
-rm -rf "$tmp"
 
 for d in "$out"/*/; do printf '%-28s %5d seeds\n' "$(basename "$d")" "$(ls "$d" | wc -l)"; done
