@@ -72,14 +72,34 @@ for target in fuzz_profiler_rawcsv fuzz_import_raw; do
     done
 done
 
-# nccl-tests: the vTrain all-reduce tables (nccl-tests runs in the LUT layout); no
-# nccl-tests text output is published under ../shared, the fuzzer finds the text layout
+# nccl-tests: the vTrain all-reduce tables (nccl-tests runs in the LUT layout), and one
+# text log and one -J JSON file in the layouts nccl-tests prints (src/common.cu and
+# src/util.cu of nccl-tests 2.15; the same shapes tests/test_import_nccl_tests.c checks)
 d=$(t fuzz_import_nccl_tests)
 if [ -d "$shared/external/vtrain/trace" ]; then
     for l in "$shared"/external/vtrain/trace/*/*_LUT; do
         cut_csv "$l" "$d" "$(basename "$(dirname "$l")")_$(basename "$l")"
     done
 fi
+cat > "$d/text_all_reduce.txt" <<'EOF'
+# nThread 1 nGpus 1 minBytes 8 maxBytes 134217728 step: 2(factor) warmup iters: 5 iters: 20 agg iters: 1 validation: 1 graph: 0
+#
+# Using devices
+#  Rank  0 Group  0 Pid  41 on     node-a device  0 [0x07] NVIDIA A100-SXM4-80GB
+#  Rank  1 Group  0 Pid  42 on     node-a device  1 [0x0f] NVIDIA A100-SXM4-80GB
+#
+#                                                              out-of-place                       in-place
+#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong
+#        (B)    (elements)                               (us)  (GB/s)  (GB/s)            (us)  (GB/s)  (GB/s)
+           8             2     float     sum      -1    30.00    0.00    0.00      0    34.00    0.00    0.00      0
+     1048576        262144     float     sum      -1    100.0   10.49   10.49      0    110.0    9.53    9.53      0
+   134217728      33554432     float     sum      -1   2000.0   67.11   67.11      0   2010.0   66.78   66.78      0
+# Out of bounds values : 0 OK
+# Avg bus bandwidth    : 25.9
+EOF
+cat > "$d/json_reduce_scatter.json" <<'EOF'
+{"version":2,"start_time":"2025-06-01 10:00:00","args":["./build/reduce_scatter_perf","-b","0","-e","64M","-g","4","-J","rs.json"],"env":["NCCL_DEBUG=WARN"],"nccl_version":22703,"config":{"nthreads":1,"ngpus":4,"minimum_bytes":0,"maximum_bytes":67108864,"step_factor":2,"warmup_iters":5,"iterations":20,"aggregated_iterations":1,"validation":1,"graph":0,"blocking_collectives":"false","per_iter_timing":"false","parallel_init":"false","devices":[{"rank":0,"group":0,"pid":10,"hostname":"n1","device":0,"device_hex":"0000:07:00","device_info":"NVIDIA H100 80GB HBM3"}]},"results":[{"size":0,"count":0,"type":"bfloat16","redop":"sum","root":"    -1","out_of_place":{"time":0.3,"alg_bw":0,"bus_bw":0,"nwrong":0},"in_place":{"time":0.2,"alg_bw":0,"bus_bw":0,"nwrong":0},"actual_iterations":20,"experiment_name":""},{"size":67108864,"count":4194304,"type":"bfloat16","redop":"sum","root":"    -1","out_of_place":{"time":1200.0,"alg_bw":55.9,"bus_bw":41.9,"nwrong":0},"in_place":{"time":1300.0,"alg_bw":51.6,"bus_bw":38.7,"nwrong":0},"actual_iterations":20,"experiment_name":""}],"out_of_bounds":{"count":0,"okay":"true"},"average_bus_bandwidth":{"bandwidth":20.1,"okay":"unchecked"},"errors":[],"end_time":"2025-06-01 10:00:05"}
+EOF
 
 # Vidur profiles
 if [ -d "$shared/external/vidur/data" ]; then
