@@ -96,9 +96,20 @@ void aug_serve_config_init(struct aug_serve_config *c, enum aug_engine e) {
          * reported on the odd-indexed ones (README "Accuracy"): the TensorRT engine's
          * runtime memory (its activation profiles, decoder and sampling buffers) leaves
          * 6 GiB per GPU less for the KV cache than the default workspace, and its
-         * C++ batch manager spends 4 ms per iteration (grid 1.5-10 GiB x 0.3-5 ms). */
+         * C++ batch manager spends 4 ms per iteration (grid 1.5-10 GiB x 0.3-5 ms).
+         * Besides the per-iteration floor, the batch manager and the decoder do host work
+         * for every active request each iteration (TensorRT-LLM v0.14
+         * cpp/tensorrt_llm/batch_manager: the capacity and micro-batch schedulers, the
+         * per-request decoder setup and the response handling loop over the active
+         * requests): 4 us per running request and step, fitted on the same
+         * even-indexed v0.14 rows over 0-10 us with the two floors above (grid 3-6 GiB x
+         * 2-4 ms x 3-7 us; 208 rows, MAPE 12.4% without it, 10.8% with it) and reported
+         * on the odd-indexed ones. Without it the
+         * large-batch, long-output runs (128/4096, 500/2000 at TP 4-8) came out 20-50%
+         * too fast. */
         c->workspace_gib = 6.0;
         c->step_overhead_us = 4000.0;
+        c->request_overhead_us = 4.0;
         c->policy = AUG_SCHED_NO_EVICT;
         c->kv_base = AUG_KV_OF_FREE;
         c->kv_fraction = 0.90;
