@@ -347,6 +347,33 @@ static void test_engine_kv_dtype(void **state) {
     assert_non_null(why);
 }
 
+/* The TensorRT-engine preset's batch-manager host work: 4 us per running request and step
+ * (engine.c, fitted on the even-indexed v0.14 offline rows). On the run of
+ * test_admission_and_drain (4 requests of 100 + 3 tokens, max batch 2: 6 steps with 2
+ * requests in flight each) it adds 6 * 2 * 4 us = 48 us to the run and nothing to the
+ * step compositions; the PyTorch-backend preset adds none. */
+static void test_request_overhead(void **state) {
+    (void)state;
+    struct aug_serve_config c;
+    aug_serve_config_init(&c, AUG_ENGINE_TRTLLM);
+    assert_near(c.request_overhead_us, 0.0, 0);
+    aug_serve_config_init(&c, AUG_ENGINE_TRTLLM_TRT);
+    assert_near(c.request_overhead_us, 4.0, 0);
+    assert_near(c.step_overhead_us, 4000.0, 0);
+    assert_near(c.workspace_gib, 6.0, 0);
+    c.max_batch = 2;
+    c.max_num_tokens = 1000;
+    struct aug_requests r = fixed(4, 100, 3);
+    struct aug_serve_result with = run(&c, &r, AUG_SCENARIO_OFFLINE);
+    c.request_overhead_us = 0.0;
+    struct aug_serve_result without = run(&c, &r, AUG_SCENARIO_OFFLINE);
+    assert_int_equal(with.steps, 6);
+    assert_int_equal(without.steps, 6);
+    assert_near(with.duration_s - without.duration_s, 6.0 * 2.0 * 4e-6, 1e-12);
+    assert_near(with.output_tokens_per_s, 12.0 / with.duration_s, 1e-9);
+    aug_requests_free(&r);
+}
+
 /* The highest rate within targets: never above the offline capacity; a TTFT target below
  * the prefill of one prompt cannot be met at any rate (0); a looser TPOT target never
  * lowers the rate found (the pass/fail test is monotone in the target). */
@@ -433,6 +460,7 @@ int main(void) {
         cmocka_unit_test(test_requests_seeded),
         cmocka_unit_test(test_bad_inputs),
         cmocka_unit_test(test_engine_kv_dtype),
+        cmocka_unit_test(test_request_overhead),
         cmocka_unit_test(test_max_rate),
         cmocka_unit_test(test_validate_rows),
     };
