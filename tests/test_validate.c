@@ -102,7 +102,7 @@ static void test_rows_and_aggregates(void **state) {
              "step_time_s,1.0,s,\n",
              header, t1 / 1.25, t2 / 0.8, 64.0 * 1024.0 / t1 / 1.10);
     const char *path = write_file("acc.csv", csv);
-    struct aug_validate_options opt = {NULL, 1, NULL};
+    struct aug_validate_options opt = {NULL, 1, NULL, NULL};
     struct aug_validate_report *r = NULL;
     assert_int_equal(aug_validate_file(path, AUG_VALIDATE_AUTO, &opt, &r), AUG_OK);
     assert_int_equal(r->n_rows, 4);
@@ -124,7 +124,34 @@ static void test_rows_and_aggregates(void **state) {
     assert_string_equal(r->sources[1].source, "B");
     assert_int_equal(r->sources[1].rows, 1);
     assert_rel(r->sources[1].mape_pct, 10.0, 1e-9);
+    assert_int_equal(r->n_groups, 0);
     aug_validate_report_free(r);
+    /* grouped by metric: step_time_s holds r1 (+25%) and r2 (-20%), r4 being skipped:
+     * MAPE (25 + 20) / 2 = 22.5%, mean signed (25 - 20) / 2 = +2.5%, max 25%;
+     * tokens_per_s holds r3 alone: 10%, +10%, 10%. Two columns join with " / ". */
+    opt.group_by = "metric";
+    assert_int_equal(aug_validate_file(path, AUG_VALIDATE_AUTO, &opt, &r), AUG_OK);
+    assert_int_equal(r->n_groups, 2);
+    assert_string_equal(r->groups[0].key, "step_time_s");
+    assert_int_equal(r->groups[0].rows, 2);
+    assert_rel(r->groups[0].mape_pct, 22.5, 1e-9);
+    assert_rel(r->groups[0].mean_error_pct, 2.5, 1e-9);
+    assert_rel(r->groups[0].max_abs_error_pct, 25.0, 1e-9);
+    assert_string_equal(r->groups[1].key, "tokens_per_s");
+    assert_rel(r->groups[1].mean_error_pct, 10.0, 1e-9);
+    aug_validate_report_free(r);
+    opt.group_by = "source,metric";
+    assert_int_equal(aug_validate_file(path, AUG_VALIDATE_AUTO, &opt, &r), AUG_OK);
+    assert_int_equal(r->n_groups, 2);
+    assert_string_equal(r->groups[0].key, "A / step_time_s");
+    assert_string_equal(r->groups[1].key, "B / tokens_per_s");
+    aug_validate_report_free(r);
+    /* a column the set does not have, and an empty name: named usage errors */
+    opt.group_by = "metric,nope";
+    assert_int_equal(aug_validate_file(path, AUG_VALIDATE_AUTO, &opt, &r), AUG_EUSAGE);
+    assert_non_null(strstr(aug_last_error(), "no column 'nope'"));
+    opt.group_by = "metric,";
+    assert_int_equal(aug_validate_file(path, AUG_VALIDATE_AUTO, &opt, &r), AUG_EUSAGE);
 }
 
 /* --check reads the same rows and finds the same unplannable one (8 GPUs over tp 3:
@@ -172,7 +199,7 @@ static void test_vtrain_importer(void **state) {
              "iteration time (ms)\n2,16,8,1024,16,12,1024,1,1,2,%.17g\n",
              t * 1e3 / 1.5);
     const char *path = write_file("vt.csv", csv);
-    struct aug_validate_options opt = {NULL, 1, NULL};
+    struct aug_validate_options opt = {NULL, 1, NULL, NULL};
     struct aug_validate_report *r = NULL;
     assert_int_equal(aug_validate_file(path, AUG_VALIDATE_AUTO, &opt, &r), AUG_OK);
     assert_int_equal(r->predicted_rows, 1);
@@ -191,7 +218,7 @@ static void test_vtrain_importer(void **state) {
 
 static void test_bad_rows_name_file_and_line(void **state) {
     (void)state;
-    struct aug_validate_options opt = {NULL, 1, NULL};
+    struct aug_validate_options opt = {NULL, 1, NULL, NULL};
     struct aug_validate_report *r = NULL;
     char csv[2048];
     snprintf(csv, sizeof csv,

@@ -26,12 +26,22 @@ struct aug_validate_row {
     int skipped;
     char reason[200];
     double provenance_calibrated; /* share of the row's predicted time from curves */
+    char group[160];              /* the row's cells of the group-by columns, " / " between */
 };
 
 struct aug_validate_source {
     char source[160];
     int rows;
     double mape_pct;
+    double max_abs_error_pct;
+};
+
+/* Rows that share the cells of the group-by columns (aug_validate_options.group_by). */
+struct aug_validate_group {
+    char key[160];
+    int rows;
+    double mape_pct;
+    double mean_error_pct; /* signed: > 0 predicts too high */
     double max_abs_error_pct;
 };
 
@@ -44,6 +54,8 @@ struct aug_validate_report {
     double median_abs_error_pct;
     struct aug_validate_source *sources;
     size_t n_sources;
+    struct aug_validate_group *groups; /* in order of first appearance; none without group_by */
+    size_t n_groups;
 };
 
 struct aug_host_cost;
@@ -53,6 +65,8 @@ struct aug_validate_options {
     int fallback_only;    /* 1: ignore calibrated curves (to measure what calibration buys) */
     const struct aug_host_cost *host; /* training rows: these host issue costs instead of
                                          each row's framework profile (fitting), or NULL */
+    const char *group_by; /* NULL, or comma-separated columns of the set (at most 8): the
+                             report adds MAPE, mean error and max per distinct cells */
 };
 
 enum aug_validate_input { AUG_VALIDATE_AUTO, AUG_VALIDATE_ACCURACY, AUG_VALIDATE_VTRAIN,

@@ -15,7 +15,7 @@
 static void help(void) {
     printf("usage: augur validate FILE.csv [--max-mape PCT] [--import accuracy|vtrain] [--kdb DIR]\n"
            "                      [--fallback-only] [--summary] [--format table|json|csv]\n"
-           "                      [--output FILE] [--check]\n\n"
+           "                      [--output FILE] [--check] [--group-by COL[,COL...]]\n\n"
            "Predicts every row of an accuracy set (schemas in benchmarks/accuracy/README.md;\n"
            "sets in benchmarks/accuracy/) or of vTrain's ground_truth_single.csv (detected by its\n"
            "columns), and reports each row's error, the MAPE, the largest error and the MAPE\n"
@@ -23,17 +23,20 @@ static void help(void) {
            "--max-mape PCT exits 1 when the MAPE exceeds PCT. --fallback-only ignores\n"
            "calibrated curves, to measure what calibration buys. --summary omits the rows.\n"
            "--check reads every row (cells, model, system, plan, request lists) and lists the\n"
-           "rows that would be skipped, without predicting any: a quick check of a new set.\n");
+           "rows that would be skipped, without predicting any: a quick check of a new set.\n"
+           "--group-by COL[,COL...] adds the MAPE, mean signed error and largest error of the\n"
+           "rows sharing their cells of these columns of the set (up to 8; e.g. system,dtype\n"
+           "or input_len,output_len), in the table and as by_group in JSON.\n");
 }
 
 enum { OPT_MAX = 256, OPT_IMPORT, OPT_KDB, OPT_FALLBACK, OPT_SUMMARY, OPT_FORMAT, OPT_OUTPUT,
-       OPT_CHECK, OPT_HELP };
+       OPT_CHECK, OPT_GROUP, OPT_HELP };
 static const struct option options[] = {
     {"max-mape", required_argument, 0, OPT_MAX}, {"import", required_argument, 0, OPT_IMPORT},
     {"kdb", required_argument, 0, OPT_KDB},      {"fallback-only", no_argument, 0, OPT_FALLBACK},
     {"summary", no_argument, 0, OPT_SUMMARY},    {"format", required_argument, 0, OPT_FORMAT},
     {"output", required_argument, 0, OPT_OUTPUT}, {"check", no_argument, 0, OPT_CHECK},
-    {"help", no_argument, 0, OPT_HELP},
+    {"group-by", required_argument, 0, OPT_GROUP}, {"help", no_argument, 0, OPT_HELP},
     {0, 0, 0, 0},
 };
 
@@ -62,6 +65,17 @@ static json_t *report_json(const struct aug_validate_report *r, int rows) {
     json_object_set_new(o, "max_abs_error_pct", json_real(r->max_abs_error_pct));
     json_object_set_new(o, "median_abs_error_pct", json_real(r->median_abs_error_pct));
     json_object_set_new(o, "by_source", by);
+    if (r->n_groups) {
+        json_t *groups = json_array();
+        for (size_t k = 0; k < r->n_groups; k++)
+            json_array_append_new(groups, json_pack("{s:s,s:i,s:f,s:f,s:f}", "key", r->groups[k].key,
+                                                    "rows", r->groups[k].rows, "mape_pct",
+                                                    r->groups[k].mape_pct, "mean_error_pct",
+                                                    r->groups[k].mean_error_pct,
+                                                    "max_abs_error_pct",
+                                                    r->groups[k].max_abs_error_pct));
+        json_object_set_new(o, "by_group", groups);
+    }
     json_object_set_new(o, "predicted_rows", json_integer((json_int_t)r->predicted_rows));
     json_object_set_new(o, "skipped", skipped);
     return o;
@@ -125,6 +139,12 @@ static void report_table(FILE *f, const struct aug_validate_report *r, int rows,
     for (size_t k = 0; k < r->n_sources; k++)
         fprintf(f, "  %-60.60s rows %4d  MAPE %6.1f%%  max %6.1f%%\n", r->sources[k].source,
                 r->sources[k].rows, r->sources[k].mape_pct, r->sources[k].max_abs_error_pct);
+    if (r->n_groups)
+        fprintf(f, "by group:\n");
+    for (size_t k = 0; k < r->n_groups; k++)
+        fprintf(f, "  rows %4d  MAPE %6.1f%%  mean %+6.1f%%  max %6.1f%%  %s\n", r->groups[k].rows,
+                r->groups[k].mape_pct, r->groups[k].mean_error_pct, r->groups[k].max_abs_error_pct,
+                r->groups[k].key);
     fprintf(f, "rows predicted %zu of %zu: MAPE %.2f%%, median |error| %.2f%%, max |error| %.2f%%\n",
             r->predicted_rows, r->n_rows, r->mape_pct, r->median_abs_error_pct, r->max_abs_error_pct);
 }
@@ -134,7 +154,7 @@ int aug_cmd_validate(int argc, char **argv) {
     double max_mape = -1;
     enum aug_validate_input kind = AUG_VALIDATE_AUTO;
     enum aug_format fmt = AUG_FORMAT_TABLE;
-    struct aug_validate_options opt = {NULL, 0, NULL};
+    struct aug_validate_options opt = {NULL, 0, NULL, NULL};
     int summary = 0, check = 0, rc, c;
     optind = 1;
     opterr = 0;
@@ -156,6 +176,7 @@ int aug_cmd_validate(int argc, char **argv) {
         case OPT_FORMAT: if ((rc = aug_cli_format(cmd, optarg, &fmt))) return rc; break;
         case OPT_OUTPUT: output = optarg; break;
         case OPT_CHECK: check = 1; break;
+        case OPT_GROUP: opt.group_by = optarg; break;
         case 'h':
         case OPT_HELP: help(); return 0;
         case ':': return aug_cli_usage(cmd, "option '%s' needs a value", argv[optind - 1]);

@@ -96,9 +96,22 @@ void aug_serve_config_init(struct aug_serve_config *c, enum aug_engine e) {
          * reported on the odd-indexed ones (README "Accuracy"): the TensorRT engine's
          * runtime memory (its activation profiles, decoder and sampling buffers) leaves
          * 6 GiB per GPU less for the KV cache than the default workspace, and its
-         * C++ batch manager spends 4 ms per iteration (grid 1.5-10 GiB x 0.3-5 ms). */
+         * C++ batch manager spends 4 ms per iteration (grid 1.5-10 GiB x 0.3-5 ms).
+         * Besides the per-iteration floor, the batch manager and the decoder do host work
+         * for every active request each iteration (the executor's capacity and micro-batch
+         * schedulers take the vector of active requests every iteration, as do the decoder
+         * setup and the response handling: TensorRT-LLM
+         * cpp/include/tensorrt_llm/batch_manager/microBatchScheduler.h and
+         * capacityScheduler.h in its public sources; v0.14 shipped that batch manager as
+         * a library): 4 us per running request and step, fitted jointly with the two
+         * floors above on the same even-indexed v0.14 rows (grid 3-7.5 GiB x 2-5 ms x
+         * 0-10 us, which kept 6 GiB and 4 ms; MAPE there 12.4% without the term, 10.8%
+         * with it) and reported on the odd-indexed ones (10.6% -> 10.5%). It mainly
+         * slows the large-batch, long-output runs (128/4096, 500/2000 at TP 4-8), which
+         * came out 20-50% too fast. */
         c->workspace_gib = 6.0;
         c->step_overhead_us = 4000.0;
+        c->request_overhead_us = 4.0;
         c->policy = AUG_SCHED_NO_EVICT;
         c->kv_base = AUG_KV_OF_FREE;
         c->kv_fraction = 0.90;

@@ -64,6 +64,81 @@ static int cmp_double(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
+/* MAPE, mean signed error and max per group of rows (keys set when group_by was given). */
+static int aggregate_groups(struct aug_validate_report *r) {
+    for (size_t i = 0; i < r->n_rows; i++) {
+        const struct aug_validate_row *row = &r->rows[i];
+        if (row->skipped || !row->group[0])
+            continue;
+        struct aug_validate_group *g = NULL;
+        for (size_t k = 0; k < r->n_groups; k++)
+            if (strcmp(r->groups[k].key, row->group) == 0)
+                g = &r->groups[k];
+        if (!g) {
+            struct aug_validate_group *ng = realloc(r->groups, (r->n_groups + 1) * sizeof *ng);
+            if (!ng)
+                return aug_errorf(AUG_ENOMEM, "out of memory");
+            r->groups = ng;
+            g = &r->groups[r->n_groups++];
+            memset(g, 0, sizeof *g);
+            snprintf(g->key, sizeof g->key, "%s", row->group);
+        }
+        g->mape_pct += fabs(row->error_pct); /* sums for now */
+        g->mean_error_pct += row->error_pct;
+        g->max_abs_error_pct = fmax(g->max_abs_error_pct, fabs(row->error_pct));
+        g->rows++;
+    }
+    for (size_t k = 0; k < r->n_groups; k++) {
+        r->groups[k].mape_pct /= r->groups[k].rows;
+        r->groups[k].mean_error_pct /= r->groups[k].rows;
+    }
+    return AUG_OK;
+}
+
+#define MAX_GROUP_COLS 8
+
+/* The columns of opt->group_by in `t`: a named error for an unknown or empty name. */
+static int group_columns(const struct aug_csv *t, const char *path, const char *spec, int *cols,
+                         int *n) {
+    *n = 0;
+    if (!spec)
+        return AUG_OK;
+    const char *p = spec;
+    for (;;) {
+        const char *e = strchr(p, ',');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        char name[64];
+        if (len == 0 || len >= sizeof name)
+            return aug_errorf(AUG_EUSAGE, "--group-by '%s': empty or overlong column name", spec);
+        if (*n == MAX_GROUP_COLS)
+            return aug_errorf(AUG_EUSAGE, "--group-by '%s': at most %d columns", spec,
+                              MAX_GROUP_COLS);
+        memcpy(name, p, len);
+        name[len] = '\0';
+        int c = aug_csv_col(t, name);
+        if (c < 0)
+            return aug_errorf(AUG_EUSAGE, "--group-by: %s has no column '%s'", path, name);
+        cols[(*n)++] = c;
+        if (!e)
+            return AUG_OK;
+        p = e + 1;
+    }
+}
+
+/* The row's group key: its cells of the group-by columns, " / " between. */
+static void group_key(const struct aug_csv *t, size_t i, const int *cols, int n, char *out,
+                      size_t cap) {
+    size_t at = 0;
+    out[0] = '\0';
+    for (int k = 0; k < n && at + 1 < cap; k++) {
+        const char *v = aug_csv_cell(t, i, cols[k]);
+        int w = snprintf(out + at, cap - at, "%s%s", k ? " / " : "", v && v[0] ? v : "(empty)");
+        if (w < 0)
+            break;
+        at += (size_t)w;
+    }
+}
+
 /* Aggregate errors overall and per source. */
 static int aggregate(struct aug_validate_report *r) {
     double *abs_err = malloc((r->n_rows + 1) * sizeof *abs_err);
@@ -101,6 +176,10 @@ static int aggregate(struct aug_validate_report *r) {
     }
     for (size_t k = 0; k < r->n_sources; k++)
         r->sources[k].mape_pct /= r->sources[k].rows;
+    if (aggregate_groups(r) != AUG_OK) {
+        free(abs_err);
+        return AUG_ENOMEM;
+    }
     r->predicted_rows = n;
     r->mape_pct = n ? sum / (double)n : 0.0;
     r->max_abs_error_pct = mx;
@@ -208,6 +287,9 @@ static int validate_file(const char *path, enum aug_validate_input kind,
                                           : aug_validate_accuracy_open(t, path, opt ? opt->kdb_root : NULL,
                                                                        &rd);
     rd.check_only = check_only;
+    int gcols[MAX_GROUP_COLS], ngcols = 0;
+    if (st == AUG_OK)
+        st = group_columns(t, path, opt ? opt->group_by : NULL, gcols, &ngcols);
     for (size_t i = 0; st == AUG_OK && i < aug_csv_rows(t); i++) {
         struct aug_validate_row row;
         struct aug_validate_case vc;
@@ -225,6 +307,8 @@ static int validate_file(const char *path, enum aug_validate_input kind,
             if ((st = score(&row, &vc, &cache, opt, check_only)) != AUG_OK)
                 break;
         }
+        if (ngcols > 0)
+            group_key(t, i, gcols, ngcols, row.group, sizeof row.group);
         st = push_row(r, &cap, &row);
         aug_progress("validate: rows", (long)i + 1, (long)aug_csv_rows(t));
     }
@@ -258,5 +342,6 @@ void aug_validate_report_free(struct aug_validate_report *r) {
         return;
     free(r->rows);
     free(r->sources);
+    free(r->groups);
     free(r);
 }
