@@ -19,6 +19,28 @@ static void wave(void **state)
     assert_near(aug_curve_wave(0, 10, 128, 128, 108), 1.0, 0);
 }
 
+static void wave_tiles(void **state)
+{
+    (void)state;
+    /* whole tiles: the same as aug_curve_wave */
+    assert_near(aug_curve_wave_tiles(9 * 128, 12 * 128, 128, 128, 108), 1.0, 1e-15);
+    assert_near(aug_curve_wave_tiles(109 * 128, 128, 128, 128, 108), 109.0 / 216.0, 1e-15);
+    /* 4097 x 4096 runs 33 x 32 = 1056 tiles of 128 x 128, 10 waves on 108 SMs: W =
+     * 4097 x 4096 / (128^2 x 10 x 108), so F / W = 2k x 128^2 x 1080, the same as for
+     * 4096 x 4096 (1024 tiles, also 10 waves); the tile-count W would make it smaller */
+    assert_near(aug_curve_wave_tiles(4097, 4096, 128, 128, 108), 4097.0 * 4096 / (16384.0 * 1080),
+                1e-15);
+    double fw4096 = 4096.0 * 4096 / aug_curve_wave_tiles(4096, 4096, 128, 128, 108);
+    assert_near(4097.0 * 4096 / aug_curve_wave_tiles(4097, 4096, 128, 128, 108), fw4096, 1e-3);
+    assert_true(4097.0 * 4096 / aug_curve_wave(4097, 4096, 128, 128, 108) < fw4096);
+    /* 4225 rows: 34 x 32 = 1088 tiles, 11 waves: F / W steps up by 11 / 10 */
+    assert_near(4225.0 * 4096 / aug_curve_wave_tiles(4225, 4096, 128, 128, 108) / fw4096, 1.1,
+                1e-12);
+    /* a 1 x 1000 GEMV: a 1-row tile, 8 column tiles on 108 SMs: 1000 / (1 x 128 x 108) */
+    assert_near(aug_curve_wave_tiles(1, 1000, 128, 128, 108), 1000.0 / (128.0 * 108.0), 1e-15);
+    assert_near(aug_curve_wave_tiles(0, 10, 128, 128, 108), 1.0, 0);
+}
+
 static void flops(void **state)
 {
     (void)state;
@@ -70,6 +92,16 @@ static void forms(void **state)
     assert_rel(f->eval(r, &pt), 5 + 1e-8 * pt.flops, 1e-12);
     pt = aug_curve_gemm_point(1, 4096, 4096, 2);
     assert_rel(f->eval(r, &pt), 5 + 1e-6 * pt.bytes, 1e-12);
+    /* compute-bound 4096^3 on 108 SMs: 10 waves of 128 x 128 tiles, t = 5 + 1e-8 x
+     * (2 x 4096 x 128^2 x 1080) us; 4097 rows: 33 x 32 tiles, still 10 waves, the same
+     * time (never less, as the tile-count W would give); 4225 rows: 11 waves */
+    double t_full = 5 + 1e-8 * 2.0 * 4096 * 16384 * 1080;
+    pt = aug_curve_gemm_point(4096, 4096, 4096, 2);
+    assert_rel(f->eval(r, &pt), t_full, 1e-12);
+    pt = aug_curve_gemm_point(4097, 4096, 4096, 2);
+    assert_rel(f->eval(r, &pt), t_full, 1e-12);
+    pt = aug_curve_gemm_point(4225, 4096, 4096, 2);
+    assert_rel(f->eval(r, &pt), 5 + 1e-8 * 2.0 * 4096 * 16384 * 1188, 1e-12);
 }
 
 static void range_policy(void **state)
@@ -112,7 +144,7 @@ static void range_policy(void **state)
 
 int main(void)
 {
-    const struct CMUnitTest tests[] = {cmocka_unit_test(wave), cmocka_unit_test(flops),
+    const struct CMUnitTest tests[] = {cmocka_unit_test(wave), cmocka_unit_test(wave_tiles), cmocka_unit_test(flops),
                                        cmocka_unit_test(forms), cmocka_unit_test(range_policy)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -87,6 +87,9 @@ const struct aug_curve_form *aug_curve_form_at(int i);
 
 /* Wave-quantization factor W(m, n) in (0, 1]. */
 double aug_curve_wave(double m, double n, double tile_m, double tile_n, double sms);
+/* The same with partial tiles charged in full: m n / (a(m) a(n) waves SMs), a(x) =
+ * min(x, tile), so F / W never decreases when m or n grows (gemm_roof uses it). */
+double aug_curve_wave_tiles(double m, double n, double tile_m, double tile_n, double sms);
 
 /* FLOPs conventions used for efficiencies. GEMM: 2 m n k. Attention forward:
  * 4 * batch_heads * pairs * head_dim (QK^T and PV), pairs = seq_q * seq_kv, or with a
