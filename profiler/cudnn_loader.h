@@ -15,12 +15,11 @@
 
 #include <cudnn_graph.h>
 
+#include "sdpa_layout.h" /* AUG_CUDNN_ENV, AUG_CUDNN_DEFAULT_LIB, AUG_CUDNN_MIN_VERSION */
+
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-#define AUG_CUDNN_ENV "AUGUR_CUDNN_LIB"
-#define AUG_CUDNN_DEFAULT_LIB "libcudnn.so.9"
 
 struct aug_cudnn {
     void *lib;

@@ -54,6 +54,11 @@ int aug_sdpa_layout(const struct aug_sdpa_shape *sh, struct aug_sdpa_layout *out
 #define AUG_CUDNN_MIN_VERSION 90000
 #define AUG_CUDNN_MIN_CC_MAJOR 8
 
+/* The library augur-profile opens (dlopen) and the environment variable that names
+ * another file (cudnn_loader.h). */
+#define AUG_CUDNN_ENV "AUGUR_CUDNN_LIB"
+#define AUG_CUDNN_DEFAULT_LIB "libcudnn.so.9"
+
 /* "9.19.0" from cudnnGetVersion(); 8.x encoded major*1000 + minor*100 + patch. */
 void aug_cudnn_version_format(size_t v, char *buf, size_t cap);
 
