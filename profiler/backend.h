@@ -35,7 +35,10 @@ struct aug_prof_device {
     char cublas[32];
     char cupti[32];
     char nccl[32];
-    char cudnn[32];           /* cuDNN found at run time ("" none): recorded, not used */
+    char cudnn[32];           /* cuDNN found at run time ("" none) */
+    int cudnn_sdpa;           /* 1: fused attention points time cuDNN's fused SDPA where an
+                                 engine takes the shape (a build with cuDNN's headers,
+                                 libcudnn >= 9.0 found, sm80+); 0: augur's own kernel */
     int is_writer;            /* 1 on the process that writes files (MPI rank 0) */
 };
 

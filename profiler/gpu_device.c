@@ -8,39 +8,41 @@
 
 #include <dlfcn.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "augur/status.h"
 #include "check.h"
 #include "cupti_trace.h"
+#include "sdpa_layout.h"
 
 #ifndef AUG_NVCC_VERSION
 #define AUG_NVCC_VERSION ""
 #endif
 
 /* cuDNN's version when the library is installed (dlopen: the build never needs it), ""
- * otherwise. cudnnGetVersion encodes 9.x as major*10000 + minor*100 + patch, 8.x as
- * major*1000 + minor*100 + patch (cudnn_version.h). */
-static void cudnn_version(char *buf, size_t cap) {
-    static const char *const names[] = {"libcudnn.so.9", "libcudnn.so.8", "libcudnn.so"};
+ * otherwise; the library the attention benchmark opens (AUGUR_CUDNN_LIB, else
+ * libcudnn.so.9) comes first. Returns cudnnGetVersion() (0: none). */
+static size_t cudnn_version(char *buf, size_t cap) {
+    const char *env = getenv(AUG_CUDNN_ENV);
+    const char *names[] = {env && env[0] ? env : AUG_CUDNN_DEFAULT_LIB, "libcudnn.so.9",
+                           "libcudnn.so.8", "libcudnn.so"};
     buf[0] = '\0';
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         void *h = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
         if (!h)
             continue;
-        size_t (*get)(void) = NULL;
+        size_t (*get)(void) = NULL, v = 0;
         void *f = dlsym(h, "cudnnGetVersion");
         memcpy(&get, &f, sizeof get);
         if (get) {
-            size_t v = get();
-            if (v >= 90000)
-                snprintf(buf, cap, "%zu.%zu.%zu", v / 10000, (v / 100) % 100, v % 100);
-            else
-                snprintf(buf, cap, "%zu.%zu.%zu", v / 1000, (v / 100) % 10, v % 100);
+            v = get();
+            aug_cudnn_version_format(v, buf, cap);
         }
         dlclose(h);
-        return;
+        return v;
     }
+    return 0;
 }
 
 static void cuda_version(int v, char *buf, size_t cap) {
@@ -115,7 +117,13 @@ int aug_gpu_device_query(int max_gpus, struct aug_prof_device *out) {
             snprintf(out->nccl, sizeof out->nccl, "%d.%d.%d", nv / 1000, (nv / 100) % 10, nv % 100);
     }
     kernel_driver(out->driver, sizeof out->driver);
-    cudnn_version(out->cudnn, sizeof out->cudnn);
+    size_t dnn = cudnn_version(out->cudnn, sizeof out->cudnn);
+#ifdef AUG_HAVE_CUDNN
+    out->cudnn_sdpa = dnn >= AUG_CUDNN_MIN_VERSION && out->cc_major >= AUG_CUDNN_MIN_CC_MAJOR;
+#else
+    (void)dnn;
+    out->cudnn_sdpa = 0;
+#endif
     return AUG_OK;
 }
 

@@ -162,9 +162,15 @@ static size_t provenance(const struct aug_prof_backend *be, const struct aug_pro
     LINE("cublas: %s", d->cublas);
     LINE("cupti: %s", d->cupti);
     LINE("nccl: %s", d->nccl);
-    if (f == AUG_FAMILY_ATTENTION)
-        LINE("cudnn: %s; attention rows time augur's own flash-style kernel (library "
-             "augur_flash_fallback), not cuDNN's fused SDPA", d->cudnn[0] ? d->cudnn : "not found");
+    if (f == AUG_FAMILY_ATTENTION && d->cudnn_sdpa)
+        LINE("cudnn: %s; fused attention rows time cuDNN's fused SDPA (library cudnn_sdpa, "
+             "engine and knobs in library_algo) where an engine takes the shape, else augur's "
+             "own flash-style kernel (library augur_flash_fallback, the reason in "
+             "library_algo)", d->cudnn);
+    else if (f == AUG_FAMILY_ATTENTION)
+        LINE("cudnn: %s; fused attention rows time augur's own flash-style kernel (library "
+             "augur_flash_fallback, the reason in library_algo), not cuDNN's fused SDPA",
+             d->cudnn[0] ? d->cudnn : "not found");
     LINE("backend: %s", be->name);
     LINE("warmup: %d calls and at least %g s until stable within %g%%; reps: %d to %d, "
          "until the relative standard deviation is at most %g%%%s%s", cfg->run.warmup,

@@ -90,7 +90,8 @@ struct aug_prof_measure {
     int n;                      /* repetitions filled */
     enum aug_prof_timing timing;
     char impl[32];              /* library that ran the point, for the `library` column and
-                                   `source` ("cublasLt", "nccl", "augur_flash_fallback") */
+                                   `source` ("cublasLt", "nccl", "cudnn_sdpa",
+                                   "augur_flash_fallback") */
     char algo[AUG_PROF_ALGO_LEN]; /* the library's algorithm, for `library_algo` ("" unknown) */
     int l2_flush;               /* 1: L2 was flushed before every timed call */
     int warmup_calls;           /* untimed calls made before the timed ones */
