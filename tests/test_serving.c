@@ -340,16 +340,27 @@ static void test_bad_inputs(void **state) {
 }
 
 /* KV-cache dtype per engine: TensorRT-LLM with FP8 weights serves an FP8 cache, vLLM and
- * SGLang the 16-bit activation dtype; unquantized stays at the compute dtype. */
+ * SGLang the 16-bit activation dtype; unquantized stays at the compute dtype. A per-channel,
+ * per-token FP8 checkpoint (no KV quantization in it) keeps a 16-bit cache on the PyTorch
+ * backend, which serves the checkpoint's cache, but not on the TensorRT engine, whose build
+ * quantizes the cache itself. */
 static void test_engine_kv_dtype(void **state) {
     (void)state;
     const char *why;
-    assert_int_equal(aug_engine_kv_dtype(AUG_ENGINE_TRTLLM, AUG_DTYPE_FP8, AUG_DTYPE_FP8, &why),
+    const enum aug_fp8_recipe pt = AUG_FP8_PER_TENSOR, pc = AUG_FP8_PER_CHANNEL_PER_TOKEN;
+    assert_int_equal(aug_engine_kv_dtype(AUG_ENGINE_TRTLLM, AUG_DTYPE_FP8, AUG_DTYPE_FP8, pt, &why),
                      AUG_DTYPE_FP8);
-    assert_int_equal(aug_engine_kv_dtype(AUG_ENGINE_VLLM, AUG_DTYPE_FP8, AUG_DTYPE_FP8, &why),
+    assert_int_equal(aug_engine_kv_dtype(AUG_ENGINE_VLLM, AUG_DTYPE_FP8, AUG_DTYPE_FP8, pt, &why),
                      AUG_DTYPE_BF16);
-    assert_int_equal(aug_engine_kv_dtype(AUG_ENGINE_SGLANG, AUG_DTYPE_FP16, AUG_DTYPE_COUNT, &why),
+    assert_int_equal(aug_engine_kv_dtype(AUG_ENGINE_SGLANG, AUG_DTYPE_FP16, AUG_DTYPE_COUNT, pt,
+                                         &why),
                      AUG_DTYPE_FP16);
+    assert_int_equal(aug_engine_kv_dtype(AUG_ENGINE_TRTLLM, AUG_DTYPE_FP8, AUG_DTYPE_FP8, pc, &why),
+                     AUG_DTYPE_BF16);
+    assert_non_null(strstr(why, "per-token"));
+    assert_int_equal(aug_engine_kv_dtype(AUG_ENGINE_TRTLLM_TRT, AUG_DTYPE_FP8, AUG_DTYPE_FP8, pc,
+                                         &why),
+                     AUG_DTYPE_FP8);
     assert_non_null(why);
 }
 

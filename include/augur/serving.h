@@ -124,10 +124,14 @@ void aug_serve_config_init(struct aug_serve_config *c, enum aug_engine e);
 
 /* The KV-cache dtype the engine serves with when none is asked: TensorRT-LLM quantizes the
  * KV cache to FP8 with FP8 weights (its FP8 recipe: "If you specify FP8 quantization, the KV
- * cache will automatically be set to FP8 as well", perf-overview); vLLM and SGLang keep the
- * model's 16-bit activation dtype ("auto"). Sets *why to the reason printed. */
+ * cache will automatically be set to FP8 as well", perf-overview), except that its PyTorch
+ * backend (trtllm) serves a model's FP8 checkpoint with the checkpoint's KV cache, which a
+ * per-channel, per-token FP8 checkpoint leaves unquantized (`recipe`, model.h; engine.c);
+ * vLLM and SGLang keep the model's 16-bit activation dtype ("auto"). Sets *why to the
+ * reason printed. */
 enum aug_dtype aug_engine_kv_dtype(enum aug_engine e, enum aug_dtype dtype,
-                                   enum aug_dtype weight_dtype, const char **why);
+                                   enum aug_dtype weight_dtype, enum aug_fp8_recipe recipe,
+                                   const char **why);
 
 /* ---- the simulation ---- */
 

@@ -245,7 +245,7 @@ static int serve(const struct serve_args *a, struct aug_infer_plan *plan, const 
     plan->batch = plan->gpus > 0 && plan->gpus % rep == 0 ? plan->gpus / rep : 1;
     if ((unsigned)plan->kv_dtype >= AUG_DTYPE_COUNT)
         plan->kv_dtype = aug_engine_kv_dtype(a->engine, plan->dtype, plan->weight_dtype,
-                                             &info.kv_dtype_why);
+                                             model.fp8_recipe, &info.kv_dtype_why);
     if ((st = aug_infer_plan_resolve(plan, &model, &sys)) != AUG_OK) {
         aug_requests_free(&reqs);
         return st == AUG_EUSAGE ? aug_cli_usage(cmd, "%s", aug_last_error()) : aug_cli_fail(st, NULL);

@@ -126,11 +126,26 @@ void aug_serve_config_init(struct aug_serve_config *c, enum aug_engine e) {
     }
 }
 
+/* TensorRT-LLM's two backends come to their KV cache differently:
+ * - the TensorRT engine (trtllm-trt): `trtllm-bench build --quantization FP8` quantizes the
+ *   checkpoint itself and "if you specify FP8 quantization, the KV cache will automatically
+ *   be set to FP8 as well" (perf-overview, v0.14);
+ * - the PyTorch backend (trtllm) loads a pre-quantized checkpoint and keeps the KV cache its
+ *   hf_quant_config.json names (kv_cache_dtype "auto"); trtllm-bench replaces a missing one
+ *   by FP8 only for the quant algos of its map, FP8 and NVFP4
+ *   (tensorrt_llm/bench/benchmark/utils/general.py, _KV_CACHE_MAP and get_settings, and the
+ *   table of docs/source/performance/perf-benchmarking.md, v0.20-era). ModelOpt's per-tensor
+ *   FP8 checkpoints therefore serve an FP8 cache; a per-channel, per-token FP8 checkpoint
+ *   (FP8_PER_CHANNEL_PER_TOKEN, not in the map, no KV quantization: Llama 4 Maverick, whose
+ *   FP8 accuracy test sets kv_cache_quant_algo FP8 explicitly, model.h) keeps a 16-bit one. */
 enum aug_dtype aug_engine_kv_dtype(enum aug_engine e, enum aug_dtype dtype,
-                                   enum aug_dtype weight_dtype, const char **why) {
+                                   enum aug_dtype weight_dtype, enum aug_fp8_recipe recipe,
+                                   const char **why) {
     enum aug_dtype w = (unsigned)weight_dtype < AUG_DTYPE_COUNT ? weight_dtype : dtype;
     int trt = e == AUG_ENGINE_TRTLLM || e == AUG_ENGINE_TRTLLM_TRT;
-    if (trt && (w == AUG_DTYPE_FP8 || dtype == AUG_DTYPE_FP8)) {
+    int fp8 = w == AUG_DTYPE_FP8 || dtype == AUG_DTYPE_FP8;
+    int kv16 = e == AUG_ENGINE_TRTLLM && recipe == AUG_FP8_PER_CHANNEL_PER_TOKEN;
+    if (trt && fp8 && !kv16) {
         *why = "TensorRT-LLM FP8 quantization also quantizes the KV cache";
         return AUG_DTYPE_FP8;
     }
@@ -138,8 +153,12 @@ enum aug_dtype aug_engine_kv_dtype(enum aug_engine e, enum aug_dtype dtype,
     enum aug_dtype act = dtype == AUG_DTYPE_FP8 || dtype == AUG_DTYPE_INT8 || dtype == AUG_DTYPE_INT4
                              ? AUG_DTYPE_BF16
                              : dtype;
-    *why = trt ? "TensorRT-LLM: unquantized KV cache in the activation dtype"
-                                  : "kv_cache_dtype auto: the model's activation dtype";
+    if (trt && fp8)
+        *why = "TensorRT-LLM PyTorch backend: the per-channel, per-token FP8 checkpoint carries "
+               "no KV-cache quantization, which trtllm-bench does not add";
+    else
+        *why = trt ? "TensorRT-LLM: unquantized KV cache in the activation dtype"
+                   : "kv_cache_dtype auto: the model's activation dtype";
     return act;
 }
 
