@@ -267,8 +267,9 @@ static int serve(const struct serve_args *a, struct aug_infer_plan *plan, const 
     info.kv_fraction_given = a->kv_fraction > 0;
     info.step_overhead_us = roofline ? 0.0
                             : plan->step_overhead_us >= 0 ? plan->step_overhead_us
-                            : cfg.step_overhead_us >= 0   ? cfg.step_overhead_us
-                                                          : AUG_INFER_DEFAULT_STEP_OVERHEAD_US;
+                            : aug_serve_step_floor_us(&cfg, &model, plan) >= 0
+                                ? aug_serve_step_floor_us(&cfg, &model, plan)
+                                : AUG_INFER_DEFAULT_STEP_OVERHEAD_US;
     struct aug_kdb *kdb = NULL;
     if (!roofline && (st = aug_kdb_open(kdb_arg, sys.gpu.id, &kdb)) != AUG_OK) {
         aug_requests_free(&reqs);
