@@ -75,7 +75,9 @@ static void help(void) {
         "--engine (default trtllm, TensorRT-LLM's PyTorch backend; trtllm-trt its TensorRT-\n"
         "engine backend) sets the scheduler policy, KV fraction and block size, runtime floors,\n"
         "max batch and max tokens, and the KV-cache dtype when --kv-dtype is not given\n"
-        "(TensorRT-LLM: FP8 with FP8 weights; vLLM, SGLang: the 16-bit activation dtype).\n",
+        "(TensorRT-LLM: FP8 with FP8 weights, but 16-bit on trtllm for a model whose FP8\n"
+        "checkpoint has no KV quantization, fp8_recipe per_channel_per_token; vLLM, SGLang:\n"
+        "the 16-bit activation dtype).\n",
         AUG_INFER_DEFAULT_STEP_OVERHEAD_US);
 }
 
