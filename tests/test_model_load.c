@@ -541,6 +541,18 @@ static void test_missing_and_bad_fields(void **state) {
                                          &m),
                      AUG_EDATA);
     assert_error_has("'mlp' = 'relu' is not one of: gelu, swiglu");
+    assert_int_equal(aug_model_from_json("d2.json",
+                                         "{\"layers\": 2, \"hidden\": 256, \"heads\": 4,"
+                                         " \"fp8_recipe\": \"per_block\"}",
+                                         &m),
+                     AUG_EDATA);
+    assert_error_has("'fp8_recipe' = 'per_block' is not one of: per_tensor, per_channel_per_token");
+    assert_int_equal(aug_model_from_json("d3.json",
+                                         "{\"layers\": 2, \"hidden\": 256, \"heads\": 4,"
+                                         " \"fp8_recipe\": \"per_channel_per_token\"}",
+                                         &m),
+                     AUG_OK);
+    assert_int_equal(m.fp8_recipe, AUG_FP8_PER_CHANNEL_PER_TOKEN);
     assert_int_equal(aug_model_from_json("e.json",
                                          "{\"layers\": 2, \"hidden\": 256, \"heads\": 4,"
                                          " \"ffn_hidden\": 1000.5}",

@@ -566,10 +566,16 @@ static void test_schema_columns(void **state) {
     assert_near(aug_model_kv_elems_per_token(&m, 0), 61.0 * 576, 0);
     assert_int_equal(m.mtp_layers, 1);
     assert_non_null(strstr(m.source, "kv_lora_rank 512"));
+    assert_int_equal(m.fp8_recipe, AUG_FP8_PER_TENSOR);
     assert_int_equal(aug_vrow_model(t, 1, &m), AUG_OK);
     struct aug_model mav = load("llama4-maverick");
     /* the preset also carries the chunked-attention window, which adds no parameters */
     assert_near(aug_model_params(&m), aug_model_params(&mav), 0);
+    /* and the recipe of its FP8 checkpoint, which the row takes from it (the DeepSeek-V3 row
+     * keeps the default) */
+    assert_int_equal(mav.fp8_recipe, AUG_FP8_PER_CHANNEL_PER_TOKEN);
+    assert_int_equal(m.fp8_recipe, AUG_FP8_PER_CHANNEL_PER_TOKEN);
+    assert_non_null(strstr(m.source, "preset 'llama4-maverick'"));
     assert_int_equal(aug_vrow_model(t, 2, &m), AUG_EDATA);
     assert_non_null(strstr(aug_last_error(), "attention_kind"));
     aug_csv_free(t);

@@ -340,43 +340,71 @@ static void test_bad_inputs(void **state) {
 }
 
 /* KV-cache dtype per engine: TensorRT-LLM with FP8 weights serves an FP8 cache, vLLM and
- * SGLang the 16-bit activation dtype; unquantized stays at the compute dtype. */
+ * SGLang the 16-bit activation dtype; unquantized stays at the compute dtype. A per-channel,
+ * per-token FP8 checkpoint (no KV quantization in it) keeps a 16-bit cache on the PyTorch
+ * backend, which serves the checkpoint's cache, but not on the TensorRT engine, whose build
+ * quantizes the cache itself. */
 static void test_engine_kv_dtype(void **state) {
     (void)state;
     const char *why;
-    assert_int_equal(aug_engine_kv_dtype(AUG_ENGINE_TRTLLM, AUG_DTYPE_FP8, AUG_DTYPE_FP8, &why),
+    const enum aug_fp8_recipe pt = AUG_FP8_PER_TENSOR, pc = AUG_FP8_PER_CHANNEL_PER_TOKEN;
+    assert_int_equal(aug_engine_kv_dtype(AUG_ENGINE_TRTLLM, AUG_DTYPE_FP8, AUG_DTYPE_FP8, pt, &why),
                      AUG_DTYPE_FP8);
-    assert_int_equal(aug_engine_kv_dtype(AUG_ENGINE_VLLM, AUG_DTYPE_FP8, AUG_DTYPE_FP8, &why),
+    assert_int_equal(aug_engine_kv_dtype(AUG_ENGINE_VLLM, AUG_DTYPE_FP8, AUG_DTYPE_FP8, pt, &why),
                      AUG_DTYPE_BF16);
-    assert_int_equal(aug_engine_kv_dtype(AUG_ENGINE_SGLANG, AUG_DTYPE_FP16, AUG_DTYPE_COUNT, &why),
+    assert_int_equal(aug_engine_kv_dtype(AUG_ENGINE_SGLANG, AUG_DTYPE_FP16, AUG_DTYPE_COUNT, pt,
+                                         &why),
                      AUG_DTYPE_FP16);
+    assert_int_equal(aug_engine_kv_dtype(AUG_ENGINE_TRTLLM, AUG_DTYPE_FP8, AUG_DTYPE_FP8, pc, &why),
+                     AUG_DTYPE_BF16);
+    assert_non_null(strstr(why, "per-token"));
+    assert_int_equal(aug_engine_kv_dtype(AUG_ENGINE_TRTLLM_TRT, AUG_DTYPE_FP8, AUG_DTYPE_FP8, pc,
+                                         &why),
+                     AUG_DTYPE_FP8);
     assert_non_null(why);
 }
 
-/* The TensorRT-engine preset's batch-manager host work: 4 us per running request and step
- * (engine.c, fitted on the even-indexed v0.14 offline rows). On the run of
- * test_admission_and_drain (4 requests of 100 + 3 tokens, max batch 2: 6 steps with 2
- * requests in flight each) it adds 6 * 2 * 4 us = 48 us to the run and nothing to the
- * step compositions; the PyTorch-backend preset adds none. */
+/* The TensorRT-engine preset's host work (engine.c, fitted on the even-indexed v0.14
+ * offline rows): 4 us per running request and step, and 100 us per layer and step. On the
+ * run of test_admission_and_drain (4 requests of 100 + 3 tokens, max batch 2: 6 steps with
+ * 2 requests in flight each) the first adds 6 * 2 * 4 us = 48 us to the run and nothing to
+ * the step compositions; the second adds 6 steps * 32 layers (Llama-3-8B) * 100 us =
+ * 19.2 ms, 3.2 ms per step; the PyTorch-backend preset adds neither. */
 static void test_request_overhead(void **state) {
     (void)state;
     struct aug_serve_config c;
     aug_serve_config_init(&c, AUG_ENGINE_TRTLLM);
     assert_near(c.request_overhead_us, 0.0, 0);
+    assert_near(c.layer_overhead_us, 0.0, 0);
     aug_serve_config_init(&c, AUG_ENGINE_TRTLLM_TRT);
     assert_near(c.request_overhead_us, 4.0, 0);
-    assert_near(c.step_overhead_us, 4000.0, 0);
-    assert_near(c.workspace_gib, 6.0, 0);
+    assert_near(c.step_overhead_us, 0.0, 0);
+    assert_near(c.layer_overhead_us, 100.0, 0);
+    assert_near(c.workspace_gib, 4.5, 0);
+    struct aug_infer_plan p = one_gpu();
+    assert_near(aug_serve_step_floor_us(&c, &llama8b, &p), 3200.0, 1e-9);
     c.max_batch = 2;
     c.max_num_tokens = 1000;
     struct aug_requests r = fixed(4, 100, 3);
     struct aug_serve_result with = run(&c, &r, AUG_SCENARIO_OFFLINE);
     c.request_overhead_us = 0.0;
     struct aug_serve_result without = run(&c, &r, AUG_SCENARIO_OFFLINE);
+    c.layer_overhead_us = 0.0;
+    struct aug_serve_result bare = run(&c, &r, AUG_SCENARIO_OFFLINE);
     assert_int_equal(with.steps, 6);
     assert_int_equal(without.steps, 6);
+    assert_int_equal(bare.steps, 6);
     assert_near(with.duration_s - without.duration_s, 6.0 * 2.0 * 4e-6, 1e-12);
+    assert_near(without.duration_s - bare.duration_s, 6.0 * 32.0 * 100e-6, 1e-9);
     assert_near(with.output_tokens_per_s, 12.0 / with.duration_s, 1e-9);
+    /* a floor that is not finite is a named error, not a non-finite run */
+    c.layer_overhead_us = 1e308;
+    struct aug_infer_options opt = {NULL, 0};
+    struct aug_serve_result bad;
+    assert_int_equal(aug_serve_simulate(&llama8b, &h100, &p, &opt, &c, &r, AUG_SCENARIO_OFFLINE,
+                                        &bad),
+                     AUG_EUSAGE);
+    assert_non_null(strstr(aug_last_error(), "step floor"));
     aug_requests_free(&r);
 }
 

@@ -32,6 +32,17 @@ enum aug_pos { AUG_POS_LEARNED, AUG_POS_ROPE, AUG_POS_COUNT };
  * or DeepSeek's multi-head latent attention ("mla", DeepSeek-V2, arXiv 2405.04434, sec.
  * 2.1: low-rank query and joint key-value compression, a decoupled RoPE key). */
 enum aug_attn { AUG_ATTN_GQA, AUG_ATTN_MLA, AUG_ATTN_COUNT };
+/* How the model's published FP8 checkpoint (NVIDIA TensorRT Model Optimizer) is quantized,
+ * which decides the KV cache an engine serves it with when none is asked (serving.h):
+ * "per_tensor" (ModelOpt's FP8 recipe, quant_algo FP8, the Llama 3.x checkpoints: FP8
+ * weights and activations with one scale per tensor), or "per_channel_per_token"
+ * (quant_algo FP8_PER_CHANNEL_PER_TOKEN: a scale per weight row and dynamic scales per
+ * activation token, and no KV-cache quantization; the Llama 4 Maverick checkpoint, which
+ * TensorRT-LLM's accuracy tests load with quant_algo FP8_PER_CHANNEL_PER_TOKEN and must give
+ * kv_cache_quant_algo FP8 themselves for an FP8 cache:
+ * tests/integration/defs/accuracy/test_llm_api_pytorch.py,
+ * TestLlama4MaverickInstruct.test_fp8_prequantized, v0.20-era). */
+enum aug_fp8_recipe { AUG_FP8_PER_TENSOR, AUG_FP8_PER_CHANNEL_PER_TOKEN, AUG_FP8_RECIPE_COUNT };
 
 struct aug_model {
     char name[64];
@@ -76,6 +87,7 @@ struct aug_model {
     long global_attn_every;  /* with a window: every n-th layer global (0: none global) */
     long mtp_layers;         /* DeepSeek-V3 multi-token prediction modules (extra layers,
                                 trained beside the model, not in the parameter total) */
+    enum aug_fp8_recipe fp8_recipe; /* of the published FP8 checkpoint (default per_tensor) */
     char source[1024];
     char caveats[256];       /* what the loader approximated or could not model, by name
                                 ("not modelled: vision_config"; empty: nothing) */
@@ -97,6 +109,7 @@ struct aug_model_keys {
 const char *aug_arch_name(enum aug_arch a);
 const char *aug_mlp_name(enum aug_mlp m);
 const char *aug_attn_name(enum aug_attn a); /* "gqa", "mla" */
+const char *aug_fp8_recipe_name(enum aug_fp8_recipe r); /* "per_tensor", "per_channel_per_token" */
 
 /* Fill defaults for a GPT-style model with the given dims (ffn 4h, vocab 50257,
  * kv_heads = heads, GELU, LayerNorm, learned positions, untied... as in section 6). */

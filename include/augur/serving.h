@@ -114,6 +114,9 @@ struct aug_serve_config {
     long block_tokens;     /* tokens per KV block (paged attention) */
     int chunked_prefill;   /* 1: prompts are split into chunks that fill the token budget */
     double step_overhead_us; /* framework floor per step (< 0: the plan's, else the default) */
+    double layer_overhead_us;   /* host work per layer of the most loaded stage and step
+                                   (the runtime enqueues every layer's kernels), added to
+                                   step_overhead_us */
     double request_overhead_us; /* host work per running request and step (batch manager) */
     double workspace_gib;    /* runtime memory per GPU (< 0: the plan's, else the default) */
 };
@@ -122,12 +125,23 @@ struct aug_serve_config {
  * max batch and max tokens left 0: chosen per run by aug_serve_config_resolve). */
 void aug_serve_config_init(struct aug_serve_config *c, enum aug_engine e);
 
+/* The framework floor of one step of plan `p` under `c`: step_overhead_us plus
+ * layer_overhead_us per layer of the most loaded pipeline stage; -1 when the engine sets no
+ * floor (the plan's or the default applies). A plan's own step_overhead_us takes
+ * precedence over it (aug_serve_simulate). */
+double aug_serve_step_floor_us(const struct aug_serve_config *c, const struct aug_model *m,
+                               const struct aug_infer_plan *p);
+
 /* The KV-cache dtype the engine serves with when none is asked: TensorRT-LLM quantizes the
  * KV cache to FP8 with FP8 weights (its FP8 recipe: "If you specify FP8 quantization, the KV
- * cache will automatically be set to FP8 as well", perf-overview); vLLM and SGLang keep the
- * model's 16-bit activation dtype ("auto"). Sets *why to the reason printed. */
+ * cache will automatically be set to FP8 as well", perf-overview), except that its PyTorch
+ * backend (trtllm) serves a model's FP8 checkpoint with the checkpoint's KV cache, which a
+ * per-channel, per-token FP8 checkpoint leaves unquantized (`recipe`, model.h; engine.c);
+ * vLLM and SGLang keep the model's 16-bit activation dtype ("auto"). Sets *why to the
+ * reason printed. */
 enum aug_dtype aug_engine_kv_dtype(enum aug_engine e, enum aug_dtype dtype,
-                                   enum aug_dtype weight_dtype, const char **why);
+                                   enum aug_dtype weight_dtype, enum aug_fp8_recipe recipe,
+                                   const char **why);
 
 /* ---- the simulation ---- */
 

@@ -75,7 +75,9 @@ static void help(void) {
         "--engine (default trtllm, TensorRT-LLM's PyTorch backend; trtllm-trt its TensorRT-\n"
         "engine backend) sets the scheduler policy, KV fraction and block size, runtime floors,\n"
         "max batch and max tokens, and the KV-cache dtype when --kv-dtype is not given\n"
-        "(TensorRT-LLM: FP8 with FP8 weights; vLLM, SGLang: the 16-bit activation dtype).\n",
+        "(TensorRT-LLM: FP8 with FP8 weights, but 16-bit on trtllm for a model whose FP8\n"
+        "checkpoint has no KV quantization, fp8_recipe per_channel_per_token; vLLM, SGLang:\n"
+        "the 16-bit activation dtype).\n",
         AUG_INFER_DEFAULT_STEP_OVERHEAD_US);
 }
 
@@ -245,7 +247,7 @@ static int serve(const struct serve_args *a, struct aug_infer_plan *plan, const 
     plan->batch = plan->gpus > 0 && plan->gpus % rep == 0 ? plan->gpus / rep : 1;
     if ((unsigned)plan->kv_dtype >= AUG_DTYPE_COUNT)
         plan->kv_dtype = aug_engine_kv_dtype(a->engine, plan->dtype, plan->weight_dtype,
-                                             &info.kv_dtype_why);
+                                             model.fp8_recipe, &info.kv_dtype_why);
     if ((st = aug_infer_plan_resolve(plan, &model, &sys)) != AUG_OK) {
         aug_requests_free(&reqs);
         return st == AUG_EUSAGE ? aug_cli_usage(cmd, "%s", aug_last_error()) : aug_cli_fail(st, NULL);
@@ -267,8 +269,9 @@ static int serve(const struct serve_args *a, struct aug_infer_plan *plan, const 
     info.kv_fraction_given = a->kv_fraction > 0;
     info.step_overhead_us = roofline ? 0.0
                             : plan->step_overhead_us >= 0 ? plan->step_overhead_us
-                            : cfg.step_overhead_us >= 0   ? cfg.step_overhead_us
-                                                          : AUG_INFER_DEFAULT_STEP_OVERHEAD_US;
+                            : aug_serve_step_floor_us(&cfg, &model, plan) >= 0
+                                ? aug_serve_step_floor_us(&cfg, &model, plan)
+                                : AUG_INFER_DEFAULT_STEP_OVERHEAD_US;
     struct aug_kdb *kdb = NULL;
     if (!roofline && (st = aug_kdb_open(kdb_arg, sys.gpu.id, &kdb)) != AUG_OK) {
         aug_requests_free(&reqs);

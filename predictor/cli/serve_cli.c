@@ -28,13 +28,14 @@ json_t *aug_cli_serve_json(const struct aug_model *m, const struct aug_system *s
                   "kv_dtype_source", info->kv_dtype_why ? info->kv_dtype_why : ""));
     json_object_set_new(
         o, "engine",
-        json_pack("{s:s,s:s,s:s,s:f,s:I,s:I,s:I,s:b,s:f,s:f}", "name", aug_engine_name(c->engine),
+        json_pack("{s:s,s:s,s:s,s:f,s:I,s:I,s:I,s:b,s:f,s:f,s:f}", "name", aug_engine_name(c->engine),
                   "policy", aug_sched_policy_name(c->policy), "kv_base",
                   c->kv_base == AUG_KV_OF_FREE ? "free_memory" : "total_memory", "kv_fraction",
                   c->kv_fraction, "max_batch", (json_int_t)c->max_batch, "max_num_tokens",
                   (json_int_t)c->max_num_tokens, "block_tokens", (json_int_t)c->block_tokens,
                   "chunked_prefill", c->chunked_prefill, "step_overhead_us", info->step_overhead_us,
-                  "request_overhead_us", c->request_overhead_us));
+                  "layer_overhead_us", c->layer_overhead_us, "request_overhead_us",
+                  c->request_overhead_us));
     json_object_set_new(o, "requests",
                         json_pack("{s:I,s:s,s:s,s:s,s:I,s:f,s:f}", "count", (json_int_t)r->requests,
                                   "source", info->requests_source, "input_len", info->input_spec,
@@ -109,10 +110,14 @@ void aug_cli_serve_table(FILE *f, const struct aug_model *m, const struct aug_sy
             info->requests_source, info->input_spec, info->output_spec,
             server ? (info->arrivals_from_file ? "; arrivals from the file" : "; Poisson arrivals")
                    : "; all queued at once");
-    fprintf(f, "# times: each step by the hybrid op model (%s); framework floor %.0f us per step "
+    char per_layer[64] = "";
+    if (c->layer_overhead_us > 0)
+        snprintf(per_layer, sizeof per_layer, " (%.1f us per layer)", c->layer_overhead_us);
+    fprintf(f, "# times: each step by the hybrid op model (%s); framework floor %.0f us per step%s "
                "and %.1f us per running request (%s engine default); "
                "%ld distinct step compositions timed for %ld steps\n", prov, info->step_overhead_us,
-            c->request_overhead_us, aug_engine_name(c->engine), r->distinct_steps, r->steps);
+            per_layer, c->request_overhead_us, aug_engine_name(c->engine), r->distinct_steps,
+            r->steps);
     fprintf(f, "output throughput        %12.1f tokens/s (%.1f per GPU) over %.3f s incl. ramp-up "
                "and drain\n", r->output_tokens_per_s, r->output_tokens_per_s / (double)p->gpus,
             r->duration_s);

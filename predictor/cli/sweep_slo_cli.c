@@ -41,7 +41,8 @@ int aug_sweep_run_slo(const struct aug_sweep_opts *o) {
     cfg.base = o->ibase;
     if ((unsigned)cfg.base.kv_dtype >= AUG_DTYPE_COUNT) {
         const char *why;
-        cfg.base.kv_dtype = aug_engine_kv_dtype(eng, cfg.base.dtype, cfg.base.weight_dtype, &why);
+        cfg.base.kv_dtype = aug_engine_kv_dtype(eng, cfg.base.dtype, cfg.base.weight_dtype,
+                                                model.fp8_recipe, &why);
     }
     cfg.tp = o->space.tp;
     cfg.pp = o->space.pp;

@@ -91,26 +91,35 @@ void aug_serve_config_init(struct aug_serve_config *c, enum aug_engine e) {
         c->block_tokens = 1;
         break;
     case AUG_ENGINE_TRTLLM_TRT:
-        /* Fitted on the even-indexed TensorRT-LLM v0.14 rows of
-         * benchmarks/accuracy/inference_throughput.csv (208 rows, MAPE 11.8% there) and
-         * reported on the odd-indexed ones (README "Accuracy"): the TensorRT engine's
-         * runtime memory (its activation profiles, decoder and sampling buffers) leaves
-         * 6 GiB per GPU less for the KV cache than the default workspace, and its
-         * C++ batch manager spends 4 ms per iteration (grid 1.5-10 GiB x 0.3-5 ms).
-         * Besides the per-iteration floor, the batch manager and the decoder do host work
-         * for every active request each iteration (the executor's capacity and micro-batch
-         * schedulers take the vector of active requests every iteration, as do the decoder
-         * setup and the response handling: TensorRT-LLM
-         * cpp/include/tensorrt_llm/batch_manager/microBatchScheduler.h and
-         * capacityScheduler.h in its public sources; v0.14 shipped that batch manager as
-         * a library): 4 us per running request and step, fitted jointly with the two
-         * floors above on the same even-indexed v0.14 rows (grid 3-7.5 GiB x 2-5 ms x
-         * 0-10 us, which kept 6 GiB and 4 ms; MAPE there 12.4% without the term, 10.8%
-         * with it) and reported on the odd-indexed ones (10.6% -> 10.5%). It mainly
-         * slows the large-batch, long-output runs (128/4096, 500/2000 at TP 4-8), which
-         * came out 20-50% too fast. */
-        c->workspace_gib = 6.0;
-        c->step_overhead_us = 4000.0;
+        /* The TensorRT engine's runtime floors, fitted on the even-indexed TensorRT-LLM v0.14
+         * rows of benchmarks/accuracy/inference_throughput.csv (0-based data-row index in
+         * the file, 208 rows) and reported on the odd-indexed ones (README "Accuracy"):
+         * - runtime memory: the engine's activation profiles, decoder and sampling buffers
+         *   leave 4.5 GiB per GPU less for the KV cache than the weights and the largest
+         *   step need;
+         * - host work per layer and step: without CUDA graphs (the executor's
+         *   ExtendedRuntimePerfKnobConfig has cudaGraphMode false by default,
+         *   cpp/include/tensorrt_llm/executor/executor.h) the runtime enqueues every
+         *   layer's TensorRT kernels and plugins (GPT attention, GEMM, all-reduce) from the
+         *   host each iteration, so the floor grows with the layers of the stage: 100 us
+         *   per layer (8.0 ms for Llama-3-70B's 80 layers, 3.2 ms for Llama-3.1-8B's 32);
+         * - the C++ batch manager and decoder do host work for every active request each
+         *   iteration (the capacity and micro-batch schedulers take the vector of active
+         *   requests, as do the decoder setup and the response handling: TensorRT-LLM
+         *   cpp/include/tensorrt_llm/batch_manager/microBatchScheduler.h and
+         *   capacityScheduler.h; v0.14 shipped that batch manager as a library): 4 us per
+         *   running request and step.
+         * The first fit had a constant floor of 4 ms per step beside 6 GiB and 4 us
+         * (grids 1.5-10 GiB x 0.3-5 ms, then 3-7.5 GiB x 2-5 ms x 0-10 us): MAPE 10.8% on
+         * the fit half, 10.5% held out; it left the one-GPU 7B/8B runs 10-20% too slow
+         * and the 70B runs at TP 8 too fast. Replacing the constant by a per-layer floor
+         * (a + b x layers over a = 0-3 ms, b = 0-100 us, then 3-7.5 GiB at b = 75-100 us,
+         * the per-request term kept at 4 us) the fit half has its lowest MAPE at a = 0,
+         * b = 100 us, 4.5 GiB: 10.0% (10.1-10.3% at b = 75-100 us, 4.5-6 GiB), and the
+         * held-out half scores 10.3% (10.5% before). */
+        c->workspace_gib = 4.5;
+        c->step_overhead_us = 0.0;
+        c->layer_overhead_us = 100.0;
         c->request_overhead_us = 4.0;
         c->policy = AUG_SCHED_NO_EVICT;
         c->kv_base = AUG_KV_OF_FREE;
@@ -126,11 +135,26 @@ void aug_serve_config_init(struct aug_serve_config *c, enum aug_engine e) {
     }
 }
 
+/* TensorRT-LLM's two backends come to their KV cache differently:
+ * - the TensorRT engine (trtllm-trt): `trtllm-bench build --quantization FP8` quantizes the
+ *   checkpoint itself and "if you specify FP8 quantization, the KV cache will automatically
+ *   be set to FP8 as well" (perf-overview, v0.14);
+ * - the PyTorch backend (trtllm) loads a pre-quantized checkpoint and keeps the KV cache its
+ *   hf_quant_config.json names (kv_cache_dtype "auto"); trtllm-bench replaces a missing one
+ *   by FP8 only for the quant algos of its map, FP8 and NVFP4
+ *   (tensorrt_llm/bench/benchmark/utils/general.py, _KV_CACHE_MAP and get_settings, and the
+ *   table of docs/source/performance/perf-benchmarking.md, v0.20-era). ModelOpt's per-tensor
+ *   FP8 checkpoints therefore serve an FP8 cache; a per-channel, per-token FP8 checkpoint
+ *   (FP8_PER_CHANNEL_PER_TOKEN, not in the map, no KV quantization: Llama 4 Maverick, whose
+ *   FP8 accuracy test sets kv_cache_quant_algo FP8 explicitly, model.h) keeps a 16-bit one. */
 enum aug_dtype aug_engine_kv_dtype(enum aug_engine e, enum aug_dtype dtype,
-                                   enum aug_dtype weight_dtype, const char **why) {
+                                   enum aug_dtype weight_dtype, enum aug_fp8_recipe recipe,
+                                   const char **why) {
     enum aug_dtype w = (unsigned)weight_dtype < AUG_DTYPE_COUNT ? weight_dtype : dtype;
     int trt = e == AUG_ENGINE_TRTLLM || e == AUG_ENGINE_TRTLLM_TRT;
-    if (trt && (w == AUG_DTYPE_FP8 || dtype == AUG_DTYPE_FP8)) {
+    int fp8 = w == AUG_DTYPE_FP8 || dtype == AUG_DTYPE_FP8;
+    int kv16 = e == AUG_ENGINE_TRTLLM && recipe == AUG_FP8_PER_CHANNEL_PER_TOKEN;
+    if (trt && fp8 && !kv16) {
         *why = "TensorRT-LLM FP8 quantization also quantizes the KV cache";
         return AUG_DTYPE_FP8;
     }
@@ -138,8 +162,12 @@ enum aug_dtype aug_engine_kv_dtype(enum aug_engine e, enum aug_dtype dtype,
     enum aug_dtype act = dtype == AUG_DTYPE_FP8 || dtype == AUG_DTYPE_INT8 || dtype == AUG_DTYPE_INT4
                              ? AUG_DTYPE_BF16
                              : dtype;
-    *why = trt ? "TensorRT-LLM: unquantized KV cache in the activation dtype"
-                                  : "kv_cache_dtype auto: the model's activation dtype";
+    if (trt && fp8)
+        *why = "TensorRT-LLM PyTorch backend: the per-channel, per-token FP8 checkpoint carries "
+               "no KV-cache quantization, which trtllm-bench does not add";
+    else
+        *why = trt ? "TensorRT-LLM: unquantized KV cache in the activation dtype"
+                   : "kv_cache_dtype auto: the model's activation dtype";
     return act;
 }
 

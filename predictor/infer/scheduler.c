@@ -460,6 +460,14 @@ static int cmp_order(const void *a, const void *b) {
     return (x->i > y->i) - (x->i < y->i); /* stable: file order among equal times */
 }
 
+double aug_serve_step_floor_us(const struct aug_serve_config *c, const struct aug_model *m,
+                               const struct aug_infer_plan *p) {
+    double layer = c->layer_overhead_us > 0 ? c->layer_overhead_us : 0.0;
+    if (!(c->step_overhead_us >= 0) && !(layer > 0))
+        return -1.0;
+    return fmax(c->step_overhead_us, 0.0) + layer * (double)aug_infer_stage_layers(m, p);
+}
+
 /* The settings the engine picks for this run and the KV pool they leave. */
 static int resolve_limits(const struct aug_model *m, const struct aug_system *s,
                           const struct aug_infer_plan *p, const struct aug_requests *reqs,
@@ -513,6 +521,9 @@ static int resolve_limits(const struct aug_model *m, const struct aug_system *s,
     L->max_tokens = c->max_num_tokens;
     L->chunked = c->chunked_prefill;
     L->policy = c->policy;
+    if (!(c->layer_overhead_us >= 0) || !isfinite(c->layer_overhead_us))
+        return aug_errorf(AUG_EUSAGE, "per-layer step overhead %g us: must be finite and not "
+                                      "negative", c->layer_overhead_us);
     if (!(c->request_overhead_us >= 0) || !isfinite(c->request_overhead_us))
         return aug_errorf(AUG_EUSAGE, "per-request step overhead %g us: must be finite and not "
                                       "negative", c->request_overhead_us);
@@ -545,8 +556,12 @@ int aug_serve_simulate(const struct aug_model *m, const struct aug_system *s,
     }
     struct aug_serve_config c = *cfg;
     struct aug_infer_plan plan = *p;
-    if (c.step_overhead_us >= 0 && plan.step_overhead_us < 0)
-        plan.step_overhead_us = c.step_overhead_us;
+    if (plan.step_overhead_us < 0)
+        plan.step_overhead_us = aug_serve_step_floor_us(&c, m, p);
+    if (!isfinite(plan.step_overhead_us) || plan.step_overhead_us > 1e9)
+        return aug_errorf(AUG_EUSAGE, "step floor %g us (%g us per step and %g us per layer): "
+                                      "must be finite and at most 1e9 us", plan.step_overhead_us,
+                          c.step_overhead_us, c.layer_overhead_us);
     if (c.workspace_gib >= 0 && plan.workspace_gib < 0)
         plan.workspace_gib = c.workspace_gib;
     struct limits L;

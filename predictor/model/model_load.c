@@ -33,6 +33,9 @@ static const char *const mlp_names[] = {"gelu", "swiglu"};
 static const char *const norm_names[] = {"layernorm", "rmsnorm"};
 static const char *const pos_names[] = {"learned", "rope"};
 static const char *const attn_names[] = {"gqa", "mla"};
+static const char *const fp8_recipe_names[] = {"per_tensor", "per_channel_per_token"};
+_Static_assert(sizeof fp8_recipe_names / sizeof *fp8_recipe_names == AUG_FP8_RECIPE_COUNT,
+               "fp8 recipe names");
 _Static_assert(sizeof arch_names / sizeof *arch_names == AUG_ARCH_COUNT, "arch names");
 _Static_assert(sizeof mlp_names / sizeof *mlp_names == AUG_MLP_COUNT, "mlp names");
 _Static_assert(sizeof norm_names / sizeof *norm_names == AUG_NORM_COUNT, "norm names");
@@ -49,6 +52,10 @@ const char *aug_mlp_name(enum aug_mlp m) {
 
 const char *aug_attn_name(enum aug_attn a) {
     return (unsigned)a < AUG_ATTN_COUNT ? attn_names[a] : "unknown";
+}
+
+const char *aug_fp8_recipe_name(enum aug_fp8_recipe r) {
+    return (unsigned)r < AUG_FP8_RECIPE_COUNT ? fp8_recipe_names[r] : "unknown";
 }
 
 /* ---- defaults and checks ------------------------------------------------------------ */
@@ -357,6 +364,7 @@ static const struct field model_fields[] = {
     {"sliding_window", F_LONG, MF(sliding_window), AUG_JSON_NONNEG, NULL, 0},
     {"global_attn_every", F_LONG, MF(global_attn_every), AUG_JSON_NONNEG, NULL, 0},
     {"mtp_layers", F_LONG, MF(mtp_layers), AUG_JSON_NONNEG, NULL, 0},
+    {"fp8_recipe", F_ENUM, MF(fp8_recipe), 0, NAMES(fp8_recipe_names)},
     {"source", F_STR, MF(source), 0, NULL, 0},
 };
 #define N_MODEL_FIELDS (sizeof model_fields / sizeof *model_fields)
@@ -425,7 +433,8 @@ static int read_field(const char *ctx, json_t *obj, const struct field *f,
 
 _Static_assert(sizeof(enum aug_arch) == sizeof(int) && sizeof(enum aug_mlp) == sizeof(int) &&
                    sizeof(enum aug_norm) == sizeof(int) && sizeof(enum aug_pos) == sizeof(int) &&
-                   sizeof(enum aug_attn) == sizeof(int),
+                   sizeof(enum aug_attn) == sizeof(int) &&
+                   sizeof(enum aug_fp8_recipe) == sizeof(int),
                "model enums are read as int");
 
 /* `origin` names the file (and entry) in messages. */

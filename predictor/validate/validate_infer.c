@@ -28,7 +28,9 @@
  * output_len), `requests_file` (a request CSV, relative to the set's folder) and `seed`
  * (default 1). Metrics: throughput_tokens_per_s (output tokens/s over the run) and its per-GPU
  * form, total_tokens_per_s, requests_per_s, and ttft_s, tpot_s, e2e_latency_s at the
- * row's percentile. An empty kv_dtype takes the engine's default (augur/serving.h). */
+ * row's percentile. An empty kv_dtype takes the engine's default (augur/serving.h), which
+ * for FP8 weights depends on the model's FP8 checkpoint recipe (a model given by dimensions
+ * takes it from the preset of its architecture: validate_row.c). */
 #include "validate_infer.h"
 
 #include <math.h>
@@ -284,7 +286,8 @@ static int predict_serving(struct aug_validate_reader *rd, size_t i, struct aug_
         model->max_seq = max_ctx;
     if ((unsigned)plan->kv_dtype >= AUG_DTYPE_COUNT) {
         const char *why;
-        plan->kv_dtype = aug_engine_kv_dtype(eng, plan->dtype, plan->weight_dtype, &why);
+        plan->kv_dtype = aug_engine_kv_dtype(eng, plan->dtype, plan->weight_dtype,
+                                             model->fp8_recipe, &why);
     }
     long rep = plan->tp * plan->pp;
     plan->batch = plan->gpus % rep == 0 ? plan->gpus / rep : 1;

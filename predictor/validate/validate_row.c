@@ -8,7 +8,8 @@
  * dense_ffn_hidden, moe_shared_experts, moe_dense_layers, moe_layer_freq, moe_groups,
  * moe_topk_groups, attention_kind (gqa|mha|mqa|mla) with q_lora_rank, kv_lora_rank,
  * qk_nope_head_dim, qk_rope_head_dim, v_head_dim, sliding_window, global_attn_every and
- * mtp_layers. */
+ * mtp_layers. A model given by its dimensions takes its FP8 checkpoint recipe from the
+ * preset of the same architecture (preset_recipe). */
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
@@ -122,6 +123,53 @@ static int vrow_arch(const struct aug_csv *t, size_t i, struct aug_model *m) {
     return AUG_OK;
 }
 
+/* The presets whose architecture is the row's (every dimension that sets cost). */
+struct arch_match {
+    const struct aug_model *m;
+    int n;                    /* presets found */
+    int agree;                /* they all give the same recipe */
+    enum aug_fp8_recipe recipe;
+    char name[64];
+};
+
+static void match_preset(const struct aug_model *p, void *user) {
+    struct arch_match *a = user;
+    const struct aug_model *m = a->m;
+    if (p->arch != m->arch || p->layers != m->layers || p->hidden != m->hidden ||
+        p->heads != m->heads || p->kv_heads != m->kv_heads || p->head_dim != m->head_dim ||
+        p->ffn_hidden != m->ffn_hidden || p->vocab != m->vocab || p->mlp != m->mlp ||
+        p->attention != m->attention || p->moe_experts != m->moe_experts ||
+        p->moe_topk != m->moe_topk || p->moe_shared_experts != m->moe_shared_experts ||
+        p->moe_layer_freq != m->moe_layer_freq || p->moe_dense_layers != m->moe_dense_layers ||
+        p->dense_ffn_hidden != m->dense_ffn_hidden)
+        return;
+    if (a->n == 0) {
+        a->recipe = p->fp8_recipe;
+        snprintf(a->name, sizeof a->name, "%s", p->name);
+    } else if (p->fp8_recipe != a->recipe) {
+        a->agree = 0;
+    }
+    a->n++;
+}
+
+/* A model given by its dimensions takes what the schema has no column for from the preset
+ * of the same architecture: how its published FP8 checkpoint is quantized (model.h), which
+ * sets the KV cache an engine serves it with (aug_engine_kv_dtype). Nothing else changes:
+ * the row's cells stay the model. Presets that share an architecture but not a recipe give
+ * none. */
+static void preset_recipe(struct aug_model *m) {
+    struct arch_match a = {m, 0, 1, AUG_FP8_PER_TENSOR, ""};
+    if (aug_model_foreach(NULL, match_preset, &a) != AUG_OK || a.n == 0 || !a.agree ||
+        a.recipe == m->fp8_recipe)
+        return;
+    m->fp8_recipe = a.recipe;
+    char note[160];
+    snprintf(note, sizeof note, "FP8 checkpoint recipe %s from preset '%s' (same architecture)",
+             aug_fp8_recipe_name(a.recipe), a.name);
+    size_t len = strlen(m->source);
+    snprintf(m->source + len, sizeof m->source - len, "%s%s", len ? "; " : "", note);
+}
+
 int aug_vrow_model(const struct aug_csv *t, size_t i, struct aug_model *m) {
     const char *preset = aug_vrow_cell(t, i, "model");
     int st;
@@ -180,6 +228,8 @@ int aug_vrow_model(const struct aug_csv *t, size_t i, struct aug_model *m) {
         return st;
     if ((st = aug_model_finish(m, aug_csv_name(t))) != AUG_OK)
         return aug_csv_cell_error(t, i, "model", "%s", aug_last_error());
+    if (!preset[0])
+        preset_recipe(m);
     return AUG_OK;
 }
 
