@@ -6,10 +6,12 @@
 # coverage (edges, features), corpus size and crashes in benchmarks/FUZZ.md (the table
 # between the RESULTS markers). Not part of CI (CI runs each target 15 s in .ci/run).
 #
-# The campaign resumes: each target keeps its corpus and a ledger of the chunks it has run
-# (build-fuzz-campaign/ledger/<target>.tsv), and a run only does what is left of
-# FUZZ_RUNS, so a 2-core machine can reach 10^7 over several sittings, the way continuous
-# fuzzing services run in chunks over a growing corpus.
+# The campaign resumes: each target keeps its corpus (build-fuzz-campaign/corpus/, not
+# committed) and a ledger of the chunks it has run (benchmarks/fuzz-ledger/<target>.tsv,
+# committed: date, executions, seconds, edges, features, corpus, crashes), and a run only
+# does what is left of FUZZ_RUNS, so a 2-core machine can reach 10^7 over several
+# sittings and clones, the way continuous fuzzing services run in chunks over a growing
+# corpus. A fresh clone starts again from the seeds, with the ledger's counts.
 #
 #   bash benchmarks/fuzz.sh                              # until 10^7 executions each
 #   FUZZ_TIME=600 bash benchmarks/fuzz.sh                # at most 600 s per target now
@@ -39,13 +41,14 @@ if [ -z "${FUZZ_REPORT_ONLY:-}" ]; then
     cmake --build "$dir" -j"${FUZZ_JOBS:-2}" >/dev/null
     AUG_SHARED_DIR=$shared bash tests/fuzz/make_corpus.sh "$dir/seeds" >/dev/null
 fi
-mkdir -p "$dir/ledger"
+ledger=${FUZZ_LEDGER:-benchmarks/fuzz-ledger}
+mkdir -p "$ledger"
 
 targets=${FUZZ_TARGETS:-$(cd "$dir/tests" && ls fuzz_* | grep -v '\.' | sort)}
 
 # executions already in a target's ledger (column 2 of every chunk)
 done_so_far() {
-    local f=$dir/ledger/$1.tsv
+    local f=$ledger/$1.tsv
     [ -f "$f" ] && awk -F'\t' '{s += $2} END {printf "%d", s}' "$f" || echo 0
 }
 
@@ -84,7 +87,7 @@ for t in $targets; do
     crashes=$((after - before))
     [ "$rc" -ne 0 ] && [ "$crashes" -eq 0 ] && crashes=1 && echo "$t: exit $rc, see $log"
     printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$(date -u +%Y-%m-%dT%H:%MZ)" "$execs" "$secs" \
-        "${cov:-0}" "${ft:-0}" "${corp:-0}" "$crashes" >>"$dir/ledger/$t.tsv"
+        "${cov:-0}" "${ft:-0}" "${corp:-0}" "$crashes" >>"$ledger/$t.tsv"
     printf '%-28s +%10s execs in %5ss  (total %s)  cov %5s  ft %6s  crashes %s\n' \
         "$t" "$execs" "$secs" "$(done_so_far "$t")" "${cov:-0}" "${ft:-0}" "$crashes"
 done
@@ -92,7 +95,7 @@ done
 # the table: totals over every chunk of the ledger; coverage and corpus of the last chunk
 rows=""
 for t in $targets; do
-    f=$dir/ledger/$t.tsv
+    f=$ledger/$t.tsv
     [ -f "$f" ] || continue
     rows+=$(awk -F'\t' -v t="$t" -v goal="$runs" '
         { e += $2; s += $3; c += $7; n++; cov = $4; ft = $5; corp = $6; last = $1 }
