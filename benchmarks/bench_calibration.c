@@ -5,16 +5,25 @@
  *  2. GEMM time predicted for Vidur models held out of the fit: leave one model out (fit
  *     every GEMM form on the other models' mlp.csv, predict the held-out one), per GPU;
  *  3. the seeded A100 all-reduce curves (Vidur, fp16 kernel time) against vTrain's
- *     nccl-tests tables (fp32 wall time) at the sizes both cover and above.
+ *     nccl-tests tables (fp32 wall time) at the sizes both cover and above;
+ *  4. NeuSight's five PCIe GPUs (fp32, host-timed): curves fitted as kernels-db/regenerate.sh
+ *     does (--import neusight, --force) on four fifths of every file's rows (row index mod 5
+ *     != 0), the fifth predicted in the host view pre + max(kernel, post)
+ *     (predictor/hw/host_time.c) from those curves and from the structural fallback with
+ *     no curve, per operator.
  * Usage: bench_calibration [KDB_DIR]   (default: the source tree's kernels-db) */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "augur/augur.h"
 #include "augur/curve.h"
+#include "curves_out.h"
 #include "fit.h"
+#include "hw/host_time.h"
 #include "import.h"
 
 #define EXT AUG_SHARED_DIR "/external"
@@ -242,6 +251,144 @@ static void vtrain_check(const char *kdb)
     aug_kdb_close(k);
 }
 
+/* 4. NeuSight: held-out rows of each operator file, curve against fallback (host view). */
+#define NS_COLLECT EXT "/neusight/scripts/asplos/data/dataset/train/collect"
+
+static double ns_host_us(const struct aug_op_ctx *ctx, const struct aug_sample *x)
+{
+    struct aug_op op = x->family == AUG_FAMILY_GEMM
+                           ? aug_op_gemm("gemm", x->dtype, x->m, x->n, x->k, x->batch)
+                           : aug_op_memory("memory", x->op, x->dtype, x->size_bytes, 0.0);
+    struct aug_op_time t;
+    if (aug_op_time(ctx, &op, &t) != AUG_OK)
+        return NAN;
+    double pre, post;
+    aug_host_overhead_us(&op, &pre, &post);
+    return aug_host_time_s(t.time_s, pre, post) * 1e6;
+}
+
+static void neusight_held_out(const char *gpu_id, const char *device)
+{
+    static const char *const ops[] = {"linear", "bmm", "add", "gelu", "softmax", "ln"};
+    enum { N_OPS = 6 };
+    struct aug_gpu gpu;
+    if (aug_gpu_lookup(NULL, gpu_id, &gpu) != AUG_OK) {
+        fprintf(stderr, "bench_calibration: %s\n", aug_last_error());
+        return;
+    }
+    struct aug_samples s;
+    aug_samples_init(&s);
+    struct aug_import_opts io = {NULL, 0, 0, NULL, gpu_id, 0};
+    size_t first[N_OPS + 1];
+    for (int o = 0; o < N_OPS; o++) {
+        char p[512];
+        snprintf(p, sizeof p, NS_COLLECT "/%s/p2.1.0/%s.csv", ops[o], device);
+        first[o] = s.n;
+        if (aug_import_file(aug_importer_find("neusight"), p, &io, &s) != AUG_OK) {
+            fprintf(stderr, "bench_calibration: %s\n", aug_last_error());
+            aug_samples_free(&s);
+            return;
+        }
+    }
+    first[N_OPS] = s.n;
+    /* held out: data rows 0, 5, 10, ... of every file (line 2 is row 0) */
+    struct aug_sample *test = malloc(sizeof *test * (s.n ? s.n : 1));
+    int *test_op = malloc(sizeof(int) * (s.n ? s.n : 1));
+    size_t n_test = 0, n_train = 0;
+    for (int o = 0; o < N_OPS; o++)
+        for (size_t i = first[o]; i < first[o + 1]; i++) {
+            if ((s.v[i].line - 2) % 5 == 0) {
+                test_op[n_test] = o;
+                test[n_test++] = s.v[i];
+            } else {
+                s.v[n_train++] = s.v[i];
+            }
+        }
+    s.n = n_train;
+    struct aug_fit_opts fo;
+    aug_fit_opts_default(&fo);
+    fo.force = 1;
+    fo.gpu = &gpu;
+    struct aug_fit_result r;
+    memset(&r, 0, sizeof r);
+    char dir[] = "/tmp/augur-bench-ns-XXXXXX", sub[600], path[700];
+    struct aug_kdb *kdb = NULL;
+    int ok = aug_fit_samples(&s, &fo, &r) == AUG_OK && mkdtemp(dir) != NULL;
+    snprintf(sub, sizeof sub, "%s/%s", dir, gpu_id);
+    snprintf(path, sizeof path, "%s/curves.csv", sub);
+    if (ok) {
+        struct aug_curve *c = malloc(sizeof *c * (r.n_curves ? r.n_curves : 1));
+        size_t nc = 0;
+        for (size_t g = 0; c && g < r.n_groups; g++)
+            for (int i = 0; aug_fit_group_written(&r.groups[g]) && i < r.groups[g].n_curves; i++)
+                c[nc++] = r.curves[r.groups[g].first_curve + i];
+        ok = c && mkdir(sub, 0700) == 0 && aug_curves_write(path, c, nc, NULL, 0, NULL, NULL) == AUG_OK &&
+             aug_kdb_open(dir, gpu_id, &kdb) == AUG_OK;
+        free(c);
+    }
+    if (!ok) {
+        fprintf(stderr, "bench_calibration: %s: %s\n", gpu_id, aug_last_error());
+    } else {
+        struct aug_system sys;
+        memset(&sys, 0, sizeof sys);
+        sys.gpu = gpu;
+        struct aug_op_ctx with = {&sys, kdb, 0}, without = {&sys, NULL, 0};
+        printf("| %s | fit (4/5) |", gpu_id);
+        for (size_t g = 0; g < r.n_groups; g++)
+            printf(" %s %s %.1f%%%s", r.groups[g].op, r.groups[g].form,
+                   100 * r.groups[g].cv_rel_err, g + 1 < r.n_groups ? ";" : "");
+        printf(" |\n");
+        double *ec = malloc(sizeof(double) * (n_test ? n_test : 1));
+        double *ef = malloc(sizeof(double) * (n_test ? n_test : 1));
+        for (int o = 0; ec && ef && o < N_OPS; o++) {
+            int n = 0;
+            for (size_t i = 0; i < n_test; i++) {
+                if (test_op[i] != o)
+                    continue;
+                double c = ns_host_us(&with, &test[i]), f = ns_host_us(&without, &test[i]);
+                if (!isfinite(c) || !isfinite(f))
+                    continue;
+                ec[n] = fabs(c / test[i].time_us - 1);
+                ef[n] = fabs(f / test[i].time_us - 1);
+                n++;
+            }
+            printf("| %s | %s (%d held out) | curve %.1f%%, fallback %.1f%% |\n", gpu_id, ops[o],
+                   n, 100 * median(ec, n), 100 * median(ef, n));
+        }
+        free(ec);
+        free(ef);
+    }
+    aug_kdb_close(kdb);
+    unlink(path);
+    rmdir(sub);
+    rmdir(dir);
+    aug_fit_result_free(&r);
+    free(test);
+    free(test_op);
+    aug_samples_free(&s);
+}
+
+static void neusight_all(void)
+{
+    static const char *const gpus[][2] = {{"a100-pcie-40g", "NVIDIA A100-PCIE-40GB"},
+                                          {"v100-pcie-32g", "Tesla V100-PCIE-32GB"},
+                                          {"t4-16g", "Tesla T4"},
+                                          {"p100-pcie-16g", "Tesla P100-PCIE-16GB"},
+                                          {"p4-8g", "Tesla P4"}};
+    FILE *probe = fopen(NS_COLLECT "/add/p2.1.0/Tesla T4.csv", "r");
+    if (!probe) {
+        fprintf(stderr, "bench_calibration: NeuSight data absent: its check skipped\n");
+        return;
+    }
+    fclose(probe);
+    printf("\n## NeuSight, fp32, host view: held-out rows (row mod 5 = 0), median |pred / "
+           "measured - 1|\n\n");
+    printf("| GPU | operator | curve (fitted on the other rows) and structural fallback |\n");
+    printf("| --- | --- | --- |\n");
+    for (size_t g = 0; g < sizeof gpus / sizeof gpus[0]; g++)
+        neusight_held_out(gpus[g][0], gpus[g][1]);
+}
+
 int main(int argc, char **argv)
 {
     const char *kdb = argc > 1 ? argv[1] : aug_kdb_dir();
@@ -249,6 +396,10 @@ int main(int argc, char **argv)
     printf("# augur calibration accuracy\n\nkernels-db: %s\n", kdb);
     seeded_curves(kdb, "a100-80g");
     seeded_curves(kdb, "h100-80g");
+    static const char *const ns_gpus[] = {"a100-pcie-40g", "v100-pcie-32g", "t4-16g",
+                                          "p100-pcie-16g", "p4-8g"};
+    for (size_t i = 0; i < sizeof ns_gpus / sizeof ns_gpus[0]; i++)
+        seeded_curves(kdb, ns_gpus[i]);
     if (!probe) {
         fprintf(stderr, "bench_calibration: %s absent: held-out and vTrain checks skipped\n", EXT);
         return 77;
@@ -259,5 +410,6 @@ int main(int argc, char **argv)
     held_out("a100-80g", "a100", "gemm_time");
     held_out("a100-80g", "a100", "gemm_sat");
     vtrain_check(kdb);
+    neusight_all();
     return 0;
 }

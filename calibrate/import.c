@@ -20,6 +20,8 @@ static const struct aug_importer importers[] = {
     {"vidur-network", "Vidur profiling all_reduce.csv / send_recv.csv (times in ms)",
      aug_import_vidur_network},
     {"vidur", "either Vidur file, recognised by its header", aug_import_vidur},
+    {"neusight", "NeuSight <op>/p2.1.0/<Device>.csv (fp32 GEMMs and memory-bound ops, "
+     "host-timed, ms)", aug_import_neusight},
 };
 
 int aug_importer_count(void)

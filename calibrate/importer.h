@@ -16,8 +16,9 @@ struct aug_import_opts {
     int ranks;           /* nccl-tests: group size when the file does not show it (0: unset) */
     int ranks_per_node;  /* nccl-tests: ranks per node when the file does not show it */
     const char *source;  /* prefix of every sample's `source` ("vidur@7d47513"); NULL none */
-    const char *gpu;     /* raw: the GPU id the curves are for; a file whose provenance
-                            names another (`# gpu_id: ...`) is refused ... */
+    const char *gpu;     /* raw, neusight: the GPU id the curves are for; a file whose
+                            provenance (`# gpu_id: ...`) or Device column names another
+                            is refused ... */
     int force;           /* ... unless this is set */
 };
 
@@ -33,6 +34,10 @@ int aug_import_vidur_mlp(const char *name, const char *buf, size_t len,
                          const struct aug_import_opts *o, struct aug_samples *out);
 int aug_import_vidur_network(const char *name, const char *buf, size_t len,
                              const struct aug_import_opts *o, struct aug_samples *out);
+/* NeuSight operator CSVs (linear, bmm: fp32 GEMMs; add, gelu, softmax, ln: memory-bound),
+ * host-timed; the Device column is checked against gpu unless force. */
+int aug_import_neusight(const char *name, const char *buf, size_t len,
+                        const struct aug_import_opts *o, struct aug_samples *out);
 /* Vidur, either kind: chosen by the header (num_tokens: mlp; collective: network). */
 int aug_import_vidur(const char *name, const char *buf, size_t len,
                      const struct aug_import_opts *o, struct aug_samples *out);

@@ -115,6 +115,18 @@ if [ -d "$shared/external/vidur/data" ]; then
     done < <(find "$shared/external/vidur/data/profiling/network" -name '*.csv' | sort | head -8)
 fi
 
+# NeuSight operator CSVs: two pieces of 6 rows of every operator on every GPU (file names
+# hold spaces; their rows carry long quoted kernel names, so fewer rows per seed)
+if [ -d "$shared/external/neusight/scripts/asplos/data/dataset/train/collect" ]; then
+    d=$(t fuzz_import_neusight)
+    while IFS= read -r f; do
+        op=$(basename "$(dirname "$(dirname "$f")")")
+        dev=$(basename "$f" .csv | tr -c 'A-Za-z0-9\n' '_')
+        cut_csv "$f" "$d" "${op}_${dev}" 6 2
+    done < <(find "$shared/external/neusight/scripts/asplos/data/dataset/train/collect" \
+                  -name '*.csv' -path '*/p2.1.0/*' | sort)
+fi
+
 # model and system JSON: the presets, one object per file
 d=$(t fuzz_model_json)
 split_json "$src/predictor/presets/models.json" "$d" model
