@@ -64,7 +64,8 @@ for t in $targets; do
     corpus=$dir/corpus/$t
     art=$dir/artifacts/$t
     mkdir -p "$corpus" "$art" "$dir/seeds/$t"
-    log=$dir/artifacts/$t.log
+    # one log per chunk: chunks of one target may run side by side on separate cores
+    log=$dir/artifacts/$t.$(date -u +%Y%m%dT%H%M%S).$$.log
     before=$(ls "$art" | grep -cE '^(crash|leak|timeout|oom|slow-unit)-' || true)
     start=$SECONDS
     set +e
