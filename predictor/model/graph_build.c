@@ -104,3 +104,36 @@ void aug_gb_mlp_bwd(const struct aug_model *m, const struct aug_dims *x, struct 
     ix->up_dgrad = aug_gb_gemm_bwd(g, &up, expert ? "expert_up_dgrad" : "mlp_up_dgrad",
                                    expert ? "expert_up_wgrad" : "mlp_up_wgrad", AUG_CAT_COMPUTE, 1);
 }
+
+/* Transformer Engine runs an fp8 GEMM on fp8 operands (TE 1.x/2.x,
+ * transformer_engine/pytorch/module/linear.py, layernorm_linear.py, grouped_linear.py): the
+ * forward casts each GEMM's input activation to fp8 together with its transpose, which the
+ * weight-gradient GEMM reads (the fused cast-transpose kernel: 2 bytes read, 1 + 1 written
+ * per element), and the backward casts the output gradient the same way for the data- and
+ * weight-gradient GEMMs. Weights are cast once per iteration (Megatron-Core passes
+ * is_first_microbatch and TE keeps the fp8 copy for the later micro-batches), which is
+ * small beside the activations and not charged. Delayed scaling (TE's default recipe) takes
+ * its scale from the amax history, so there is no separate amax pass. One op per list
+ * carries the casts of all the fp8 GEMMs: its count is their executions, its bytes their
+ * mean, so launches and bytes both add up. */
+void aug_gb_fp8_casts(struct aug_graph *g, int fwd_from) {
+    double n = 0, in = 0, out = 0;
+    for (int i = fwd_from; i < g->n_fwd; i++) {
+        const struct aug_op *o = &g->fwd[i].op;
+        if (o->kind != AUG_OP_GEMM || o->dtype != AUG_DTYPE_FP8 || !(o->count > 0))
+            continue;
+        n += o->count;
+        in += o->m * o->k * o->batch * o->count;
+        out += o->m * o->n * o->batch * o->count;
+    }
+    if (!(n > 0))
+        return;
+    struct aug_op f = aug_op_memory("fp8_cast_transpose", "elementwise", AUG_DTYPE_BF16,
+                                    4.0 * in / n, 2.0 * in / n);
+    f.count = n;
+    aug_gb_add(g->fwd, &g->n_fwd, f, AUG_CAT_COMPUTE, 0);
+    struct aug_op b = aug_op_memory("fp8_cast_transpose_bwd", "elementwise", AUG_DTYPE_BF16,
+                                    4.0 * out / n, 2.0 * out / n);
+    b.count = n;
+    aug_gb_add(g->bwd, &g->n_bwd, b, AUG_CAT_COMPUTE, 0);
+}

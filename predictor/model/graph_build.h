@@ -74,6 +74,18 @@ static inline struct aug_op aug_gb_act(const char *name, const char *kind, const
     return aug_op_memory(name, kind, x->dt, bytes, flops);
 }
 
+/* The dtype of the GEMMs an fp8 recipe leaves in 16-bit: Transformer Engine's fp8_autocast
+ * reaches only TE modules, and Megatron-Core builds the output layer (gpt_model.py,
+ * tensor_parallel.ColumnParallelLinear) and the MoE router (router.py, a plain
+ * torch linear) from its own layers (Megatron-Core 0.12). */
+static inline enum aug_dtype aug_gb_non_te_dtype(const struct aug_dims *x) {
+    return x->dt == AUG_DTYPE_FP8 ? AUG_DTYPE_BF16 : x->dt;
+}
+
+/* Transformer Engine's fp8 casts of the operands of the fp8 GEMMs in g->fwd from fwd_from
+ * on: one op appended to each list (graph_build.c). */
+void aug_gb_fp8_casts(struct aug_graph *g, int fwd_from);
+
 /* A TP collective of the T x h activations (skipped when tp = 1); returns its index or -1. */
 int aug_gb_tp_coll(struct aug_graph_op *arr, int *n, const char *name, enum aug_coll c,
                    const struct aug_dims *x, enum aug_cat cat);

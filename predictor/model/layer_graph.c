@@ -561,6 +561,7 @@ static void graph_layer_mix(const struct aug_model *m, const struct aug_plan *p,
         aug_gb_pair(g, g->bwd, i_proj_d, bag2, AUG_OVL_RING, tpn);
         aug_gb_pair(g, g->bwd, i_qkv_d, brs2, AUG_OVL_RING, tpn);
     }
+    aug_gb_fp8_casts(g, 0);
     if (moe_layer && p->moe_overlap == AUG_MOE_OVERLAP_BATCH && p->ep > 1) {
         aug_moe_batch_overlap(g, g->fwd, g->n_fwd);
         aug_moe_batch_overlap(g, g->bwd, g->n_bwd);
@@ -591,7 +592,7 @@ static void graph_head(const struct aug_model *m, const struct aug_plan *p,
     aug_gb_add(g->fwd, &g->n_fwd, norm, AUG_CAT_EMBEDDING, 0);
     if (x.sp)
         aug_gb_tp_coll(g->fwd, &g->n_fwd, "head_all_gather", AUG_COLL_ALL_GATHER, &x, AUG_CAT_TP);
-    struct aug_op head = aug_op_gemm("lm_head", x.dt, x.T, x.V / x.t, x.h, 1);
+    struct aug_op head = aug_op_gemm("lm_head", aug_gb_non_te_dtype(&x), x.T, x.V / x.t, x.h, 1);
     struct aug_mmf_linear hb;
     int ternary_head = m->arch == AUG_ARCH_MATMULFREE;
     if (ternary_head) /* MatMul-free LMs end in a BitLinear head (mmfreelm HGRNBitForCausalLM) */

@@ -35,7 +35,8 @@ void aug_moe_layer_fwd(const struct aug_model *m, const struct aug_plan *p,
     int ep = (int)p->ep, etp = (int)aug_plan_etp(p);
     int epd = ep_domain(p, s), etpd = aug_ranks_per_domain(s, etp, 1);
     double tok = r.tokens_per_rank, disp = r.dispatch_tokens;
-    aug_gb_add(g->fwd, &g->n_fwd, aug_op_gemm("router", x->dt, x->Tsp, E, x->h, 1),
+    aug_gb_add(g->fwd, &g->n_fwd,
+               aug_op_gemm("router", aug_gb_non_te_dtype(x), x->Tsp, E, x->h, 1),
                AUG_CAT_COMPUTE, 0);
     /* fp32 logits softmax and top-k selection */
     aug_gb_add(g->fwd, &g->n_fwd,
@@ -132,7 +133,7 @@ void aug_moe_layer_bwd(const struct aug_model *m, const struct aug_plan *p,
     aug_gb_add(g->bwd, &g->n_bwd,
                aug_gb_act("router_topk_bwd", "softmax", x, x->Tsp * E * 12.0 + x->Tsp * k * 12.0,
                       5.0 * x->Tsp * E), AUG_CAT_COMPUTE, 0);
-    struct aug_op router = aug_op_gemm("", x->dt, x->Tsp, E, x->h, 1);
+    struct aug_op router = aug_op_gemm("", aug_gb_non_te_dtype(x), x->Tsp, E, x->h, 1);
     aug_gb_gemm_bwd(g, &router, "router_dgrad", "router_wgrad", AUG_CAT_COMPUTE, 1);
 }
 
