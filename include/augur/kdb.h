@@ -51,6 +51,13 @@ struct aug_kdb;
 int aug_kdb_open(const char *root, const char *gpu_id, struct aug_kdb **out);
 void aug_kdb_close(struct aug_kdb *kdb);
 const char *aug_kdb_gpu(const struct aug_kdb *kdb);
+/* What the predictor times a GPU with (predictor/hw/kdb_transfer.c): its own curves.csv
+ * when it has one; otherwise, when gpus.csv gives its sm_arch, the GEMM and memory-bound
+ * curves of the profiled GPUs of the same sm_arch, rescaled by the spec ratios of the two
+ * rows; otherwise an empty kdb. Calibration reads tables with aug_kdb_open, never this. */
+int aug_kdb_open_predict(const char *root, const char *gpu_id, struct aug_kdb **out);
+/* "" for a GPU's own table; else the sentence saying where the curves came from. */
+const char *aug_kdb_origin(const struct aug_kdb *kdb);
 int aug_kdb_curve_count(const struct aug_kdb *kdb);
 const struct aug_curve *aug_kdb_curve_at(const struct aug_kdb *kdb, int i);
 

@@ -33,6 +33,7 @@ struct aug_gpu {
     double ach_tflops_fp32;                  /* SGEMM on the CUDA cores */
     double ach_hbm_gbps;                     /* STREAM-like copy bandwidth, 1e9 B/s */
     double l2_gbps;                          /* L2 -> SM bandwidth, 1e9 B/s */
+    int sm_arch;                             /* CUDA compute capability x 10 (90: sm_90); 0 = not given */
     char source[1024];
 };
 
@@ -61,6 +62,9 @@ struct aug_system {
 
 /* Load a GPU row from <kernels-db>/gpus.csv by id. kdb_root NULL: default data dir. */
 int aug_gpu_lookup(const char *kdb_root, const char *gpu_id, struct aug_gpu *out);
+/* Call fn on every row of <kdb_root>/gpus.csv in file order; stops at the first non-zero
+ * return of fn and returns it. A row that does not parse is an error naming its line. */
+int aug_gpu_foreach(const char *kdb_root, int (*fn)(const struct aug_gpu *, void *), void *ctx);
 
 /* Load a system by preset name or by path to a system JSON (anything with '/' or
  * ending in .json is a path). Unknown names list the close ones in the message. */

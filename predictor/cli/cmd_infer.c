@@ -273,7 +273,7 @@ static int serve(const struct serve_args *a, struct aug_infer_plan *plan, const 
                                 ? aug_serve_step_floor_us(&cfg, &model, plan)
                                 : AUG_INFER_DEFAULT_STEP_OVERHEAD_US;
     struct aug_kdb *kdb = NULL;
-    if (!roofline && (st = aug_kdb_open(kdb_arg, sys.gpu.id, &kdb)) != AUG_OK) {
+    if (!roofline && (st = aug_kdb_open_predict(kdb_arg, sys.gpu.id, &kdb)) != AUG_OK) {
         aug_requests_free(&reqs);
         return aug_cli_fail(st, NULL);
     }
@@ -479,7 +479,7 @@ int aug_cmd_infer(int argc, char **argv) {
     if ((st = aug_infer_plan_resolve(&plan, &model, &sys)) != AUG_OK)
         return st == AUG_EUSAGE ? aug_cli_usage(cmd, "%s", aug_last_error()) : aug_cli_fail(st, NULL);
     struct aug_kdb *kdb = NULL;
-    if (!roofline && (st = aug_kdb_open(kdb_arg, sys.gpu.id, &kdb)) != AUG_OK)
+    if (!roofline && (st = aug_kdb_open_predict(kdb_arg, sys.gpu.id, &kdb)) != AUG_OK)
         return aug_cli_fail(st, NULL);
     struct aug_infer_options opt = {kdb, roofline};
     struct aug_infer_result res;

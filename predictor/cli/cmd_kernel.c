@@ -241,7 +241,7 @@ int aug_cmd_kernel(int argc, char **argv) {
     }
 
     struct aug_kdb *kdb = NULL;
-    if (!roof && (st = aug_kdb_open(kdb_dir, gpu, &kdb)) != AUG_OK)
+    if (!roof && (st = aug_kdb_open_predict(kdb_dir, gpu, &kdb)) != AUG_OK)
         return aug_cli_fail(st, NULL);
     if (fam == AUG_OP_MEMORY && !known_mem_op(kdb, mem_op)) {
         aug_kdb_close(kdb);

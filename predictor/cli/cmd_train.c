@@ -395,7 +395,7 @@ int aug_cmd_train(int argc, char **argv) {
                                  twin.name, aug_last_error());
     }
     struct aug_kdb *kdb = NULL;
-    if (!roofline && (st = aug_kdb_open(kdb_arg, sys.gpu.id, &kdb)) != AUG_OK)
+    if (!roofline && (st = aug_kdb_open_predict(kdb_arg, sys.gpu.id, &kdb)) != AUG_OK)
         return aug_cli_fail(st, NULL);
     struct aug_train_options opt = {kdb, roofline, NULL};
     struct aug_train_result res;

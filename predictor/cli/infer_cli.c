@@ -96,6 +96,7 @@ json_t *aug_cli_infer_json(const struct aug_model *m, const struct aug_system *s
                                       sv->kv_transfer_s, "kv_transfer_bytes_per_request",
                                       sv->kv_transfer_bytes));
     json_object_set_new(o, "kdb_curves", json_integer(kdb ? aug_kdb_curve_count(kdb) : 0));
+    json_object_set_new(o, "kdb_origin", json_string(aug_kdb_origin(kdb)));
     return o;
 }
 
@@ -123,9 +124,11 @@ void aug_cli_infer_table(FILE *f, const struct aug_model *m, const struct aug_sy
     if (m->caveats[0])
         fprintf(f, "# model caveats: %s\n", m->caveats);
     fprintf(f, "# times: hybrid op model; share of predicted time by source: %s\n", prov);
-    fprintf(f, "#   (calibrated = kernels-db/%s curves (%d), fallback = documented default "
+    const char *origin = aug_kdb_origin(kdb);
+    fprintf(f, "#   (calibrated = kernels-db/%s curves (%d)%s%s, fallback = documented default "
                "efficiencies, roofline = peak only%s)\n",
-            s->gpu.id, kdb ? aug_kdb_curve_count(kdb) : 0, roofline ? "; --roofline given" : "");
+            s->gpu.id, kdb ? aug_kdb_curve_count(kdb) : 0, *origin ? " " : "", origin,
+            roofline ? "; --roofline given" : "");
     fprintf(f, "# floors: kernel launch %.1f us per kernel (%s), framework %.0f us per step (%s)\n",
             launch_used(s, p, roofline),
             roofline ? "--roofline" : p->launch_us >= 0 ? "--launch-us" : "kernels-db/gpus.csv launch_us",

@@ -60,7 +60,7 @@ static int emit(const struct aug_sweep_opts *o, const struct aug_model *m,
         for (int j = 0; j < i; j++)
             seen |= strcmp(pts[j].preset.gpu.id, pts[i].preset.gpu.id) == 0;
         struct aug_kdb *kdb = NULL;
-        if (seen || aug_kdb_open(o->kdb, pts[i].preset.gpu.id, &kdb) != AUG_OK)
+        if (seen || aug_kdb_open_predict(o->kdb, pts[i].preset.gpu.id, &kdb) != AUG_OK)
             continue;
         int w = snprintf(cal + used, sizeof cal - used, "%skernels-db/%s: %d curves", used ? ", " : "",
                          pts[i].preset.gpu.id, aug_kdb_curve_count(kdb));

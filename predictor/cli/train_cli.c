@@ -118,6 +118,7 @@ json_t *aug_cli_train_json(const struct aug_model *m, const struct aug_system *s
                                   "fallback", r->provenance.fallback, "roofline",
                                   r->provenance.roofline));
     json_object_set_new(o, "kdb_curves", json_integer(kdb ? aug_kdb_curve_count(kdb) : 0));
+    json_object_set_new(o, "kdb_origin", json_string(aug_kdb_origin(kdb)));
     /* every model kind has the same keys (and CSV columns): null where one does not apply */
     json_object_set_new(o, "moe", m->arch == AUG_ARCH_MOE ? moe_json(m, p) : nulls(moe_keys));
     json_object_set_new(o, "matmulfree",
@@ -184,9 +185,10 @@ void aug_cli_train_table(FILE *f, const struct aug_model *m, const struct aug_sy
     if (m->caveats[0])
         fprintf(f, "# model caveats: %s\n", m->caveats);
     fprintf(f, "# times: hybrid op model; share of predicted time by source: %s\n", prov);
-    fprintf(f, "#   (calibrated = kernels-db/%s curves (%d), fallback = documented default "
+    const char *origin = aug_kdb_origin(kdb);
+    fprintf(f, "#   (calibrated = kernels-db/%s curves (%d)%s%s, fallback = documented default "
                "efficiencies, roofline = peak only)\n",
-            s->gpu.id, kdb ? aug_kdb_curve_count(kdb) : 0);
+            s->gpu.id, kdb ? aug_kdb_curve_count(kdb) : 0, *origin ? " " : "", origin);
     fprintf(f, "# memory: analytical (ZeRO model states, Korthikanti et al. activations)\n");
     fprintf(f, "step time                %12.6f s\n", r->step_time_s);
     fprintf(f, "throughput               %12.1f tokens/s  (%.1f per GPU)\n", r->tokens_per_s,

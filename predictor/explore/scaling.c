@@ -387,7 +387,7 @@ int aug_scale_kdb(const char *root, const char *gpu_id, const struct aug_scale *
                   struct aug_kdb **out) {
     *out = NULL;
     struct aug_kdb *base = NULL;
-    int st = aug_kdb_open(root, gpu_id, &base);
+    int st = aug_kdb_open_predict(root, gpu_id, &base);
     if (st != AUG_OK || !touches_curves(sc) || aug_kdb_curve_count(base) == 0) {
         *out = base;
         return st;

@@ -27,6 +27,7 @@
 #include "augur/curve.h"
 #include "augur/data.h"
 #include "augur/status.h"
+#include "hw/kdb_build.h"
 
 static const char *const family_names[AUG_FAMILY_COUNT] = {"gemm", "attention", "memory",
                                                           "collective"};
@@ -62,6 +63,7 @@ struct kdb_entry {
 
 struct aug_kdb {
     char gpu[64];
+    char origin[192]; /* "" for the GPU's own table; else where its curves came from */
     int n;
     struct aug_curve *curves;
     struct kdb_entry *entry;
@@ -85,6 +87,11 @@ const struct aug_curve *aug_kdb_curve_at(const struct aug_kdb *kdb, int i)
     if (!kdb || i < 0 || i >= kdb->n)
         return NULL;
     return &kdb->curves[i];
+}
+
+const char *aug_kdb_origin(const struct aug_kdb *kdb)
+{
+    return kdb ? kdb->origin : "";
 }
 
 void aug_kdb_close(struct aug_kdb *kdb)
@@ -399,6 +406,52 @@ fail:
     aug_csv_free(t);
     aug_kdb_close(k);
     return rc;
+}
+
+/* ---- a kdb built in memory (kdb_transfer.c) ---- */
+
+int aug_kdb_new(const char *gpu_id, const char *origin, struct aug_kdb **out)
+{
+    *out = calloc(1, sizeof **out);
+    if (!*out)
+        return aug_errorf(AUG_ENOMEM, "kdb: out of memory");
+    snprintf((*out)->gpu, sizeof (*out)->gpu, "%s", gpu_id ? gpu_id : "");
+    snprintf((*out)->origin, sizeof (*out)->origin, "%s", origin ? origin : "");
+    return AUG_OK;
+}
+
+int aug_kdb_add_curve(struct aug_kdb *k, const struct aug_curve *c)
+{
+    const struct aug_curve_form *form = aug_curve_form_find(c->form);
+    if (!form || form->family != c->family || c->family == AUG_FAMILY_COLLECTIVE ||
+        c->n_params != form->n_params)
+        return aug_errorf(AUG_EUSAGE, "kdb: curve '%s' (form '%s') cannot be added", c->op,
+                          c->form);
+    size_t n = (size_t)k->n + 1;
+    struct aug_curve *nc = realloc(k->curves, n * sizeof *nc);
+    if (!nc)
+        return aug_errorf(AUG_ENOMEM, "kdb: out of memory");
+    k->curves = nc;
+    struct kdb_entry *ne = realloc(k->entry, n * sizeof *ne);
+    if (!ne)
+        return aug_errorf(AUG_ENOMEM, "kdb: out of memory");
+    k->entry = ne;
+    int *nf = realloc(k->fam[c->family], ((size_t)k->n_fam[c->family] + 1) * sizeof *nf);
+    if (!nf)
+        return aug_errorf(AUG_ENOMEM, "kdb: out of memory");
+    k->fam[c->family] = nf;
+    struct kdb_entry *e = &k->entry[k->n];
+    memset(e, 0, sizeof *e);
+    e->form = form;
+    e->coll = -1;
+    e->link = -1;
+    e->elt_bytes = aug_dtype_bytes(c->dtype);
+    if (c->family == AUG_FAMILY_ATTENTION)
+        aug_attn_kind_of(c->op, &e->attn);
+    k->curves[k->n] = *c;
+    k->fam[c->family][k->n_fam[c->family]++] = k->n;
+    k->n++;
+    return AUG_OK;
 }
 
 /* ---- lookups ---- */

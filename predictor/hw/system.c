@@ -80,6 +80,7 @@ static const struct gfield gpu_fields[] = {
     {"ach_tflops_fp32", G_DBL, GOFF(ach_tflops_fp32), -1, NONNEG, 1e6},
     {"ach_hbm_gbps", G_DBL, GOFF(ach_hbm_gbps), -1, NONNEG, 1e6},
     {"l2_gbps", G_DBL, GOFF(l2_gbps), -1, NONNEG, 1e6},
+    {"sm_arch", G_INT, GOFF(sm_arch), -1, NONNEG, 1000},
     {"source", G_STR, GOFF(source), -1, 0, 0},
 };
 #define N_GPU_FIELDS (sizeof gpu_fields / sizeof *gpu_fields)
@@ -237,6 +238,24 @@ int aug_gpu_lookup(const char *kdb_root, const char *gpu_id, struct aug_gpu *out
             aug_suggest_add(&sg, aug_csv_cell(t, r, col));
         st = aug_errorf(AUG_ENOTFOUND, "unknown GPU '%s' in %s%s", gpu_id, path,
                         aug_suggest_format(&sg, hint, sizeof hint));
+    }
+    aug_csv_free(t);
+    return st;
+}
+
+int aug_gpu_foreach(const char *kdb_root, int (*fn)(const struct aug_gpu *, void *), void *ctx) {
+    const char *dir = kdb_root && *kdb_root ? kdb_root : aug_kdb_dir();
+    char path[PATH_MAX];
+    aug_fmt_trunc(path, sizeof path, "%s/gpus.csv", dir);
+    struct aug_csv *t;
+    int st = aug_csv_load(path, &t);
+    if (st)
+        return st;
+    size_t n = aug_csv_rows(t);
+    for (size_t r = 0; r < n && st == AUG_OK; r++) {
+        struct aug_gpu g;
+        if ((st = gpu_from_row(t, r, &g)) == AUG_OK)
+            st = fn(&g, ctx);
     }
     aug_csv_free(t);
     return st;

@@ -34,7 +34,7 @@ static const struct aug_kdb *cached_kdb(struct kdb_cache *c, const char *root, c
     struct aug_kdb *k = NULL;
     /* an absent table is an empty kdb; one that cannot be read or parsed stops the run
      * (falling back silently would score the defaults under the curves' name) */
-    if ((*st = aug_kdb_open(root, gpu, &k)) != AUG_OK)
+    if ((*st = aug_kdb_open_predict(root, gpu, &k)) != AUG_OK)
         return NULL;
     snprintf(c->gpu[c->n], sizeof c->gpu[c->n], "%s", gpu);
     c->kdb[c->n++] = k;

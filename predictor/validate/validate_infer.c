@@ -300,7 +300,7 @@ static int predict_serving(struct aug_validate_reader *rd, size_t i, struct aug_
         return AUG_OK;
     }
     struct aug_kdb *kdb = NULL;
-    if (!fallback_only && aug_kdb_open(rd->kdb_root, sys->gpu.id, &kdb) != AUG_OK)
+    if (!fallback_only && aug_kdb_open_predict(rd->kdb_root, sys->gpu.id, &kdb) != AUG_OK)
         kdb = NULL;
     struct aug_infer_options opt = {kdb, 0};
     struct aug_serve_result res;
@@ -379,7 +379,7 @@ static int read_row(struct aug_validate_reader *rd, size_t i, struct aug_validat
         return AUG_OK;
     struct aug_kdb *kdb = NULL;
     /* an absent table is an empty kdb; one that cannot be read stops the run */
-    if (!fallback_only && (st = aug_kdb_open(rd->kdb_root, sys.gpu.id, &kdb)) != AUG_OK)
+    if (!fallback_only && (st = aug_kdb_open_predict(rd->kdb_root, sys.gpu.id, &kdb)) != AUG_OK)
         return st;
     struct aug_infer_options opt = {kdb, 0};
     struct aug_infer_result res;
