@@ -66,11 +66,31 @@ static void test_unprofiled_gpu_plan(void **state) {
     json_decref(o);
 }
 
+/* H200 has no table of its own: its bf16 GEMM comes from the H100 curve, rescaled, and the
+ * output says so; H100's own curve carries no origin. */
+static void test_transferred_curve_origin(void **state) {
+    (void)state;
+    expect_exit(RUN("kernel", "gemm", "--gpu", "h200-141g", "--m", "4096", "--n", "4096",
+                    "--k", "4096", "--dtype", "bf16", "--format", "json"), 0);
+    json_t *o = json_out();
+    assert_string_equal(json_string_value(json_object_get(o, "source")), "curve");
+    const char *orig = json_string_value(json_object_get(o, "curve_origin"));
+    assert_non_null(orig);
+    assert_non_null(strstr(orig, "kernels-db/h100-80g"));
+    json_decref(o);
+    expect_exit(RUN("kernel", "gemm", "--gpu", "h100-80g", "--m", "4096", "--n", "4096",
+                    "--k", "4096", "--dtype", "bf16", "--format", "json"), 0);
+    o = json_out();
+    assert_null(json_object_get(o, "curve_origin"));
+    json_decref(o);
+}
+
 int main(void) {
 
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_timing_and_extrapolation),
         cmocka_unit_test(test_unprofiled_gpu_plan),
+        cmocka_unit_test(test_transferred_curve_origin),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

@@ -253,6 +253,8 @@ int aug_cmd_kernel(int argc, char **argv) {
     struct aug_op_ctx ctx = {&sys, kdb, roof};
     struct aug_op_time t;
     st = aug_op_time(&ctx, &op, &t);
+    char origin[192]; /* a GPU never profiled: where its curves came from */
+    snprintf(origin, sizeof origin, "%s", aug_kdb_origin(kdb));
     aug_kdb_close(kdb);
     if (st != AUG_OK)
         return aug_cli_fail(st, NULL);
@@ -290,6 +292,8 @@ int aug_cmd_kernel(int argc, char **argv) {
     }
     json_object_set_new(o, "efficiency", json_real(t.eff));
     json_object_set_new(o, "source", json_string(aug_source_name(t.source)));
+    if (t.source == AUG_SOURCE_CURVE && origin[0])
+        json_object_set_new(o, "curve_origin", json_string(origin));
     json_object_set_new(o, "extrapolated", json_boolean(t.extrapolated));
     json_object_set_new(o, "clamped", json_boolean(t.clamped));
     struct aug_gemm_ceiling ceil_c;
