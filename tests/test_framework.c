@@ -153,6 +153,21 @@ static void test_profiles_apply_defaults(void **state) {
     assert_rel(p.bucket_params, 4e7, 1e-12);
     assert_non_null(strstr(applied, "sp on"));
     assert_non_null(strstr(applied, "grads fp32"));
+    /* Transformer Engine prefers cuDNN attention on Hopper; FSDP runs SDPA's FA2 kernels,
+     * unless the kernel was given */
+    assert_int_equal(p.attn_kernel, AUG_ATTN_KERNEL_CUDNN);
+    assert_non_null(strstr(applied, "attention kernel cudnn"));
+    struct aug_plan f = plan(64, 1, 1, 1, 64);
+    assert_int_equal(aug_plan_resolve(&f, &gpt, &sys), AUG_OK);
+    aug_framework_apply(AUG_FW_PYTORCH_FSDP, &f, 0, NULL, 0);
+    assert_int_equal(f.attn_kernel, AUG_ATTN_KERNEL_FA2);
+    f.attn_kernel = AUG_ATTN_KERNEL_FA3;
+    aug_framework_apply(AUG_FW_PYTORCH_FSDP, &f, AUG_FWSET_ATTN_KERNEL, NULL, 0);
+    assert_int_equal(f.attn_kernel, AUG_ATTN_KERNEL_FA3);
+    enum aug_attn_kernel k;
+    assert_int_equal(aug_attn_kernel_from_name("FA2", &k), AUG_OK);
+    assert_int_equal(k, AUG_ATTN_KERNEL_FA2);
+    assert_int_equal(aug_attn_kernel_from_name("xformers", &k), AUG_EUSAGE);
     /* fp16: Megatron keeps 16-bit gradients and an fp32 copy; options given win */
     struct aug_plan q = plan(64, 4, 2, 1, 64);
     q.dtype = AUG_DTYPE_FP16;

@@ -247,6 +247,15 @@ static void test_bad_rows_name_file_and_line(void **state) {
     write_file("unit.csv", csv);
     assert_int_equal(aug_validate_file(path, AUG_VALIDATE_AUTO, &opt, &r), AUG_EDATA);
     assert_non_null(strstr(aug_last_error(), "column 'system'"));
+    /* an attention kernel augur does not know, in the optional column */
+    snprintf(csv, sizeof csv,
+             "%.*s,attention_kernel\nk,A,t,,,12,1024,16,,,,gelu,1024,,,dgx-a100-80g,,4,1,2,,,,0,,4,"
+             "32,none,0,fp16,step_time_s,1.0,s,,xformers\n",
+             (int)strlen(header) - 1, header);
+    write_file("unit.csv", csv);
+    assert_int_equal(aug_validate_file(path, AUG_VALIDATE_AUTO, &opt, &r), AUG_EDATA);
+    assert_non_null(strstr(aug_last_error(), "unit.csv:2"));
+    assert_non_null(strstr(aug_last_error(), "column 'attention_kernel'"));
 }
 
 int main(void) {

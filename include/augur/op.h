@@ -41,6 +41,7 @@ struct aug_op {
     /* attention */
     double batch_heads, seq_q, seq_kv, head_dim;
     int causal, backward;
+    int attn_kernel;       /* fused attention: enum aug_attn_kernel (plan.h); 0 = cudnn */
     /* memory-bound */
     const char *mem_op;    /* curve op name: "elementwise", "norm", "softmax", "copy", ... */
     /* collective */

@@ -45,6 +45,13 @@ enum aug_main_grads { AUG_GRADS_DTYPE, AUG_GRADS_FP32, AUG_GRADS_FP32_COPY, AUG_
  * Megatron-Core --overlap-moe-expert-parallel-comm). */
 enum aug_moe_overlap { AUG_MOE_OVERLAP_NONE, AUG_MOE_OVERLAP_SHARED, AUG_MOE_OVERLAP_BATCH,
                        AUG_MOE_OVERLAP_COUNT };
+/* Which fused attention kernel a training framework runs: cuDNN's fused attention
+ * (Transformer Engine's default backend on Hopper), FlashAttention-3 (flash-attn 3.x), both
+ * on the GPU's own tensor-core instructions, or FlashAttention-2 (flash-attn 2.x, PyTorch
+ * SDPA's flash backend), which issues Ampere's mma.sync on every GPU and so runs slower on
+ * Hopper and later (hw/attention_model.c). */
+enum aug_attn_kernel { AUG_ATTN_KERNEL_CUDNN, AUG_ATTN_KERNEL_FA3, AUG_ATTN_KERNEL_FA2,
+                       AUG_ATTN_KERNEL_COUNT };
 
 const char *aug_recompute_name(enum aug_recompute r);
 int aug_recompute_from_name(const char *s, enum aug_recompute *out);
@@ -58,6 +65,8 @@ const char *aug_main_grads_name(enum aug_main_grads g);     /* "dtype", "fp32", 
 int aug_main_grads_from_name(const char *s, enum aug_main_grads *out);
 const char *aug_moe_overlap_name(enum aug_moe_overlap o); /* "none", "shared", "batch" */
 int aug_moe_overlap_from_name(const char *s, enum aug_moe_overlap *out);
+const char *aug_attn_kernel_name(enum aug_attn_kernel k); /* "cudnn", "fa3", "fa2" */
+int aug_attn_kernel_from_name(const char *s, enum aug_attn_kernel *out);
 
 struct aug_plan {
     long gpus;
@@ -72,6 +81,7 @@ struct aug_plan {
     enum aug_fsdp fsdp;      /* PyTorch FSDP: full = ZeRO-3 over dp, hybrid = within node */
     enum aug_dtype dtype;    /* compute dtype of GEMMs */
     int flash_attention;     /* 1: fused FlashAttention (default), 0: unfused path */
+    enum aug_attn_kernel attn_kernel; /* the fused kernel (default cudnn) */
     int dp_overlap;          /* 1: gradient reduction overlapped with backward (default) */
     int uneven_pp;           /* 1: allow layers not divisible by pp (slowest stage rounds up) */
     /* ---- context parallelism, mixture of experts, ternary layers, overlap ---- */

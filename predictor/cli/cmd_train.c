@@ -18,7 +18,8 @@ static void help(void) {
            "                   [--ep E] [--sp] [--interleave V] --micro-batch B --global-batch G\n"
            "                   [--seq L] [--recompute none|selective|full] [--zero 0|1|2|3]\n"
            "                   [--fsdp full|hybrid] [--dtype bf16|fp16|fp8|fp32] [--kdb DIR]\n"
-           "                   [--attention fused|unfused] [--no-dp-overlap] [--uneven-pp] [--roofline]\n"
+           "                   [--attention fused|unfused] [--attention-kernel cudnn|fa3|fa2]\n"
+           "                   [--no-dp-overlap] [--uneven-pp] [--roofline]\n"
            "                   [--cp-algo ring|ulysses|allgather] [--etp E] [--ep-placement inner|outer]\n"
            "                   [--moe-capacity-factor C|dropless] [--moe-imbalance F]\n"
            "                   [--ternary-kernel accumulate|tensor] [--tp-overlap] [--pp-overlap]\n"
@@ -80,6 +81,9 @@ static void help(void) {
            "                        scatter/gather, sharding, gradient bytes, buckets, CUDA\n"
            "                        graphs) where no option sets them, and its host issue cost\n"
            "                        per kernel; the output lists what it applied\n"
+           "  --attention-kernel K  the fused attention kernel: cudnn (default; Transformer\n"
+           "                        Engine's backend on Hopper), fa3 or fa2 (flash-attn 2.x, PyTorch\n"
+           "                        SDPA: Ampere instructions, about 0.6x the rate on H100)\n"
            "  --no-sp, --dp-overlap, --no-tp-overlap, --no-pp-overlap  turn a default off / on\n"
            "  --pp-scatter on|off   without SP, send 1/tp of the activation per rank and\n"
            "                        all-gather it over TP after the send (Megatron-LM 2021)\n"
@@ -98,7 +102,7 @@ enum {
     OPT_CP_ALGO, OPT_ETP, OPT_EP_PLACEMENT, OPT_MOE_CF, OPT_MOE_IMB, OPT_TERNARY, OPT_TP_OVERLAP,
     OPT_PP_OVERLAP, OPT_COMM_SLOWDOWN, OPT_COMPARE, OPT_MOE_OVERLAP, OPT_FRAMEWORK, OPT_NO_SP,
     OPT_DP_OVERLAP, OPT_NO_TP_OVERLAP, OPT_NO_PP_OVERLAP, OPT_PP_SCATTER, OPT_MAIN_GRADS, OPT_CUDA_GRAPHS,
-    OPT_BUCKET, OPT_PARAM_GATHER, OPT_PLAN
+    OPT_BUCKET, OPT_PARAM_GATHER, OPT_PLAN, OPT_ATTN_KERNEL
 };
 
 static const struct option options[] = {
@@ -121,6 +125,7 @@ static const struct option options[] = {
     {"dtype", required_argument, 0, OPT_DTYPE},
     {"kdb", required_argument, 0, OPT_KDB},
     {"attention", required_argument, 0, OPT_ATTENTION},
+    {"attention-kernel", required_argument, 0, OPT_ATTN_KERNEL},
     {"no-dp-overlap", no_argument, 0, OPT_NO_OVERLAP},
     {"uneven-pp", no_argument, 0, OPT_UNEVEN},
     {"roofline", no_argument, 0, OPT_ROOFLINE},
@@ -258,6 +263,11 @@ int aug_cmd_train(int argc, char **argv) {
             else
                 return aug_cli_usage(cmd, "--attention: use fused or unfused, not '%s'", optarg);
             set |= AUG_FWSET_ATTENTION;
+            break;
+        case OPT_ATTN_KERNEL:
+            if (aug_attn_kernel_from_name(optarg, &plan.attn_kernel) != AUG_OK)
+                return aug_cli_usage(cmd, "--attention-kernel: %s", aug_last_error());
+            set |= AUG_FWSET_ATTN_KERNEL;
             break;
         case OPT_NO_OVERLAP: plan.dp_overlap = 0; set |= AUG_FWSET_DP_OVERLAP; break;
         case OPT_DP_OVERLAP: plan.dp_overlap = 1; set |= AUG_FWSET_DP_OVERLAP; break;

@@ -20,6 +20,7 @@ static json_t *plan_json(const struct aug_plan *p) {
                      p->dp_overlap);
     if (!o)
         return NULL;
+    json_object_set_new(o, "attention_kernel", json_string(aug_attn_kernel_name(p->attn_kernel)));
     json_object_set_new(o, "cp_algo", json_string(aug_cp_algo_name(p->cp_algo)));
     json_object_set_new(o, "etp", json_integer((json_int_t)aug_plan_etp(p)));
     json_object_set_new(o, "ep_placement", json_string(p->ep_outer ? "outer" : "inner"));
@@ -148,10 +149,13 @@ void aug_cli_train_table(FILE *f, const struct aug_model *m, const struct aug_sy
             s->name, p->gpus, s->gpu.name);
     fprintf(f, "# plan: tp %ld, pp %ld, dp %ld, cp %ld, ep %ld, sp %s, interleave %ld, "
                "micro-batch %ld, global batch %ld, seq %ld, recompute %s, zero %d, fsdp %s, %s, "
-               "attention %s\n",
+               "attention %s%s\n",
             p->tp, p->pp, p->dp, p->cp, p->ep, p->sp ? "on" : "off", p->interleave, p->micro_batch,
             p->global_batch, p->seq, aug_recompute_name(p->recompute), p->zero,
-            aug_fsdp_name(p->fsdp), aug_dtype_name(p->dtype), p->flash_attention ? "fused" : "unfused");
+            aug_fsdp_name(p->fsdp), aug_dtype_name(p->dtype), p->flash_attention ? "fused" : "unfused",
+            !p->flash_attention ? ""
+            : p->attn_kernel == AUG_ATTN_KERNEL_FA2 ? " (FlashAttention-2)"
+            : p->attn_kernel == AUG_ATTN_KERNEL_FA3 ? " (FlashAttention-3)" : " (cuDNN)");
     fprintf(f, "# overlap: dp %s, tp %s, pp %s, parameter all-gather %s; compute slowdown %.2f "
                "while a collective shares the SMs\n", p->dp_overlap ? "on" : "off",
             p->tp_overlap ? "on" : "off", p->pp_overlap ? "on" : "off",

@@ -89,6 +89,24 @@ static double attn_split_us(const struct aug_gemm_ceiling *c, double bh, double 
     return t * 1e6;
 }
 
+/* FlashAttention-2 issues Ampere's mma.sync instructions on every GPU. On Hopper they reach
+ * far less of the tensor cores than wgmma, which cuBLAS, cuDNN and FlashAttention-3 use:
+ * "FlashAttention-2 achieving only 35% utilization on the H100 GPU", against up to 75% for
+ * FlashAttention-3, 1.5-2.0x faster in both passes (Shah et al., "FlashAttention-3",
+ * arXiv 2407.08608, abstract and sec. 4.1). The native forward main loop above runs at
+ * ATTN_FWD_OF_GEMM x the achievable GEMM rate (0.722 x 792.1 = 572 TFLOP/s on H100 SXM);
+ * FA2's at 0.35 of the dense peak (346): both passes are scaled by that ratio (0.605 on
+ * H100). Blackwell has no published FA2 figure; the Hopper fraction is kept for it. */
+#define FA2_HOPPER_OF_PEAK 0.35
+
+double aug_attention_fa2_factor(const struct aug_gemm_ceiling *c, int sm_arch)
+{
+    if (sm_arch < 90 || !c || !(c->rate_tflops > 0) || !(c->peak_tflops > 0))
+        return 1.0;
+    double f = FA2_HOPPER_OF_PEAK * c->peak_tflops / (ATTN_FWD_OF_GEMM * c->rate_tflops);
+    return f < 1.0 ? f : 1.0;
+}
+
 double aug_attention_model_us(const struct aug_gemm_ceiling *c, double batch_heads,
                               double seq_q, double seq_kv, double head_dim, int causal,
                               int backward, double bytes, struct aug_attn_plan *plan)

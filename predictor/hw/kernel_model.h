@@ -35,4 +35,9 @@ double aug_attention_model_us(const struct aug_gemm_ceiling *c, double batch_hea
                               double seq_q, double seq_kv, double head_dim, int causal,
                               int backward, double bytes, struct aug_attn_plan *plan);
 
+/* What FlashAttention-2 reaches of the main-loop rate this model gives the GPU's native
+ * fused kernel (cuDNN, FlashAttention-3): 1 before Hopper (sm_arch < 90, or unknown: 0),
+ * below 1 from Hopper on; multiply c->rate_tflops by it (attention_model.c). */
+double aug_attention_fa2_factor(const struct aug_gemm_ceiling *c, int sm_arch);
+
 #endif

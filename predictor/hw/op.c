@@ -7,6 +7,7 @@
  * A calibrated memory or collective curve gives the time directly (it was fitted as
  * latency + size / bandwidth, launch included). */
 #include "augur/op.h"
+#include "augur/plan.h"
 
 #include <math.h>
 #include <string.h>
@@ -98,6 +99,8 @@ static double model_time_s(const struct aug_gpu *gpu, const struct aug_op *op, d
     double mnk = 2.0 * op->m * op->n * op->k * (op->batch > 0 ? op->batch : 1.0);
     if (op->kind == AUG_OP_GEMM && !(fabs(op->flops - mnk) <= 1e-9 * mnk))
         return 0.0;
+    if (op->kind == AUG_OP_ATTENTION && op->attn_kernel == AUG_ATTN_KERNEL_FA2)
+        c.rate_tflops *= aug_attention_fa2_factor(&c, gpu->sm_arch);
     double us = op->kind == AUG_OP_GEMM
                     ? aug_gemm_model_us(&c, op->m, op->n, op->k, op->batch > 0 ? op->batch : 1,
                                         NULL)

@@ -90,6 +90,7 @@ struct attn_plan {
     double share; /* of the stage's layers that run this attention (global or windowed) */
     struct aug_attn_io io;
     enum aug_dtype adt;
+    int kernel; /* enum aug_attn_kernel */
 };
 
 static void attn_plan_init(const struct aug_model *m, const struct aug_plan *p,
@@ -101,6 +102,7 @@ static void attn_plan_init(const struct aug_model *m, const struct aug_plan *p,
         return; /* no layer of the stage runs it */
     /* fp8 recipes (Transformer Engine) keep attention in bf16 */
     ap->adt = x->dt == AUG_DTYPE_FP8 ? AUG_DTYPE_BF16 : x->dt;
+    ap->kernel = (int)p->attn_kernel;
     if (p->flash_attention)
         aug_attention_io(&ap->a, s->gpu.smem_kib_per_sm * 1024.0, (double)s->gpu.sm_count, &ap->io);
 }
@@ -118,6 +120,7 @@ static struct aug_op flash_op(const struct attn_plan *ap, int backward) {
     fa.head_dim = ap->a.head_dim;
     fa.causal = 1;
     fa.backward = backward;
+    fa.attn_kernel = ap->kernel;
     fa.flops = backward ? ap->io.bwd_flops : ap->io.fwd_flops;
     fa.bytes = backward ? ap->io.bwd_bytes : ap->io.fwd_bytes;
     return fa;

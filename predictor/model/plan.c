@@ -42,6 +42,22 @@ int aug_moe_overlap_from_name(const char *s, enum aug_moe_overlap *out) {
 _Static_assert(sizeof ternary_names / sizeof *ternary_names == AUG_TERNARY_COUNT,
                "ternary names out of sync");
 
+static const char *const attn_kernel_names[AUG_ATTN_KERNEL_COUNT] = {"cudnn", "fa3", "fa2"};
+
+const char *aug_attn_kernel_name(enum aug_attn_kernel k) {
+    return (unsigned)k < AUG_ATTN_KERNEL_COUNT ? attn_kernel_names[k] : "?";
+}
+
+int aug_attn_kernel_from_name(const char *s, enum aug_attn_kernel *out) {
+    for (int i = 0; i < AUG_ATTN_KERNEL_COUNT; i++)
+        if (s && strcasecmp(s, attn_kernel_names[i]) == 0) {
+            *out = (enum aug_attn_kernel)i;
+            return AUG_OK;
+        }
+    return aug_errorf(AUG_EUSAGE, "unknown attention kernel '%s' (use cudnn, fa3 or fa2)",
+                      s ? s : "");
+}
+
 const char *aug_cp_algo_name(enum aug_cp_algo a) {
     return (unsigned)a < AUG_CP_COUNT ? cp_algo_names[a] : "?";
 }
@@ -132,6 +148,7 @@ void aug_plan_init(struct aug_plan *p) {
     p->recompute = AUG_RECOMPUTE_NONE;
     p->dtype = AUG_DTYPE_BF16;
     p->flash_attention = 1;
+    p->attn_kernel = AUG_ATTN_KERNEL_CUDNN;
     p->dp_overlap = 1;
     p->cp_algo = AUG_CP_RING;
     p->etp = 0;

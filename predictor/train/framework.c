@@ -10,7 +10,13 @@
  * cross-validation, folds by row order modulo 5; the values kept are the fit on all rows,
  * the held-out errors are in README.md, "What the framework does"). Megatron-LM,
  * Megatron-Core, DeepSpeed and FSDP issue kernels through the same eager PyTorch path and
- * reuse them; no other set was used to tune them. */
+ * reuse them; no other set was used to tune them.
+ *
+ * Fused attention kernel: Transformer Engine "prefers cuDNN flash attention on Hopper+
+ * architectures, and Tri Dao flash attention on Ampere" (NeMo docs, memory_optimizations.rst,
+ * NVIDIA/NeMo PR 9188), so Megatron-Core runs cuDNN; flash-attn 2.x is what Megatron-DeepSpeed
+ * (--use-flash-attn-v2), DeepSpeed and PyTorch's SDPA flash backend call; the two differ in
+ * speed from Hopper on (hw/attention_model.c). */
 #include "augur/framework.h"
 
 #include <stdio.h>
@@ -37,7 +43,7 @@ static const struct aug_framework table[AUG_FW_COUNT] = {
         .name = "none",
         .source = "the plan as given; a flat per-kernel host cost (efficiency.c "
                   "framework_op_us)",
-        .sp = -1, .flash_attention = -1, .dp_overlap = -1, .tp_overlap = -1,
+        .sp = -1, .flash_attention = -1, .attn_kernel = -1, .dp_overlap = -1, .tp_overlap = -1,
         .param_gather_overlap = -1,
         .pp_overlap = -1, .pp_scatter = -1, .zero = -1, .fsdp = -1, .main_grads = -1,
         .cuda_graphs = -1, .bucket_min = -1, .bucket_per_dp = 0,
@@ -58,7 +64,7 @@ static const struct aug_framework table[AUG_FW_COUNT] = {
     [AUG_FW_MEGATRON_CORE] = {
         .name = "megatron-core",
         .source = "NeMo 2 / Megatron-Core 0.12 recipe defaults",
-        .sp = 1, .flash_attention = 1, .dp_overlap = 1, .tp_overlap = 0,
+        .sp = 1, .flash_attention = 1, .attn_kernel = AUG_ATTN_KERNEL_CUDNN, .dp_overlap = 1, .tp_overlap = 0,
         .param_gather_overlap = 1, .pp_overlap = 2,
         .pp_scatter = 0, .zero = 1, .fsdp = AUG_FSDP_NONE, .main_grads = 3,
         .cuda_graphs = 0, .bucket_min = 4e7, .bucket_per_dp = 1e6,
@@ -71,7 +77,7 @@ static const struct aug_framework table[AUG_FW_COUNT] = {
     [AUG_FW_MEGATRON_LM_2022] = {
         .name = "megatron-lm-2022",
         .source = "Megatron-LM v2.x-v3.0 (Narayanan et al. SC21, Korthikanti et al. 2022)",
-        .sp = -1, .flash_attention = 0, .dp_overlap = 0, .tp_overlap = 0,
+        .sp = -1, .flash_attention = 0, .attn_kernel = AUG_ATTN_KERNEL_FA2, .dp_overlap = 0, .tp_overlap = 0,
         .param_gather_overlap = 0, .pp_overlap = 0,
         .pp_scatter = 1, .zero = 0, .fsdp = AUG_FSDP_NONE, .main_grads = 3,
         .cuda_graphs = 0, .bucket_min = -1, .bucket_per_dp = 0,
@@ -85,7 +91,7 @@ static const struct aug_framework table[AUG_FW_COUNT] = {
     [AUG_FW_MEGATRON_DEEPSPEED] = {
         .name = "megatron-deepspeed",
         .source = "microsoft/Megatron-DeepSpeed with the DeepSpeed 0.9-0.14 engine",
-        .sp = -1, .flash_attention = 0, .dp_overlap = 0, .tp_overlap = 0,
+        .sp = -1, .flash_attention = 0, .attn_kernel = AUG_ATTN_KERNEL_FA2, .dp_overlap = 0, .tp_overlap = 0,
         .param_gather_overlap = 0, .pp_overlap = 0,
         .pp_scatter = 0, .zero = -1, .fsdp = AUG_FSDP_NONE, .main_grads = AUG_GRADS_DTYPE,
         .cuda_graphs = 0, .bucket_min = 5e8, .bucket_per_dp = 0,
@@ -97,7 +103,7 @@ static const struct aug_framework table[AUG_FW_COUNT] = {
     [AUG_FW_DEEPSPEED_ZERO] = {
         .name = "deepspeed-zero",
         .source = "DeepSpeed 0.14 ZeRO stage 3 defaults",
-        .sp = -1, .flash_attention = -1, .dp_overlap = 1, .tp_overlap = 0,
+        .sp = -1, .flash_attention = -1, .attn_kernel = AUG_ATTN_KERNEL_FA2, .dp_overlap = 1, .tp_overlap = 0,
         .param_gather_overlap = 0, .pp_overlap = 0,
         .pp_scatter = 0, .zero = 3, .fsdp = AUG_FSDP_NONE, .main_grads = AUG_GRADS_DTYPE,
         .cuda_graphs = 0, .bucket_min = 5e8, .bucket_per_dp = 0,
@@ -108,7 +114,7 @@ static const struct aug_framework table[AUG_FW_COUNT] = {
     [AUG_FW_PYTORCH_FSDP] = {
         .name = "pytorch-fsdp",
         .source = "PyTorch 2.x FSDP FULL_SHARD, one unit per layer",
-        .sp = -1, .flash_attention = 1, .dp_overlap = 1, .tp_overlap = 0,
+        .sp = -1, .flash_attention = 1, .attn_kernel = AUG_ATTN_KERNEL_FA2, .dp_overlap = 1, .tp_overlap = 0,
         .param_gather_overlap = 0, .pp_overlap = 0,
         .pp_scatter = 0, .zero = 0, .fsdp = AUG_FSDP_FULL, .main_grads = AUG_GRADS_DTYPE,
         .cuda_graphs = 0, .bucket_min = 0, .bucket_per_dp = 0,
@@ -160,6 +166,10 @@ void aug_framework_apply(int id, struct aug_plan *p, unsigned explicit_mask, cha
     if (f->flash_attention >= 0 && !(explicit_mask & AUG_FWSET_ATTENTION)) {
         p->flash_attention = f->flash_attention;
         note(applied, applied_size, "%sattention %s", p->flash_attention ? "fused" : "unfused");
+    }
+    if (f->attn_kernel >= 0 && p->flash_attention && !(explicit_mask & AUG_FWSET_ATTN_KERNEL)) {
+        p->attn_kernel = (enum aug_attn_kernel)f->attn_kernel;
+        note(applied, applied_size, "%sattention kernel %s", aug_attn_kernel_name(p->attn_kernel));
     }
     if (f->dp_overlap >= 0 && !(explicit_mask & AUG_FWSET_DP_OVERLAP)) {
         p->dp_overlap = f->dp_overlap;

@@ -47,8 +47,8 @@ static int string_key(const char *ctx, json_t *o, const char *key, char *buf, si
 static int read_plan(const char *ctx, json_t *o, struct aug_plan *p) {
     static const char *const known[] = {
         "gpus", "tp", "pp", "dp", "cp", "ep", "sp", "interleave", "micro_batch", "global_batch",
-        "seq", "recompute", "zero", "fsdp", "dtype", "attention", "dp_overlap", "cp_algo", "etp",
-        "ep_placement", "moe_capacity_factor", "moe_imbalance", "ternary_kernel", "tp_overlap",
+        "seq", "recompute", "zero", "fsdp", "dtype", "attention", "attention_kernel",
+        "dp_overlap", "cp_algo", "etp", "ep_placement", "moe_capacity_factor", "moe_imbalance", "ternary_kernel", "tp_overlap",
         "pp_overlap", "comm_slowdown", "uneven_pp", "moe_overlap", "framework", "pp_scatter",
         "main_grads", "cuda_graphs", "bucket_params", "param_gather_overlap", NULL};
     const char *key;
@@ -113,6 +113,11 @@ static int read_plan(const char *ctx, json_t *o, struct aug_plan *p) {
         return aug_errorf(AUG_EDATA, "%s: field 'attention': '%s' is not fused or unfused", ctx, s);
     if (s[0])
         p->flash_attention = strcmp(s, "fused") == 0;
+    s[0] = '\0';
+    if ((st = string_key(ctx, o, "attention_kernel", s, sizeof s)))
+        return st;
+    if (s[0] && aug_attn_kernel_from_name(s, &p->attn_kernel) != AUG_OK)
+        return aug_errorf(AUG_EDATA, "%s: field 'attention_kernel': %s", ctx, aug_last_error());
     s[0] = '\0';
     if ((st = string_key(ctx, o, "cp_algo", s, sizeof s)))
         return st;
