@@ -31,8 +31,6 @@
 #include "core/jsonutil.h"
 #include "hw/kdb_build.h"
 
-#define MAX_DONORS 16
-
 struct donor {
     struct aug_gpu gpu;
     struct aug_kdb *kdb;
@@ -42,14 +40,13 @@ struct donor {
 struct donor_scan {
     const char *root;
     const struct aug_gpu *target;
-    struct donor d[MAX_DONORS];
-    int n;
+    struct donor *d; /* every GPU of the target's sm_arch that has curves */
+    int n, cap;
 };
 
 static int collect_donor(const struct aug_gpu *g, void *ctx) {
     struct donor_scan *s = ctx;
-    if (g->sm_arch != s->target->sm_arch || strcmp(g->id, s->target->id) == 0 ||
-        s->n == MAX_DONORS)
+    if (g->sm_arch != s->target->sm_arch || strcmp(g->id, s->target->id) == 0)
         return AUG_OK;
     struct aug_kdb *k = NULL;
     int st = aug_kdb_open(s->root, g->id, &k); /* an unreadable donor table is an error */
@@ -58,6 +55,16 @@ static int collect_donor(const struct aug_gpu *g, void *ctx) {
     if (aug_kdb_curve_count(k) == 0) {
         aug_kdb_close(k);
         return AUG_OK;
+    }
+    if (s->n == s->cap) {
+        int cap = s->cap ? 2 * s->cap : 8;
+        struct donor *nd = realloc(s->d, (size_t)cap * sizeof *nd);
+        if (!nd) {
+            aug_kdb_close(k);
+            return aug_errorf(AUG_ENOMEM, "kdb: out of memory");
+        }
+        s->d = nd;
+        s->cap = cap;
     }
     s->d[s->n].gpu = *g;
     s->d[s->n].kdb = k;
@@ -186,6 +193,7 @@ int aug_kdb_open_predict(const char *root, const char *gpu_id, struct aug_kdb **
     }
     for (int j = 0; j < s.n; j++)
         aug_kdb_close(s.d[j].kdb);
+    free(s.d);
     if (st != AUG_OK) {
         aug_kdb_close(own);
         return st;
