@@ -174,6 +174,12 @@ static void test_gpu_lookup(void **state) {
     assert_int_equal(aug_gpu_lookup(NULL, "b200-180g", &g), AUG_OK);
     assert_int_equal(g.sm_count, 148);
     assert_near(g.hbm_gib, 183359.0 / 1024, 1e-4);
+    /* compute capability x 10 (CUDA C++ Programming Guide, "Compute Capabilities") */
+    assert_int_equal(g.sm_arch, 100);
+    assert_int_equal(aug_gpu_lookup(KDB, "h200-141g", &g), AUG_OK);
+    assert_int_equal(g.sm_arch, 90);
+    assert_int_equal(aug_gpu_lookup(KDB, "t4-16g", &g), AUG_OK);
+    assert_int_equal(g.sm_arch, 75);
     assert_int_equal(aug_gpu_lookup(KDB, "h100", &g), AUG_ENOTFOUND);
     assert_error_has("unknown GPU 'h100'");
     assert_error_has("h100-80g");
@@ -274,6 +280,19 @@ static void test_system_errors(void **state) {
                              " \"network\": {\"bw_gbps\": 50, \"latency_us\": 4}}";
     assert_int_equal(aug_system_from_json(KDB, "d.json", bad_domain, &s), AUG_EDATA);
     assert_error_has("'nvlink_domain' = 3 must be a multiple or a divisor of gpus_per_node = 8");
+
+    /* "sm_arch": 9 is compute capability 9.0 written without the x 10 */
+    const char *cc = "{\"name\": \"x\", \"gpu\": {\"gpu_id\": \"y\", \"sm_count\": 10,"
+                     " \"peak_tflops_fp32\": 1, \"peak_tflops_tf32\": 0,"
+                     " \"peak_tflops_bf16\": 10, \"peak_tflops_fp16\": 10,"
+                     " \"peak_tflops_fp8\": 0, \"peak_tflops_int8\": 0,"
+                     " \"peak_tflops_int4\": 0, \"hbm_gib\": 16, \"hbm_gbps\": 500,"
+                     " \"sm_arch\": 9},"
+                     " \"gpus_per_node\": 1,"
+                     " \"nvlink\": {\"bw_gbps\": 1, \"latency_us\": 1},"
+                     " \"network\": {\"bw_gbps\": 1, \"latency_us\": 1}}";
+    assert_int_equal(aug_system_from_json(KDB, "c.json", cc, &s), AUG_EDATA);
+    assert_error_has("field 'sm_arch' = 9: give the compute capability x 10 (90 for 9.0)");
 
     const char *typo = "{\"name\": \"x\", \"gpu\": \"h100-80g\", \"gpus_per_nod\": 8}";
     assert_int_equal(aug_system_from_json(KDB, "t.json", typo, &s), AUG_EDATA);

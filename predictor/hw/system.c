@@ -141,6 +141,10 @@ static int gpu_finish(struct aug_gpu *g, const char *where) {
         if (ach[i].ach > ach[i].peak * (1 + 1e-9))
             return aug_errorf(AUG_EDATA, "%s: field '%s' = %g is above the datasheet peak %g",
                               where, ach[i].key, ach[i].ach, ach[i].peak);
+    /* compute capability x 10: 60 (Pascal) and up; "9.0" read as 9 is the capability itself */
+    if (g->sm_arch > 0 && g->sm_arch < 10)
+        return aug_errorf(AUG_EDATA, "%s: field 'sm_arch' = %d: give the compute capability x 10 "
+                          "(%d for %d.%d)", where, g->sm_arch, g->sm_arch * 10, g->sm_arch, 0);
     for (const char *p = g->id; *p; p++)
         if (*p == '/' || *p == ' ' || *p == ',')
             return aug_errorf(AUG_EDATA,
