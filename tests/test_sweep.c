@@ -637,7 +637,21 @@ static void test_cli_json_keys(void **state) {
     assert_true(json_integer_value(json_object_get(j, "plans_valid")) <=
                 json_integer_value(json_object_get(j, "plans_evaluated")));
     assert_non_null(json_object_get(json_object_get(j, "why"), "summary"));
+    assert_string_equal(json_string_value(json_object_get(plan, "attention_kernel")), "cudnn");
     json_decref(j);
+    /* the attention kernel is a fixed input of the sweep, carried into every plan */
+    char *fa2[] = {SWEEP_ARGS, "--format", "json", "--threads", "2", "--attention-kernel", "fa2", NULL};
+    rc = augur(fa2);
+    if (rc != 0)
+        fail_msg("exit %d: %s", rc, err_buf);
+    j = parse_json(out_buf);
+    json_t *f0 = json_array_get(json_object_get(j, "top"), 0);
+    assert_string_equal(json_string_value(json_object_get(json_object_get(f0, "plan"),
+                                                          "attention_kernel")), "fa2");
+    json_decref(j);
+    char *bad[] = {SWEEP_ARGS, "--attention-kernel", "sdpa", NULL};
+    assert_int_equal(augur(bad), 2);
+    assert_non_null(strstr(err_buf, "--attention-kernel"));
 }
 
 static void test_cli_csv_table_plot_usage(void **state) {
