@@ -11,6 +11,14 @@
 
 #include "augur/model.h"
 
+/* Enum names (model_names.c), indexed by the enum; sized so a table can count them. */
+extern const char *const aug_model_arch_names[AUG_ARCH_COUNT];
+extern const char *const aug_model_mlp_names[AUG_MLP_COUNT];
+extern const char *const aug_model_norm_names[AUG_NORM_COUNT];
+extern const char *const aug_model_pos_names[AUG_POS_COUNT];
+extern const char *const aug_model_attn_names[AUG_ATTN_COUNT];
+extern const char *const aug_model_fp8_recipe_names[AUG_FP8_RECIPE_COUNT];
+
 /* Last component of a path-like string (no trailing '/'), into buf. */
 void aug_model_last_component(const char *s, char *buf, size_t n);
 /* "dir/Llama-2-7b-hf/config.json" -> "Llama-2-7b-hf"; "x/gpt2.json" -> "gpt2". */

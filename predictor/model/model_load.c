@@ -26,39 +26,6 @@
 #include "model/model_internal.h"
 #include "model/model_keys.h"
 
-/* ---- enum names --------------------------------------------------------------------- */
-
-static const char *const arch_names[] = {"dense", "moe", "matmulfree"};
-static const char *const mlp_names[] = {"gelu", "swiglu"};
-static const char *const norm_names[] = {"layernorm", "rmsnorm"};
-static const char *const pos_names[] = {"learned", "rope"};
-static const char *const attn_names[] = {"gqa", "mla"};
-static const char *const fp8_recipe_names[] = {"per_tensor", "per_channel_per_token"};
-_Static_assert(sizeof fp8_recipe_names / sizeof *fp8_recipe_names == AUG_FP8_RECIPE_COUNT,
-               "fp8 recipe names");
-_Static_assert(sizeof arch_names / sizeof *arch_names == AUG_ARCH_COUNT, "arch names");
-_Static_assert(sizeof mlp_names / sizeof *mlp_names == AUG_MLP_COUNT, "mlp names");
-_Static_assert(sizeof norm_names / sizeof *norm_names == AUG_NORM_COUNT, "norm names");
-_Static_assert(sizeof pos_names / sizeof *pos_names == AUG_POS_COUNT, "pos names");
-_Static_assert(sizeof attn_names / sizeof *attn_names == AUG_ATTN_COUNT, "attention names");
-
-const char *aug_arch_name(enum aug_arch a) {
-    return (unsigned)a < AUG_ARCH_COUNT ? arch_names[a] : "unknown";
-}
-
-const char *aug_mlp_name(enum aug_mlp m) {
-    return (unsigned)m < AUG_MLP_COUNT ? mlp_names[m] : "unknown";
-}
-
-const char *aug_attn_name(enum aug_attn a) {
-    return (unsigned)a < AUG_ATTN_COUNT ? attn_names[a] : "unknown";
-}
-
-const char *aug_fp8_recipe_name(enum aug_fp8_recipe r) {
-    return (unsigned)r < AUG_FP8_RECIPE_COUNT ? fp8_recipe_names[r] : "unknown";
-}
-
-
 /* ---- augur's own model JSON --------------------------------------------------------- */
 
 enum ftype { F_LONG, F_DOUBLE, F_BOOL, F_STR, F_ENUM };
@@ -77,7 +44,7 @@ struct field {
 #define NAMES(t) t, (int)(sizeof t / sizeof *t)
 static const struct field model_fields[] = {
     {"name", F_STR, MF(name), 0, NULL, 0},
-    {"arch", F_ENUM, MF(arch), 0, NAMES(arch_names)},
+    {"arch", F_ENUM, MF(arch), 0, NAMES(aug_model_arch_names)},
     {"layers", F_LONG, MF(layers), AUG_JSON_REQUIRED | AUG_JSON_POSITIVE, NULL, 0},
     {"hidden", F_LONG, MF(hidden), AUG_JSON_REQUIRED | AUG_JSON_POSITIVE, NULL, 0},
     {"heads", F_LONG, MF(heads), AUG_JSON_REQUIRED | AUG_JSON_POSITIVE, NULL, 0},
@@ -86,9 +53,9 @@ static const struct field model_fields[] = {
     {"ffn_hidden", F_LONG, MF(ffn_hidden), AUG_JSON_POSITIVE, NULL, 0},
     {"vocab", F_LONG, MF(vocab), AUG_JSON_POSITIVE, NULL, 0},
     {"max_seq", F_LONG, MF(max_seq), AUG_JSON_POSITIVE, NULL, 0},
-    {"mlp", F_ENUM, MF(mlp), 0, NAMES(mlp_names)},
-    {"norm", F_ENUM, MF(norm), 0, NAMES(norm_names)},
-    {"pos", F_ENUM, MF(pos), 0, NAMES(pos_names)},
+    {"mlp", F_ENUM, MF(mlp), 0, NAMES(aug_model_mlp_names)},
+    {"norm", F_ENUM, MF(norm), 0, NAMES(aug_model_norm_names)},
+    {"pos", F_ENUM, MF(pos), 0, NAMES(aug_model_pos_names)},
     {"tied_embeddings", F_BOOL, MF(tied_embeddings), 0, NULL, 0},
     {"linear_bias", F_BOOL, MF(linear_bias), 0, NULL, 0},
     {"moe_experts", F_LONG, MF(moe_experts), AUG_JSON_NONNEG, NULL, 0},
@@ -100,7 +67,7 @@ static const struct field model_fields[] = {
     {"dense_ffn_hidden", F_LONG, MF(dense_ffn_hidden), AUG_JSON_NONNEG, NULL, 0},
     {"moe_groups", F_LONG, MF(moe_groups), AUG_JSON_NONNEG, NULL, 0},
     {"moe_topk_groups", F_LONG, MF(moe_topk_groups), AUG_JSON_NONNEG, NULL, 0},
-    {"attention", F_ENUM, MF(attention), 0, NAMES(attn_names)},
+    {"attention", F_ENUM, MF(attention), 0, NAMES(aug_model_attn_names)},
     {"q_lora_rank", F_LONG, MF(q_lora_rank), AUG_JSON_NONNEG, NULL, 0},
     {"kv_lora_rank", F_LONG, MF(kv_lora_rank), AUG_JSON_NONNEG, NULL, 0},
     {"qk_nope_head_dim", F_LONG, MF(qk_nope_head_dim), AUG_JSON_NONNEG, NULL, 0},
@@ -112,7 +79,7 @@ static const struct field model_fields[] = {
     {"sliding_window", F_LONG, MF(sliding_window), AUG_JSON_NONNEG, NULL, 0},
     {"global_attn_every", F_LONG, MF(global_attn_every), AUG_JSON_NONNEG, NULL, 0},
     {"mtp_layers", F_LONG, MF(mtp_layers), AUG_JSON_NONNEG, NULL, 0},
-    {"fp8_recipe", F_ENUM, MF(fp8_recipe), 0, NAMES(fp8_recipe_names)},
+    {"fp8_recipe", F_ENUM, MF(fp8_recipe), 0, NAMES(aug_model_fp8_recipe_names)},
     {"source", F_STR, MF(source), 0, NULL, 0},
 };
 #define N_MODEL_FIELDS (sizeof model_fields / sizeof *model_fields)
