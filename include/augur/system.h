@@ -63,7 +63,8 @@ struct aug_system {
 /* Load a GPU row from <kernels-db>/gpus.csv by id. kdb_root NULL: default data dir. */
 int aug_gpu_lookup(const char *kdb_root, const char *gpu_id, struct aug_gpu *out);
 /* Call fn on every row of <kdb_root>/gpus.csv in file order; stops at the first non-zero
- * return of fn and returns it. A row that does not parse is an error naming its line. */
+ * return of fn and returns it. A row that does not parse, or a repeated gpu_id, is an
+ * error naming its line (the checks of aug_gpu_lookup). */
 int aug_gpu_foreach(const char *kdb_root, int (*fn)(const struct aug_gpu *, void *), void *ctx);
 
 /* Load a system by preset name or by path to a system JSON (anything with '/' or

@@ -201,34 +201,45 @@ static int gpu_from_row(const struct aug_csv *t, size_t row, struct aug_gpu *out
     return AUG_OK;
 }
 
+/* Read <kdb_root>/gpus.csv (root NULL or "": aug_kdb_dir()) into *t with its path and the
+ * gpu_id column: a missing column or a repeated id is an error naming the file and line. */
+static int load_gpus_csv(const char *kdb_root, char *path, size_t n, struct aug_csv **t,
+                         int *col) {
+    const char *dir = kdb_root && *kdb_root ? kdb_root : aug_kdb_dir();
+    aug_fmt_trunc(path, n, "%s/gpus.csv", dir);
+    int st = aug_csv_load(path, t);
+    if (st)
+        return st;
+    *col = aug_csv_col(*t, "gpu_id");
+    if (*col < 0)
+        st = aug_errorf(AUG_EDATA, "%s: column 'gpu_id' is missing", path);
+    size_t rows = aug_csv_rows(*t);
+    for (size_t r = 0; r < rows && st == AUG_OK; r++) {
+        const char *id = aug_csv_cell(*t, r, *col);
+        for (size_t q = 0; q < r && st == AUG_OK; q++)
+            if (*id && strcmp(id, aug_csv_cell(*t, q, *col)) == 0)
+                st = aug_csv_cell_error(*t, r, "gpu_id", "'%s' repeats line %ld", id,
+                                        aug_csv_line(*t, q));
+    }
+    if (st != AUG_OK) {
+        aug_csv_free(*t);
+        *t = NULL;
+    }
+    return st;
+}
+
 int aug_gpu_lookup(const char *kdb_root, const char *gpu_id, struct aug_gpu *out) {
     if (!gpu_id || !*gpu_id)
         return aug_errorf(AUG_EUSAGE, "no GPU id given");
-    const char *dir = kdb_root && *kdb_root ? kdb_root : aug_kdb_dir();
     char path[PATH_MAX];
-    aug_fmt_trunc(path, sizeof path, "%s/gpus.csv", dir);
     struct aug_csv *t;
-    int st = aug_csv_load(path, &t);
+    int col, st = load_gpus_csv(kdb_root, path, sizeof path, &t, &col);
     if (st)
         return st;
-    int col = aug_csv_col(t, "gpu_id");
-    if (col < 0) {
-        aug_csv_free(t);
-        return aug_errorf(AUG_EDATA, "%s: column 'gpu_id' is missing", path);
-    }
     size_t n = aug_csv_rows(t), hit = n;
-    for (size_t r = 0; r < n; r++) {
-        const char *id = aug_csv_cell(t, r, col);
-        for (size_t q = 0; q < r; q++)
-            if (*id && strcmp(id, aug_csv_cell(t, q, col)) == 0) {
-                st = aug_csv_cell_error(t, r, "gpu_id", "'%s' repeats line %ld", id,
-                                        aug_csv_line(t, q));
-                aug_csv_free(t);
-                return st;
-            }
-        if (hit == n && strcmp(id, gpu_id) == 0)
+    for (size_t r = 0; r < n && hit == n; r++)
+        if (strcmp(aug_csv_cell(t, r, col), gpu_id) == 0)
             hit = r;
-    }
     for (size_t r = 0; r < n && hit == n; r++)
         if (strcasecmp(aug_csv_cell(t, r, col), gpu_id) == 0)
             hit = r;
@@ -248,11 +259,9 @@ int aug_gpu_lookup(const char *kdb_root, const char *gpu_id, struct aug_gpu *out
 }
 
 int aug_gpu_foreach(const char *kdb_root, int (*fn)(const struct aug_gpu *, void *), void *ctx) {
-    const char *dir = kdb_root && *kdb_root ? kdb_root : aug_kdb_dir();
     char path[PATH_MAX];
-    aug_fmt_trunc(path, sizeof path, "%s/gpus.csv", dir);
     struct aug_csv *t;
-    int st = aug_csv_load(path, &t);
+    int col, st = load_gpus_csv(kdb_root, path, sizeof path, &t, &col);
     if (st)
         return st;
     size_t n = aug_csv_rows(t);
