@@ -172,13 +172,9 @@ int aug_import_neusight(const char *name, const char *buf, size_t len,
         return rc;
     long hline = (long)aug_csv_comments(t) + 1;
     static const char *const need[] = {"OPName", "Latency", "Device", "B"};
-    for (size_t i = 0; i < sizeof need / sizeof need[0]; i++) {
-        if (aug_csv_col(t, need[i]) < 0) {
-            rc = aug_errorf(AUG_EDATA, "%s:%ld: column '%s': missing (not a NeuSight "
-                            "operator CSV?)", name, hline, need[i]);
-            goto out;
-        }
-    }
+    if ((rc = aug_csv_need_cols(t, need, sizeof need / sizeof need[0],
+                                " (not a NeuSight operator CSV?)")) != AUG_OK)
+        goto out;
     int src[N_NS_OPS];
     for (size_t i = 0; i < N_NS_OPS; i++)
         src[i] = -1;

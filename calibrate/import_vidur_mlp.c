@@ -118,13 +118,9 @@ int aug_import_vidur_mlp(const char *name, const char *buf, size_t len,
     static const char *const need[] = {"num_tokens", "n_embd", "n_head", "n_kv_head",
                                        "n_expanded_embd", "use_gated_mlp",
                                        "num_tensor_parallel_workers"};
-    for (size_t i = 0; i < sizeof need / sizeof need[0]; i++) {
-        if (aug_csv_col(t, need[i]) < 0) {
-            rc = aug_errorf(AUG_EDATA, "%s:1: column '%s': missing (not a Vidur mlp.csv?)",
-                            name, need[i]);
-            goto out;
-        }
-    }
+    if ((rc = aug_csv_need_cols(t, need, sizeof need / sizeof need[0],
+                                " (not a Vidur mlp.csv?)")) != AUG_OK)
+        goto out;
     /* which ops are present, and their column names */
     char med[N_VOPS][64], mn[N_VOPS][64], mx[N_VOPS][64];
     int present[N_VOPS], src[N_VOPS];

@@ -23,13 +23,9 @@ int aug_import_vidur_network(const char *name, const char *buf, size_t len,
     if (rc != AUG_OK)
         return rc;
     static const char *const need[] = {"collective", "num_workers", "size", "devices_per_node"};
-    for (size_t i = 0; i < sizeof need / sizeof need[0]; i++) {
-        if (aug_csv_col(t, need[i]) < 0) {
-            rc = aug_errorf(AUG_EDATA, "%s:1: column '%s': missing (not a Vidur network file?)",
-                            name, need[i]);
-            goto out;
-        }
-    }
+    if ((rc = aug_csv_need_cols(t, need, sizeof need / sizeof need[0],
+                                " (not a Vidur network file?)")) != AUG_OK)
+        goto out;
     int fidx = aug_samples_file(out, name);
     char sbuf[512];
     int src = aug_samples_source(out, aug_import_source(o, name, NULL, sbuf, sizeof sbuf));

@@ -41,6 +41,12 @@ const char *aug_csv_comment(const struct aug_csv *t, size_t i); /* without the '
 /* Column index of `name` (exact, after trimming spaces and a UTF-8 BOM), or -1. */
 int aug_csv_col(const struct aug_csv *t, const char *name);
 
+/* AUG_EDATA "<file>:<header line>: column 'c': missing<hint>" for the first of the n
+ * columns the table lacks (hint: "" or e.g. " (not a Vidur mlp.csv?)"); AUG_OK when all
+ * are there. */
+int aug_csv_need_cols(const struct aug_csv *t, const char *const *cols, size_t n,
+                      const char *hint);
+
 /* Cell text; "" for a short row or col < 0. Never NULL. */
 const char *aug_csv_cell(const struct aug_csv *t, size_t row, int col);
 

@@ -267,6 +267,15 @@ int aug_csv_col(const struct aug_csv *t, const char *name) {
     return -1;
 }
 
+int aug_csv_need_cols(const struct aug_csv *t, const char *const *cols, size_t n,
+                      const char *hint) {
+    for (size_t i = 0; i < n; i++)
+        if (aug_csv_col(t, cols[i]) < 0) /* the header follows the leading comment lines */
+            return aug_errorf(AUG_EDATA, "%s:%ld: column '%s': missing%s", aug_csv_name(t),
+                              (long)aug_csv_comments(t) + 1, cols[i], hint ? hint : "");
+    return AUG_OK;
+}
+
 const char *aug_csv_cell(const struct aug_csv *t, size_t row, int col) {
     if (row >= t->n_rows || col < 0 || (size_t)col >= t->rows[row].n)
         return "";

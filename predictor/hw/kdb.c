@@ -373,12 +373,8 @@ int aug_kdb_open(const char *root, const char *gpu_id, struct aug_kdb **out)
         return rc;
     }
     static const char *const need[] = {"family", "op", "dtype", "form", "x_min", "x_max"};
-    for (size_t i = 0; i < sizeof need / sizeof need[0]; i++) {
-        if (aug_csv_col(t, need[i]) < 0) {
-            rc = aug_errorf(AUG_EDATA, "%s:1: column '%s': missing", aug_csv_name(t), need[i]);
-            goto fail;
-        }
-    }
+    if ((rc = aug_csv_need_cols(t, need, sizeof need / sizeof need[0], "")) != AUG_OK)
+        goto fail;
     size_t rows = aug_csv_rows(t);
     k->curves = calloc(rows ? rows : 1, sizeof *k->curves);
     k->entry = calloc(rows ? rows : 1, sizeof *k->entry);
