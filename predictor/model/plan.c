@@ -13,130 +13,129 @@
 #include "augur/system.h"
 #include "hw/efficiency.h"
 
+/* Name tables of the plan enums, indexed by the enum. */
+#define COUNT(a) (int)(sizeof a / sizeof *a)
 static const char *const recompute_names[] = {"none", "selective", "full"};
-_Static_assert(sizeof recompute_names / sizeof *recompute_names == AUG_RECOMPUTE_COUNT,
-               "recompute names out of sync");
 static const char *const fsdp_names[] = {"none", "full", "hybrid"};
-_Static_assert(sizeof fsdp_names / sizeof *fsdp_names == AUG_FSDP_COUNT, "fsdp names out of sync");
-
 static const char *const cp_algo_names[] = {"ring", "ulysses", "allgather"};
-_Static_assert(sizeof cp_algo_names / sizeof *cp_algo_names == AUG_CP_COUNT, "cp names out of sync");
 static const char *const ternary_names[] = {"accumulate", "tensor"};
 static const char *const moe_overlap_names[] = {"none", "shared", "batch"};
-_Static_assert(sizeof moe_overlap_names / sizeof *moe_overlap_names == AUG_MOE_OVERLAP_COUNT,
-               "moe overlap names out of sync");
+static const char *const attn_kernel_names[] = {"cudnn", "fa3", "fa2"};
+static const char *const grads_names[] = {"dtype", "fp32", "fp32-copy"};
+_Static_assert(COUNT(recompute_names) == AUG_RECOMPUTE_COUNT, "recompute names");
+_Static_assert(COUNT(fsdp_names) == AUG_FSDP_COUNT, "fsdp names");
+_Static_assert(COUNT(cp_algo_names) == AUG_CP_COUNT, "cp names");
+_Static_assert(COUNT(ternary_names) == AUG_TERNARY_COUNT, "ternary names");
+_Static_assert(COUNT(moe_overlap_names) == AUG_MOE_OVERLAP_COUNT, "moe overlap names");
+_Static_assert(COUNT(attn_kernel_names) == AUG_ATTN_KERNEL_COUNT, "attention kernel names");
+_Static_assert(COUNT(grads_names) == AUG_GRADS_COUNT, "main-grads names");
+
+/* Index of s in names (case-insensitive), or -1. */
+static int name_index(const char *s, const char *const *names, int n) {
+    for (int i = 0; s && i < n; i++)
+        if (strcasecmp(s, names[i]) == 0)
+            return i;
+    return -1;
+}
+
+/* The name of enum value v, "?" out of range. */
+#define ENUM_NAME(table, v) ((unsigned)(v) < (unsigned)COUNT(table) ? table[v] : "?")
 
 const char *aug_moe_overlap_name(enum aug_moe_overlap o) {
-    return (unsigned)o < AUG_MOE_OVERLAP_COUNT ? moe_overlap_names[o] : "?";
+    return ENUM_NAME(moe_overlap_names, o);
 }
 
 int aug_moe_overlap_from_name(const char *s, enum aug_moe_overlap *out) {
-    for (int i = 0; i < AUG_MOE_OVERLAP_COUNT; i++)
-        if (s && strcasecmp(s, moe_overlap_names[i]) == 0) {
-            *out = (enum aug_moe_overlap)i;
-            return AUG_OK;
-        }
-    return aug_errorf(AUG_EUSAGE, "unknown MoE overlap '%s' (use none, shared or batch)",
-                      s ? s : "");
+    int i = name_index(s, moe_overlap_names, COUNT(moe_overlap_names));
+    if (i < 0)
+        return aug_errorf(AUG_EUSAGE, "unknown MoE overlap '%s' (use none, shared or batch)",
+                          s ? s : "");
+    *out = (enum aug_moe_overlap)i;
+    return AUG_OK;
 }
-_Static_assert(sizeof ternary_names / sizeof *ternary_names == AUG_TERNARY_COUNT,
-               "ternary names out of sync");
-
-static const char *const attn_kernel_names[AUG_ATTN_KERNEL_COUNT] = {"cudnn", "fa3", "fa2"};
 
 const char *aug_attn_kernel_name(enum aug_attn_kernel k) {
-    return (unsigned)k < AUG_ATTN_KERNEL_COUNT ? attn_kernel_names[k] : "?";
+    return ENUM_NAME(attn_kernel_names, k);
 }
 
 int aug_attn_kernel_from_name(const char *s, enum aug_attn_kernel *out) {
-    for (int i = 0; i < AUG_ATTN_KERNEL_COUNT; i++)
-        if (s && strcasecmp(s, attn_kernel_names[i]) == 0) {
-            *out = (enum aug_attn_kernel)i;
-            return AUG_OK;
-        }
-    return aug_errorf(AUG_EUSAGE, "unknown attention kernel '%s' (use cudnn, fa3 or fa2)",
-                      s ? s : "");
+    int i = name_index(s, attn_kernel_names, COUNT(attn_kernel_names));
+    if (i < 0)
+        return aug_errorf(AUG_EUSAGE, "unknown attention kernel '%s' (use cudnn, fa3 or fa2)",
+                          s ? s : "");
+    *out = (enum aug_attn_kernel)i;
+    return AUG_OK;
 }
 
 const char *aug_cp_algo_name(enum aug_cp_algo a) {
-    return (unsigned)a < AUG_CP_COUNT ? cp_algo_names[a] : "?";
+    return ENUM_NAME(cp_algo_names, a);
 }
 
 int aug_cp_algo_from_name(const char *s, enum aug_cp_algo *out) {
-    for (int i = 0; i < AUG_CP_COUNT; i++)
-        if (s && strcasecmp(s, cp_algo_names[i]) == 0) {
-            *out = (enum aug_cp_algo)i;
-            return AUG_OK;
-        }
-    if (s && (strcasecmp(s, "p2p") == 0 || strcasecmp(s, "ring-attention") == 0)) {
-        *out = AUG_CP_RING;
-        return AUG_OK;
-    }
-    if (s && (strcasecmp(s, "a2a") == 0 || strcasecmp(s, "all-to-all") == 0)) {
-        *out = AUG_CP_ULYSSES;
-        return AUG_OK;
-    }
-    return aug_errorf(AUG_EUSAGE, "unknown context-parallel algorithm '%s' (use ring, ulysses "
-                                  "or allgather)", s ? s : "");
+    /* the names other tools use: Megatron's p2p (ring), all-to-all (Ulysses) */
+    static const char *const ring_alias[] = {"p2p", "ring-attention"};
+    static const char *const ulysses_alias[] = {"a2a", "all-to-all"};
+    int i = name_index(s, cp_algo_names, COUNT(cp_algo_names));
+    if (i < 0 && name_index(s, ring_alias, COUNT(ring_alias)) >= 0)
+        i = AUG_CP_RING;
+    if (i < 0 && name_index(s, ulysses_alias, COUNT(ulysses_alias)) >= 0)
+        i = AUG_CP_ULYSSES;
+    if (i < 0)
+        return aug_errorf(AUG_EUSAGE, "unknown context-parallel algorithm '%s' (use ring, "
+                                      "ulysses or allgather)", s ? s : "");
+    *out = (enum aug_cp_algo)i;
+    return AUG_OK;
 }
 
 const char *aug_ternary_kernel_name(enum aug_ternary_kernel k) {
-    return (unsigned)k < AUG_TERNARY_COUNT ? ternary_names[k] : "?";
+    return ENUM_NAME(ternary_names, k);
 }
 
 int aug_ternary_kernel_from_name(const char *s, enum aug_ternary_kernel *out) {
-    for (int i = 0; i < AUG_TERNARY_COUNT; i++)
-        if (s && strcasecmp(s, ternary_names[i]) == 0) {
-            *out = (enum aug_ternary_kernel)i;
-            return AUG_OK;
-        }
-    return aug_errorf(AUG_EUSAGE, "unknown ternary kernel '%s' (use accumulate or tensor)",
-                      s ? s : "");
+    int i = name_index(s, ternary_names, COUNT(ternary_names));
+    if (i < 0)
+        return aug_errorf(AUG_EUSAGE, "unknown ternary kernel '%s' (use accumulate or tensor)",
+                          s ? s : "");
+    *out = (enum aug_ternary_kernel)i;
+    return AUG_OK;
 }
 
-static const char *const grads_names[] = {"dtype", "fp32", "fp32-copy"};
-_Static_assert(sizeof grads_names / sizeof *grads_names == AUG_GRADS_COUNT,
-               "main-grads names out of sync");
-
 const char *aug_main_grads_name(enum aug_main_grads g) {
-    return (unsigned)g < AUG_GRADS_COUNT ? grads_names[g] : "?";
+    return ENUM_NAME(grads_names, g);
 }
 
 int aug_main_grads_from_name(const char *s, enum aug_main_grads *out) {
-    for (int i = 0; i < AUG_GRADS_COUNT; i++)
-        if (s && strcasecmp(s, grads_names[i]) == 0) {
-            *out = (enum aug_main_grads)i;
-            return AUG_OK;
-        }
-    return aug_errorf(AUG_EUSAGE, "unknown gradient mode '%s' (use dtype, fp32 or fp32-copy)",
-                      s ? s : "");
+    int i = name_index(s, grads_names, COUNT(grads_names));
+    if (i < 0)
+        return aug_errorf(AUG_EUSAGE, "unknown gradient mode '%s' (use dtype, fp32 or "
+                                      "fp32-copy)", s ? s : "");
+    *out = (enum aug_main_grads)i;
+    return AUG_OK;
 }
 
 const char *aug_recompute_name(enum aug_recompute r) {
-    return (unsigned)r < AUG_RECOMPUTE_COUNT ? recompute_names[r] : "?";
+    return ENUM_NAME(recompute_names, r);
 }
 
 int aug_recompute_from_name(const char *s, enum aug_recompute *out) {
-    for (int i = 0; i < AUG_RECOMPUTE_COUNT; i++)
-        if (s && strcasecmp(s, recompute_names[i]) == 0) {
-            *out = (enum aug_recompute)i;
-            return AUG_OK;
-        }
-    return aug_errorf(AUG_EUSAGE, "unknown recompute '%s' (use none, selective or full)",
-                      s ? s : "");
+    int i = name_index(s, recompute_names, COUNT(recompute_names));
+    if (i < 0)
+        return aug_errorf(AUG_EUSAGE, "unknown recompute '%s' (use none, selective or full)",
+                          s ? s : "");
+    *out = (enum aug_recompute)i;
+    return AUG_OK;
 }
 
 const char *aug_fsdp_name(enum aug_fsdp f) {
-    return (unsigned)f < AUG_FSDP_COUNT ? fsdp_names[f] : "?";
+    return ENUM_NAME(fsdp_names, f);
 }
 
 int aug_fsdp_from_name(const char *s, enum aug_fsdp *out) {
-    for (int i = 0; i < AUG_FSDP_COUNT; i++)
-        if (s && strcasecmp(s, fsdp_names[i]) == 0) {
-            *out = (enum aug_fsdp)i;
-            return AUG_OK;
-        }
-    return aug_errorf(AUG_EUSAGE, "unknown fsdp mode '%s' (use full or hybrid)", s ? s : "");
+    int i = name_index(s, fsdp_names, COUNT(fsdp_names));
+    if (i < 0)
+        return aug_errorf(AUG_EUSAGE, "unknown fsdp mode '%s' (use full or hybrid)", s ? s : "");
+    *out = (enum aug_fsdp)i;
+    return AUG_OK;
 }
 
 void aug_plan_init(struct aug_plan *p) {
