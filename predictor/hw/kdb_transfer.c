@@ -119,15 +119,11 @@ static int same_key(const struct aug_curve *a, const struct aug_curve *b) {
     return a->family == b->family && a->dtype == b->dtype && strcmp(a->op, b->op) == 0;
 }
 
-/* Does a donor before `di` have a transferable curve with c's key? */
-static int claimed_before(const struct donor_scan *s, int di, const struct aug_curve *c) {
-    for (int j = 0; j < di; j++)
-        for (int i = 0; i < aug_kdb_curve_count(s->d[j].kdb); i++) {
-            const struct aug_curve *o = aug_kdb_curve_at(s->d[j].kdb, i);
-            struct aug_curve tmp;
-            if (same_key(o, c) && rescale(o, &s->d[j].gpu, s->target, &tmp))
-                return 1;
-        }
+/* Does one of the first n curves of k (nearer donors' curves) have c's key? */
+static int has_key(const struct aug_kdb *k, int n, const struct aug_curve *c) {
+    for (int i = 0; i < n; i++)
+        if (same_key(aug_kdb_curve_at(k, i), c))
+            return 1;
     return 0;
 }
 
@@ -142,13 +138,15 @@ static int build(struct donor_scan *s, struct aug_kdb **out) {
                  s->target->sm_arch);
     struct aug_kdb *k = NULL;
     int st = aug_kdb_new(s->target->id, origin, &k);
-    for (int j = 0; j < s->n && st == AUG_OK; j++)
+    for (int j = 0; j < s->n && st == AUG_OK; j++) {
+        int nearer = aug_kdb_curve_count(k); /* taken from the donors before this one */
         for (int i = 0; i < aug_kdb_curve_count(s->d[j].kdb) && st == AUG_OK; i++) {
             const struct aug_curve *c = aug_kdb_curve_at(s->d[j].kdb, i);
             struct aug_curve r;
-            if (rescale(c, &s->d[j].gpu, s->target, &r) && !claimed_before(s, j, c))
+            if (!has_key(k, nearer, c) && rescale(c, &s->d[j].gpu, s->target, &r))
                 st = aug_kdb_add_curve(k, &r);
         }
+    }
     if (st != AUG_OK) {
         aug_kdb_close(k);
         return st;

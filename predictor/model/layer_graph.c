@@ -564,7 +564,8 @@ static void graph_layer_mix(const struct aug_model *m, const struct aug_plan *p,
         aug_gb_pair(g, g->bwd, i_proj_d, bag2, AUG_OVL_RING, tpn);
         aug_gb_pair(g, g->bwd, i_qkv_d, brs2, AUG_OVL_RING, tpn);
     }
-    aug_gb_fp8_casts(g, 0);
+    if (x.dt == AUG_DTYPE_FP8)
+        aug_gb_fp8_casts(g, 0);
     if (moe_layer && p->moe_overlap == AUG_MOE_OVERLAP_BATCH && p->ep > 1) {
         aug_moe_batch_overlap(g, g->fwd, g->n_fwd);
         aug_moe_batch_overlap(g, g->bwd, g->n_bwd);
