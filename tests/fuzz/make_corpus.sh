@@ -59,7 +59,7 @@ cut_csv "$src/kernels-db/gpus.csv" "$d" gpus
 d=$(t fuzz_numbers)
 { cat "$src"/kernels-db/*/curves.csv "$src/kernels-db/gpus.csv" | grep -v '^#' | tr ',' '\n'
   printf '%s\n' 64Mi 1Gi 2GiB 512K 1.5Ki 1e3 8.0 -1 0 4096 1T 0.25; } |
-    grep -E '^[-+0-9.eE]+[KMGTiB]*$' | sort -u | head -400 |
+    grep -E '^[-+0-9.eE]+[KMGTiB]*$' | sort -u | awk 'NR <= 400' |
     awk -v dir="$d" '{ f = sprintf("%s/n_%04d", dir, NR); printf "%s", $0 > f; close(f) }'
 
 # profiler raw files (resume reader) and calibrate's raw importer: the same schema
@@ -107,12 +107,12 @@ if [ -d "$shared/external/vidur/data" ]; then
     i=0
     while IFS= read -r f; do
         i=$((i + 1)); cut_csv "$f" "$d" "mlp_$i"
-    done < <(find "$shared/external/vidur/data" -name 'mlp.csv' | sort | head -8)
+    done < <(find "$shared/external/vidur/data" -name 'mlp.csv' | sort | awk 'NR <= 8')
     d=$(t fuzz_import_vidur_network)
     i=0
     while IFS= read -r f; do
         i=$((i + 1)); cut_csv "$f" "$d" "net_$i"
-    done < <(find "$shared/external/vidur/data/profiling/network" -name '*.csv' | sort | head -8)
+    done < <(find "$shared/external/vidur/data/profiling/network" -name '*.csv' | sort | awk 'NR <= 8')
 fi
 
 # NeuSight operator CSVs: two pieces of 6 rows of every operator on every GPU (file names

@@ -13,7 +13,7 @@ expect=${3:-}
 src=$(cd "$(dirname "$0")/../.." && pwd)
 rm -rf "$prefix"
 cmake --install "$build" --prefix "$prefix" >/dev/null
-libdir=$(dirname "$(find "$prefix" -name augur.pc | head -n 1)")/..
+libdir=$(dirname "$(find "$prefix" -name augur.pc -print -quit)")/..
 # the shared library carries a SONAME with the major version
 soname=$(readelf -d "$libdir"/libaugur.so | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')
 [ "$soname" = "libaugur.so.0" ] || { echo "SONAME is '$soname', expected libaugur.so.0"; exit 1; }
@@ -45,7 +45,7 @@ awk -v a="$cli" -v b="$lib" 'BEGIN { d = a - b; if (d < 0) d = -d;
 "$prefix/bin/augur" models | grep -q llama2-70b
 # man pages, when help2man was there at build time
 if command -v help2man >/dev/null 2>&1; then
-    mandir=$(dirname "$(find "$prefix" -name augur-train.1 | head -n 1)")
+    mandir=$(dirname "$(find "$prefix" -name augur-train.1 -print -quit)")
     [ -f "$mandir/augur.1" ] || { echo "no man pages installed under $prefix"; exit 1; }
 fi
 echo "install check passed: $prefix"
