@@ -29,7 +29,7 @@ static int setup(void **state) {
 
 static int teardown(void **state) {
     (void)state;
-    static const char *const names[] = {"acc.csv", "vt.csv", "bad.csv", "unit.csv"};
+    static const char *const names[] = {"acc.csv", "vt.csv", "bad.csv", "unit.csv", "check.csv"};
     char path[160];
     for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
         snprintf(path, sizeof path, "%s/%s", dir, names[i]);
@@ -216,6 +216,73 @@ static void test_vtrain_importer(void **state) {
     assert_non_null(strstr(aug_last_error(), "vt.csv:2"));
 }
 
+/* The optional main_grads column reaches the plan: a ZeRO-3 row (dp 4, no other
+ * parallelism) whose gradients are reduce-scattered in fp32 moves twice the bytes of the
+ * fp16 one, so its prediction is the one aug_train makes with main_grads fp32 (error 0
+ * against that value) and the same row without the column is faster (negative error). */
+static double predict_zero3(enum aug_main_grads g) {
+    struct aug_model m;
+    struct aug_system s;
+    struct aug_plan p;
+    aug_model_init(&m);
+    snprintf(m.name, sizeof m.name, "t");
+    m.layers = 12;
+    m.hidden = 2048;
+    m.heads = 16;
+    m.kv_heads = 16;
+    m.vocab = 50257;
+    assert_int_equal(aug_model_finish(&m, "test"), AUG_OK);
+    assert_int_equal(aug_system_load(NULL, "dgx-a100-80g", &s), AUG_OK);
+    aug_plan_init(&p);
+    p.gpus = 4;
+    p.micro_batch = 1;
+    p.global_batch = 4;
+    p.seq = 1024;
+    p.recompute = AUG_RECOMPUTE_NONE;
+    p.dtype = AUG_DTYPE_FP16;
+    p.zero = 3;
+    p.main_grads = g;
+    p.uneven_pp = 1;
+    assert_int_equal(aug_plan_resolve(&p, &m, &s), AUG_OK);
+    struct aug_train_options o = {NULL, 0, NULL};
+    struct aug_train_result r;
+    assert_int_equal(aug_train_predict(&m, &s, &p, &o, &r), AUG_OK);
+    return r.step_time_s;
+}
+
+static void test_main_grads_column(void **state) {
+    (void)state;
+    double t32 = predict_zero3(AUG_GRADS_FP32), t16 = predict_zero3(AUG_GRADS_DTYPE);
+    assert_true(t32 > t16);
+    char csv[2048];
+    snprintf(csv, sizeof csv,
+             "%.*s,main_grads\n"
+             "g32,A,t,,,12,2048,16,,,,gelu,1024,,,dgx-a100-80g,,4,1,1,,,,0,,1,4,none,3,fp16,"
+             "step_time_s,%.17g,s,,fp32\n"
+             "g16,A,t,,,12,2048,16,,,,gelu,1024,,,dgx-a100-80g,,4,1,1,,,,0,,1,4,none,3,fp16,"
+             "step_time_s,%.17g,s,,\n",
+             (int)strlen(header) - 1, header, t32, t32);
+    const char *path = write_file("acc.csv", csv);
+    struct aug_validate_options opt = {NULL, 1, NULL, NULL};
+    struct aug_validate_report *r = NULL;
+    assert_int_equal(aug_validate_file(path, AUG_VALIDATE_AUTO, &opt, &r), AUG_OK);
+    assert_int_equal(r->predicted_rows, 2);
+    assert_rel(r->rows[0].predicted, t32, 1e-12);
+    assert_rel(r->rows[1].predicted, t16, 1e-12);
+    assert_rel(r->rows[1].error_pct, 100.0 * (t16 / t32 - 1.0), 1e-9);
+    aug_validate_report_free(r);
+    /* a gradient mode augur does not know names the column and the line */
+    snprintf(csv, sizeof csv,
+             "%.*s,main_grads\n"
+             "g,A,t,,,12,2048,16,,,,gelu,1024,,,dgx-a100-80g,,4,1,1,,,,0,,1,4,none,3,fp16,"
+             "step_time_s,1.0,s,,fp64\n",
+             (int)strlen(header) - 1, header);
+    write_file("acc.csv", csv);
+    assert_int_equal(aug_validate_file(path, AUG_VALIDATE_AUTO, &opt, &r), AUG_EDATA);
+    assert_non_null(strstr(aug_last_error(), "acc.csv:2"));
+    assert_non_null(strstr(aug_last_error(), "column 'main_grads'"));
+}
+
 static void test_bad_rows_name_file_and_line(void **state) {
     (void)state;
     struct aug_validate_options opt = {NULL, 1, NULL, NULL};
@@ -264,6 +331,7 @@ int main(void) {
         cmocka_unit_test(test_check_reads_without_predicting),
         cmocka_unit_test(test_vtrain_importer),
         cmocka_unit_test(test_bad_rows_name_file_and_line),
+        cmocka_unit_test(test_main_grads_column),
     };
     return cmocka_run_group_tests_name("validate", tests, setup, teardown);
 }

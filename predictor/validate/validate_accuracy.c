@@ -25,7 +25,8 @@ static const struct {
 /* Optional columns beyond the DESIGN section 6 schema, for runs whose setup augur can
  * model more precisely: etp, ep_placement (inner|outer), cp_algo (ring|ulysses|allgather),
  * moe_capacity_factor, moe_imbalance, moe_overlap (none|shared|batch), tp_overlap, pp_overlap
- * (0|1), ternary_kernel, attention_kernel (cudnn|fa3|fa2). */
+ * (0|1), ternary_kernel, attention_kernel (cudnn|fa3|fa2), main_grads (dtype|fp32|fp32-copy:
+ * the gradient bytes a run's notes state, e.g. FSDP reducing gradients in fp32). */
 static int read_extra(const struct aug_csv *t, size_t i, struct aug_plan *p) {
     int st;
     long v;
@@ -44,6 +45,9 @@ static int read_extra(const struct aug_csv *t, size_t i, struct aug_plan *p) {
     s = aug_vrow_cell(t, i, "attention_kernel");
     if (s[0] && aug_attn_kernel_from_name(s, &p->attn_kernel) != AUG_OK)
         return aug_csv_cell_error(t, i, "attention_kernel", "'%s' is not cudnn, fa3 or fa2", s);
+    s = aug_vrow_cell(t, i, "main_grads");
+    if (s[0] && aug_main_grads_from_name(s, &p->main_grads) != AUG_OK)
+        return aug_csv_cell_error(t, i, "main_grads", "'%s' is not dtype, fp32 or fp32-copy", s);
     s = aug_vrow_cell(t, i, "ternary_kernel");
     if (s[0] && aug_ternary_kernel_from_name(s, &p->ternary) != AUG_OK)
         return aug_csv_cell_error(t, i, "ternary_kernel", "'%s' is not accumulate or tensor", s);
