@@ -229,6 +229,44 @@ static void test_interleave_rules(void **state) {
     assert_int_equal(aug_plan_stage_layers(&p, &u), 8);
 }
 
+/* Embedding and loss slots in the pipeline split (Megatron-Core --account-for-embedding-
+ * in-pipeline-split / --account-for-loss-in-pipeline-split; Llama 3 sec. 3.3.2): the split
+ * divides layers + 2, and the first and last ranks give a layer's place to them. */
+static void test_embed_loss_slots(void **state) {
+    (void)state;
+    /* Llama 3 405B: 126 layers, PP 16, V 8 -> 128 chunks of one layer each; without the
+     * slots there are fewer layers than chunks */
+    struct aug_model llama = gpt(126, 1024, 16, 16);
+    struct aug_plan p = plan(16, 1, 16, 1, 16);
+    p.interleave = 8;
+    resolve_fails(p, &llama, "fewer than pp*interleave = 128");
+    p.pp_embed_loss_slots = 1;
+    resolve_ok(&p, &llama);
+    assert_int_equal(aug_plan_stage_layers(&p, &llama), 8);
+    assert_int_equal(aug_plan_stage_layers_at(&p, &llama, 0), 7);
+    assert_int_equal(aug_plan_stage_layers_at(&p, &llama, 1), 8);
+    assert_int_equal(aug_plan_stage_layers_at(&p, &llama, 14), 8);
+    assert_int_equal(aug_plan_stage_layers_at(&p, &llama, 15), 7);
+    /* 30 layers on 4 ranks: 32 slots, 8 a rank; without the slots 30 does not divide */
+    struct aug_model m = gpt(30, 4096, 32, 32);
+    p = plan(4, 1, 4, 1, 16);
+    resolve_fails(p, &m, "layers 30 are not divisible by --pp 4");
+    p.pp_embed_loss_slots = 1;
+    resolve_ok(&p, &m);
+    assert_int_equal(aug_plan_stage_layers(&p, &m), 8);
+    assert_int_equal(aug_plan_stage_layers_at(&p, &m, 0), 7);
+    assert_int_equal(aug_plan_stage_layers_at(&p, &m, 3), 7);
+    /* Megatron-Core asserts the slots divide evenly, uneven splits or not */
+    struct aug_model m32 = gpt(32, 4096, 32, 32);
+    p = plan(4, 1, 4, 1, 16);
+    p.pp_embed_loss_slots = 1;
+    p.uneven_pp = 1;
+    resolve_fails(p, &m32, "(34) are not divisible by pp*interleave = 4");
+    p = plan(1, 1, 1, 1, 16);
+    p.pp_embed_loss_slots = 1;
+    resolve_fails(p, &m32, "--pp of at least 2");
+}
+
 static void test_sequence_rules(void **state) {
     (void)state;
     struct aug_model m = gpt(32, 4096, 32, 32);
@@ -301,6 +339,7 @@ int main(void) {
         cmocka_unit_test(test_heads_and_kv_heads),
         cmocka_unit_test(test_layers_and_pp),
         cmocka_unit_test(test_interleave_rules),
+        cmocka_unit_test(test_embed_loss_slots),
         cmocka_unit_test(test_sequence_rules),
         cmocka_unit_test(test_ep_zero_fsdp_dtype),
     };

@@ -323,6 +323,15 @@ static void test_bad_rows_name_file_and_line(void **state) {
     assert_int_equal(aug_validate_file(path, AUG_VALIDATE_AUTO, &opt, &r), AUG_EDATA);
     assert_non_null(strstr(aug_last_error(), "unit.csv:2"));
     assert_non_null(strstr(aug_last_error(), "column 'attention_kernel'"));
+    /* the pipeline-slot flag is 0 or 1 */
+    snprintf(csv, sizeof csv,
+             "%.*s,pp_embed_loss_slots\nk,A,t,,,12,1024,16,,,,gelu,1024,,,dgx-a100-80g,,4,1,2,,,,0,,"
+             "4,32,none,0,fp16,step_time_s,1.0,s,,2\n",
+             (int)strlen(header) - 1, header);
+    write_file("unit.csv", csv);
+    assert_int_equal(aug_validate_file(path, AUG_VALIDATE_AUTO, &opt, &r), AUG_EDATA);
+    assert_non_null(strstr(aug_last_error(), "unit.csv:2"));
+    assert_non_null(strstr(aug_last_error(), "column 'pp_embed_loss_slots'"));
 }
 
 int main(void) {

@@ -84,6 +84,11 @@ struct aug_plan {
     enum aug_attn_kernel attn_kernel; /* the fused kernel (default cudnn) */
     int dp_overlap;          /* 1: gradient reduction overlapped with backward (default) */
     int uneven_pp;           /* 1: allow layers not divisible by pp (slowest stage rounds up) */
+    int pp_embed_loss_slots; /* 1: the input embedding and the loss each take one layer's
+                                slot in the pipeline split, so the first and last ranks hold
+                                one layer fewer (Megatron-Core --account-for-embedding-in-
+                                pipeline-split and --account-for-loss-in-pipeline-split;
+                                Llama 3, arXiv:2407.21783 sec. 3.3.2) */
     /* ---- context parallelism, mixture of experts, ternary layers, overlap ---- */
     enum aug_cp_algo cp_algo;    /* how attention crosses the CP group (default ring) */
     long etp;                    /* expert tensor parallelism (0 = tp, Megatron's default) */
@@ -122,8 +127,12 @@ void aug_plan_init(struct aug_plan *p);
 int aug_plan_resolve(struct aug_plan *p, const struct aug_model *m, const struct aug_system *s);
 
 /* Layers on the most loaded pipeline stage: layers / pp, rounded up per virtual chunk
- * when the split is uneven. */
+ * when the split is uneven; with pp_embed_loss_slots, (layers + 2) / pp. */
 long aug_plan_stage_layers(const struct aug_plan *p, const struct aug_model *m);
+
+/* Layers on pipeline rank `stage` (0 .. pp-1): aug_plan_stage_layers(), one fewer on the
+ * first and the last rank when the embedding and the loss take a layer's slot there. */
+long aug_plan_stage_layers_at(const struct aug_plan *p, const struct aug_model *m, long stage);
 
 /* Micro-batches per iteration per pipeline: global / (micro_batch * dp). */
 long aug_plan_microbatches(const struct aug_plan *p);

@@ -19,7 +19,7 @@ static void help(void) {
            "                   [--seq L] [--recompute none|selective|full] [--zero 0|1|2|3]\n"
            "                   [--fsdp full|hybrid] [--dtype bf16|fp16|fp8|fp32] [--kdb DIR]\n"
            "                   [--attention fused|unfused] [--attention-kernel cudnn|fa3|fa2]\n"
-           "                   [--no-dp-overlap] [--uneven-pp] [--roofline]\n"
+           "                   [--no-dp-overlap] [--uneven-pp] [--pp-embed-loss-slots] [--roofline]\n"
            "                   [--cp-algo ring|ulysses|allgather] [--etp E] [--ep-placement inner|outer]\n"
            "                   [--moe-capacity-factor C|dropless] [--moe-imbalance F]\n"
            "                   [--ternary-kernel accumulate|tensor] [--tp-overlap] [--pp-overlap]\n"
@@ -64,6 +64,10 @@ static void help(void) {
            "  --tp-overlap          split TP collectives into tp chunks overlapped with the GEMM\n"
            "                        beside them (T3 / Transformer Engine userbuffers)\n"
            "  --pp-overlap          overlap steady-state pipeline sends with the next chunk\n"
+           "  --pp-embed-loss-slots the input embedding and the loss each take one layer's slot\n"
+           "                        in the pipeline split: the first and last ranks hold a layer\n"
+           "                        fewer, (layers + 2) must divide by pp*interleave (Megatron-Core\n"
+           "                        --account-for-embedding/loss-in-pipeline-split; Llama 3)\n"
            "  --moe-overlap O       what hides the expert-parallel all-to-alls: none (default),\n"
            "                        shared (the shared expert beside dispatch and combine,\n"
            "                        Megatron-Core moe_shared_expert_overlap) or batch (another\n"
@@ -102,7 +106,7 @@ enum {
     OPT_CP_ALGO, OPT_ETP, OPT_EP_PLACEMENT, OPT_MOE_CF, OPT_MOE_IMB, OPT_TERNARY, OPT_TP_OVERLAP,
     OPT_PP_OVERLAP, OPT_COMM_SLOWDOWN, OPT_COMPARE, OPT_MOE_OVERLAP, OPT_FRAMEWORK, OPT_NO_SP,
     OPT_DP_OVERLAP, OPT_NO_TP_OVERLAP, OPT_NO_PP_OVERLAP, OPT_PP_SCATTER, OPT_MAIN_GRADS, OPT_CUDA_GRAPHS,
-    OPT_BUCKET, OPT_PARAM_GATHER, OPT_PLAN, OPT_ATTN_KERNEL
+    OPT_BUCKET, OPT_PARAM_GATHER, OPT_PLAN, OPT_ATTN_KERNEL, OPT_PP_SLOTS
 };
 
 static const struct option options[] = {
@@ -128,6 +132,7 @@ static const struct option options[] = {
     {"attention-kernel", required_argument, 0, OPT_ATTN_KERNEL},
     {"no-dp-overlap", no_argument, 0, OPT_NO_OVERLAP},
     {"uneven-pp", no_argument, 0, OPT_UNEVEN},
+    {"pp-embed-loss-slots", no_argument, 0, OPT_PP_SLOTS},
     {"roofline", no_argument, 0, OPT_ROOFLINE},
     {"format", required_argument, 0, OPT_FORMAT},
     {"output", required_argument, 0, OPT_OUTPUT},
@@ -272,6 +277,7 @@ int aug_cmd_train(int argc, char **argv) {
         case OPT_NO_OVERLAP: plan.dp_overlap = 0; set |= AUG_FWSET_DP_OVERLAP; break;
         case OPT_DP_OVERLAP: plan.dp_overlap = 1; set |= AUG_FWSET_DP_OVERLAP; break;
         case OPT_UNEVEN: plan.uneven_pp = 1; break;
+        case OPT_PP_SLOTS: plan.pp_embed_loss_slots = 1; break;
         case OPT_ROOFLINE: roofline = 1; break;
         case OPT_CP_ALGO:
             if (aug_cp_algo_from_name(optarg, &plan.cp_algo) != AUG_OK)

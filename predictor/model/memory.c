@@ -88,7 +88,7 @@ double aug_train_stage_expert_params_per_gpu(const struct aug_model *m, const st
 double aug_train_stage_params_per_gpu(const struct aug_model *m, const struct aug_plan *p,
                                       long stage) {
     double per_layer = aug_train_layer_params_per_gpu(m, p);
-    double params = per_layer * (double)aug_plan_stage_layers(p, m);
+    double params = per_layer * (double)aug_plan_stage_layers_at(p, m, stage);
     double h = (double)m->hidden, v = (double)m->vocab;
     int first = stage == 0, last = stage == p->pp - 1;
     if (first) {
@@ -159,15 +159,17 @@ double aug_train_layer_activation_bytes(const struct aug_model *m, const struct 
     return whole + (split + scores) / t + routed;
 }
 
-/* Activation bytes of the first stage (all micro-batches in flight) and of the last
- * stage (one micro-batch, plus fp32 logits). */
-static double activation_bytes(const struct aug_model *m, const struct aug_plan *p, int last) {
+/* Activation bytes of pipeline rank `stage`: 1F1B keeps pp - stage micro-batches in flight
+ * there (the first stage all of them); the last stage one micro-batch, plus fp32 logits. */
+static double activation_bytes(const struct aug_model *m, const struct aug_plan *p, long stage) {
     double layer = aug_train_layer_activation_bytes(m, p);
-    double layers = (double)aug_plan_stage_layers(p, m);
+    double layers = (double)aug_plan_stage_layers_at(p, m, stage);
     long mb = aug_plan_microbatches(p);
     double s = (double)(p->seq / p->cp), b = (double)p->micro_batch;
+    int last = p->pp > 1 && stage == p->pp - 1;
     if (!last) {
-        double inflight = (double)(mb < p->pp ? mb : p->pp);
+        long depth = p->pp - stage;
+        double inflight = (double)(mb < depth ? mb : depth);
         if (inflight < 1)
             inflight = 1;
         double factor = p->interleave > 1
@@ -201,7 +203,8 @@ long aug_train_expert_shard_ranks(const struct aug_plan *p, const struct aug_sys
 static void states(const struct aug_model *m, const struct aug_plan *p, const struct aug_system *s,
                    long stage, struct aug_train_memory *out) {
     double params = aug_train_stage_params_per_gpu(m, p, stage);
-    double experts = aug_train_stage_expert_params_per_gpu(m, p);
+    double experts = aug_train_layer_expert_params_per_gpu(m, p) *
+                     (double)aug_plan_stage_layers_at(p, m, stage);
     double dense = params - experts;
     int fp32 = p->dtype == AUG_DTYPE_FP32 || p->dtype == AUG_DTYPE_TF32;
     double wb = fp32 ? 4.0 : 2.0, gb = fp32 ? 4.0 : 2.0, ob = fp32 ? 8.0 : 12.0;
@@ -226,13 +229,14 @@ static void states(const struct aug_model *m, const struct aug_plan *p, const st
 
 void aug_train_memory(const struct aug_model *m, const struct aug_system *s,
                       const struct aug_plan *p, struct aug_train_memory *out) {
-    struct aug_train_memory first, last;
+    struct aug_train_memory first, last, mid;
     memset(&first, 0, sizeof first);
     memset(&last, 0, sizeof last);
+    memset(&mid, 0, sizeof mid);
     states(m, p, s, 0, &first);
     first.activations_gib = activation_bytes(m, p, 0) / AUG_GIB;
     states(m, p, s, p->pp - 1, &last);
-    last.activations_gib = p->pp > 1 ? activation_bytes(m, p, 1) / AUG_GIB
+    last.activations_gib = p->pp > 1 ? activation_bytes(m, p, p->pp - 1) / AUG_GIB
                                      : first.activations_gib +
                                            4.0 * (double)(p->seq / p->cp) * (double)p->micro_batch *
                                                (double)m->vocab / (double)p->tp / AUG_GIB;
@@ -242,4 +246,15 @@ void aug_train_memory(const struct aug_model *m, const struct aug_system *s,
     last.total_gib = last.weights_gib + last.gradients_gib + last.optimizer_gib +
                      last.activations_gib + last.workspace_gib;
     *out = first.total_gib >= last.total_gib ? first : last;
+    /* with the embedding and the loss in the split, the second rank holds a layer more than
+     * the first and almost as many micro-batches in flight: it may be the fullest */
+    if (p->pp_embed_loss_slots && p->pp > 2) {
+        states(m, p, s, 1, &mid);
+        mid.activations_gib = activation_bytes(m, p, 1) / AUG_GIB;
+        mid.workspace_gib = AUG_TRAIN_WORKSPACE_GIB;
+        mid.total_gib = mid.weights_gib + mid.gradients_gib + mid.optimizer_gib +
+                        mid.activations_gib + mid.workspace_gib;
+        if (mid.total_gib > out->total_gib)
+            *out = mid;
+    }
 }

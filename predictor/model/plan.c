@@ -171,9 +171,23 @@ long aug_plan_edp(const struct aug_plan *p) {
     return ep_etp > 0 && world % ep_etp == 0 ? world / ep_etp : 1;
 }
 
+/* Layer slots the pipeline split divides: the layers, plus the embedding and the loss when
+ * each takes a layer's place (Megatron-Core's account_for_embedding/loss_in_pipeline_split,
+ * transformer_block.py get_num_layers_to_build, core_r0.12.0). */
+static long split_units(const struct aug_plan *p, const struct aug_model *m) {
+    return m->layers + (p->pp_embed_loss_slots && p->pp > 1 ? 2 : 0);
+}
+
 long aug_plan_stage_layers(const struct aug_plan *p, const struct aug_model *m) {
-    long chunks = p->pp * (p->interleave > 0 ? p->interleave : 1);
-    return (m->layers + chunks - 1) / chunks * (p->interleave > 0 ? p->interleave : 1);
+    long v = p->interleave > 0 ? p->interleave : 1;
+    long chunks = p->pp * v;
+    return (split_units(p, m) + chunks - 1) / chunks * v;
+}
+
+long aug_plan_stage_layers_at(const struct aug_plan *p, const struct aug_model *m, long stage) {
+    long l = aug_plan_stage_layers(p, m);
+    int edge = stage == 0 || stage == p->pp - 1;
+    return p->pp_embed_loss_slots && p->pp > 1 && edge && l > 0 ? l - 1 : l;
 }
 
 long aug_plan_microbatches(const struct aug_plan *p) {
@@ -242,17 +256,28 @@ int aug_plan_resolve(struct aug_plan *p, const struct aug_model *m, const struct
             return aug_errorf(AUG_EUSAGE, "KV heads %ld and --tp %ld: neither divides the other",
                               m->kv_heads, p->tp);
     }
-    if (m->layers < p->pp * p->interleave)
+    if (p->pp_embed_loss_slots) {
+        /* Megatron-Core asserts the layers plus the two slots divide evenly */
+        long units = m->layers + 2;
+        if (p->pp < 2)
+            return aug_errorf(AUG_EUSAGE, "embedding and loss pipeline slots need --pp of at "
+                                          "least 2");
+        if (p->interleave >= 1 && units % (p->pp * p->interleave) != 0)
+            return aug_errorf(AUG_EUSAGE, "layers %ld plus the embedding and loss slots (%ld) "
+                                          "are not divisible by pp*interleave = %ld",
+                              m->layers, units, p->pp * p->interleave);
+    }
+    if (split_units(p, m) < p->pp * p->interleave)
         return aug_errorf(AUG_EUSAGE, "layers %ld are fewer than pp*interleave = %ld", m->layers,
                           p->pp * p->interleave);
-    if (m->layers % p->pp != 0 && !p->uneven_pp)
+    if (split_units(p, m) % p->pp != 0 && !p->uneven_pp)
         return aug_errorf(AUG_EUSAGE, "layers %ld are not divisible by --pp %ld", m->layers, p->pp);
     if (p->interleave < 1)
         return aug_errorf(AUG_EUSAGE, "--interleave must be at least 1");
     if (p->interleave > 1) {
         if (p->pp < 2)
             return aug_errorf(AUG_EUSAGE, "--interleave %ld needs --pp of at least 2", p->interleave);
-        if (m->layers % (p->pp * p->interleave) != 0 && !p->uneven_pp)
+        if (split_units(p, m) % (p->pp * p->interleave) != 0 && !p->uneven_pp)
             return aug_errorf(AUG_EUSAGE, "layers %ld are not divisible by pp*interleave = %ld",
                               m->layers, p->pp * p->interleave);
         if (aug_plan_microbatches(p) % p->pp != 0)

@@ -49,7 +49,7 @@ static int read_plan(const char *ctx, json_t *o, struct aug_plan *p) {
         "gpus", "tp", "pp", "dp", "cp", "ep", "sp", "interleave", "micro_batch", "global_batch",
         "seq", "recompute", "zero", "fsdp", "dtype", "attention", "attention_kernel",
         "dp_overlap", "cp_algo", "etp", "ep_placement", "moe_capacity_factor", "moe_imbalance", "ternary_kernel", "tp_overlap",
-        "pp_overlap", "comm_slowdown", "uneven_pp", "moe_overlap", "framework", "pp_scatter",
+        "pp_overlap", "comm_slowdown", "uneven_pp", "pp_embed_loss_slots", "moe_overlap", "framework", "pp_scatter",
         "main_grads", "cuda_graphs", "bucket_params", "param_gather_overlap", NULL};
     const char *key;
     json_t *v;
@@ -80,6 +80,7 @@ static int read_plan(const char *ctx, json_t *o, struct aug_plan *p) {
         (st = bool_key(ctx, o, "tp_overlap", &p->tp_overlap)) ||
         (st = bool_key(ctx, o, "pp_overlap", &p->pp_overlap)) ||
         (st = bool_key(ctx, o, "uneven_pp", &p->uneven_pp)) ||
+        (st = bool_key(ctx, o, "pp_embed_loss_slots", &p->pp_embed_loss_slots)) ||
         (st = bool_key(ctx, o, "pp_scatter", &p->pp_scatter)) ||
         (st = bool_key(ctx, o, "cuda_graphs", &p->cuda_graphs)) ||
         (st = bool_key(ctx, o, "param_gather_overlap", &p->param_gather_overlap)) ||

@@ -206,20 +206,29 @@ int aug_train_predict(const struct aug_model *m, const struct aug_system *s,
             return st;
     }
 
+    /* one micro-batch on the first, a middle and the last stage: the first carries the
+     * embedding, the last the head and loss; with embedding and loss slots in the split
+     * both hold a layer fewer than a middle stage (aug_plan_stage_layers_at) */
     double L_stage = (double)aug_plan_stage_layers(p, m);
+    double L_first = (double)aug_plan_stage_layers_at(p, m, 0);
+    double L_last = (double)aug_plan_stage_layers_at(p, m, p->pp - 1);
     struct acc layer_mb = {0};
     acc_scale_into(&layer_mb, &fwd, 1.0);
+    acc_scale_into(&layer_mb, &rec, 1.0);
     acc_scale_into(&layer_mb, &bwd, 1.0);
-    struct acc stage_first = {0}, stage_last = {0};
-    acc_scale_into(&stage_first, &layer_mb, L_stage);
-    acc_scale_into(&stage_first, &rec, L_stage);
-    stage_last = stage_first;
+    struct acc stage_first = {0}, stage_last = {0}, stage_mid = {0};
+    acc_scale_into(&stage_first, &layer_mb, L_first);
+    acc_scale_into(&stage_last, &layer_mb, L_last);
+    acc_scale_into(&stage_mid, &layer_mb, L_stage);
     acc_scale_into(&stage_first, &hf, 1.0);
     if (p->pp == 1)
         acc_scale_into(&stage_first, &hl, 1.0);
     else
         acc_scale_into(&stage_last, &hl, 1.0);
     const struct acc *mb = stage_first.total >= stage_last.total ? &stage_first : &stage_last;
+    if (p->pp > 2 && stage_mid.total > mb->total)
+        mb = &stage_mid;
+    double L_mb = mb == &stage_first ? L_first : mb == &stage_last ? L_last : L_stage;
     double t_mb = mb->total;
 
     long nmb = aug_plan_microbatches(p);
@@ -232,9 +241,9 @@ int aug_train_predict(const struct aug_model *m, const struct aug_system *s,
     acc_scale_into(&total, mb, (double)nmb + (pp > 1 ? (pp - 1.0) / v : 0.0));
     /* recomputation is reported on its own; its share comes out of compute/attention/TP */
     double scale_busy = (double)nmb;
-    bd->compute_s = (mb->cat[AUG_CAT_COMPUTE] - L_stage * rec.cat[AUG_CAT_COMPUTE]) * scale_busy;
-    bd->attention_s = (mb->cat[AUG_CAT_ATTENTION] - L_stage * rec.cat[AUG_CAT_ATTENTION]) * scale_busy;
-    bd->recompute_s = L_stage * (rec.cat[AUG_CAT_COMPUTE] + rec.cat[AUG_CAT_ATTENTION]) * scale_busy;
+    bd->compute_s = (mb->cat[AUG_CAT_COMPUTE] - L_mb * rec.cat[AUG_CAT_COMPUTE]) * scale_busy;
+    bd->attention_s = (mb->cat[AUG_CAT_ATTENTION] - L_mb * rec.cat[AUG_CAT_ATTENTION]) * scale_busy;
+    bd->recompute_s = L_mb * (rec.cat[AUG_CAT_COMPUTE] + rec.cat[AUG_CAT_ATTENTION]) * scale_busy;
     bd->embedding_s = mb->cat[AUG_CAT_EMBEDDING] * scale_busy;
     bd->tp_comm_s = mb->cat[AUG_CAT_TP] * scale_busy;
     bd->cp_comm_s = mb->cat[AUG_CAT_CP] * scale_busy;
@@ -288,11 +297,19 @@ int aug_train_predict(const struct aug_model *m, const struct aug_system *s,
     }
 
     /* ---- data parallelism, ZeRO, FSDP ---- */
-    double stage_params = fmax(aug_train_stage_params_per_gpu(m, p, 0),
-                               aug_train_stage_params_per_gpu(m, p, p->pp - 1));
-    double expert_params = aug_train_stage_expert_params_per_gpu(m, p);
-    double dense_params = stage_params - expert_params;
+    /* the stage holding the most parameters (first, last, or with embedding and loss
+     * slots a middle one) reduces the most gradients */
     double layer_experts = aug_train_layer_expert_params_per_gpu(m, p);
+    double stage_params = 0.0, expert_params = 0.0;
+    long stages[3] = {0, p->pp - 1, p->pp > 2 ? 1 : 0};
+    for (int i = 0; i < 3; i++) {
+        double sp = aug_train_stage_params_per_gpu(m, p, stages[i]);
+        if (sp > stage_params) {
+            stage_params = sp;
+            expert_params = layer_experts * (double)aug_plan_stage_layers_at(p, m, stages[i]);
+        }
+    }
+    double dense_params = stage_params - expert_params;
     double layer_dense = aug_train_layer_params_per_gpu(m, p) - layer_experts;
     /* fp32 main gradients are reduced in fp32 (Megatron-Core DDP grad_reduce_in_fp32) */
     double wbytes = e, gbytes = p->main_grads == AUG_GRADS_FP32 ? 4.0 : e;
