@@ -306,6 +306,22 @@ static void test_bad_rows_name_file_and_line(void **state) {
     assert_int_equal(aug_validate_file(path, AUG_VALIDATE_AUTO, &opt, &r), AUG_EDATA);
     assert_non_null(strstr(aug_last_error(), "unit.csv:2"));
     assert_non_null(strstr(aug_last_error(), "unit"));
+    /* a remark in parentheses after the unit is a comment; the unit itself still counts */
+    snprintf(csv, sizeof csv,
+             "%su,A,t,,,12,1024,16,,,,gelu,1024,,,dgx-a100-80g,,4,1,2,,,,0,,4,32,none,0,fp16,"
+             "step_time_s,1.0,s/iteration (elapsed time per iteration),\n",
+             header);
+    write_file("unit.csv", csv);
+    assert_int_equal(aug_validate_file(path, AUG_VALIDATE_AUTO, &opt, &r), AUG_OK);
+    assert_int_equal(r->predicted_rows, 1);
+    aug_validate_report_free(r);
+    snprintf(csv, sizeof csv,
+             "%su,A,t,,,12,1024,16,,,,gelu,1024,,,dgx-a100-80g,,4,1,2,,,,0,,4,32,none,0,fp16,"
+             "step_time_s,1.0,ms (per iteration),\n",
+             header);
+    write_file("unit.csv", csv);
+    assert_int_equal(aug_validate_file(path, AUG_VALIDATE_AUTO, &opt, &r), AUG_EDATA);
+    assert_non_null(strstr(aug_last_error(), "'ms (per iteration)' is not a unit of step_time_s"));
     /* an unknown system preset */
     snprintf(csv, sizeof csv,
              "%ss,A,t,,,12,1024,16,,,,gelu,1024,,,dgx-z100,,4,1,2,,,,0,,4,32,none,0,fp16,"

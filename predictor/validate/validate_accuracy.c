@@ -137,14 +137,8 @@ static int read_row(struct aug_validate_reader *rd, size_t i, struct aug_validat
         return aug_csv_cell_error(t, i, "metric", "unknown metric '%s' (use step_time_s, "
                                   "tokens_per_s, tokens_per_s_per_gpu, mfu, memory_gib)", metric);
     vc->metric = metrics[k].metric;
-    const char *unit = aug_vrow_cell(t, i, "unit");
-    if (unit[0]) {
-        int ok = 0;
-        for (int u = 0; u < 4 && metrics[k].units[u]; u++)
-            ok |= strcmp(unit, metrics[k].units[u]) == 0;
-        if (!ok)
-            return aug_csv_cell_error(t, i, "unit", "'%s' is not a unit of %s", unit, metric);
-    }
+    if ((st = aug_vrow_unit(t, i, metric, metrics[k].units, 4)) != AUG_OK)
+        return st;
     if ((st = aug_vrow_model(t, i, &vc->model)) != AUG_OK || (st = read_plan(t, i, &vc->plan)) != AUG_OK ||
         (st = aug_vrow_framework(t, i, vc)) != AUG_OK ||
         (st = aug_vrow_system(rd, i, &vc->system)) != AUG_OK)

@@ -349,14 +349,9 @@ static int read_row(struct aug_validate_reader *rd, size_t i, struct aug_validat
                                   "e2e_latency_s, throughput_tokens_per_s, "
                                   "throughput_tokens_per_s_per_gpu, total_tokens_per_s, "
                                   "requests_per_s)", metric);
-    const char *unit = aug_vrow_cell(t, i, "unit");
-    if (unit[0]) {
-        int ok = 0;
-        for (int u = 0; u < 3 && metrics[k].units[u]; u++)
-            ok |= strcmp(unit, metrics[k].units[u]) == 0;
-        if (!ok)
-            return aug_csv_cell_error(t, i, "unit", "'%s' is not a unit of %s", unit, metric);
-    }
+    int ust = aug_vrow_unit(t, i, metric, metrics[k].units, 3);
+    if (ust != AUG_OK)
+        return ust;
     struct aug_model model;
     struct aug_system sys;
     struct aug_infer_plan plan;

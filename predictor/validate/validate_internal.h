@@ -43,6 +43,12 @@ struct aug_validate_reader {
 const char *aug_vrow_cell(const struct aug_csv *t, size_t i, const char *col);
 /* An optional integer: an empty cell or absent column leaves *out and is AUG_OK. */
 int aug_vrow_long(const struct aug_csv *t, size_t i, const char *col, int flags, long *out);
+
+/* Check row i's `unit` cell (empty passes) against the n spellings of metric's units; a
+ * remark in parentheses after the unit, as in "s/iteration (elapsed time per iteration)",
+ * is a comment. AUG_EDATA names the file, line and column otherwise. */
+int aug_vrow_unit(const struct aug_csv *t, size_t i, const char *metric,
+                  const char *const *units, int n);
 /* The row's model: a preset, GPT-style dimensions, or a preset with overrides. */
 int aug_vrow_model(const struct aug_csv *t, size_t i, struct aug_model *m);
 /* The optional `attention` column (fused|unfused). */

@@ -27,6 +27,21 @@ int aug_vrow_long(const struct aug_csv *t, size_t i, const char *col, int flags,
     return st == AUG_ENOTFOUND ? AUG_OK : st;
 }
 
+int aug_vrow_unit(const struct aug_csv *t, size_t i, const char *metric,
+                  const char *const *units, int n) {
+    const char *unit = aug_vrow_cell(t, i, "unit");
+    if (!unit[0])
+        return AUG_OK;
+    size_t len = strlen(unit);
+    const char *paren = strstr(unit, " (");
+    if (paren && paren > unit && unit[len - 1] == ')')
+        len = (size_t)(paren - unit); /* "UNIT (remark)" */
+    for (int u = 0; u < n && units[u]; u++)
+        if (strlen(units[u]) == len && strncmp(unit, units[u], len) == 0)
+            return AUG_OK;
+    return aug_csv_cell_error(t, i, "unit", "'%s' is not a unit of %s", unit, metric);
+}
+
 /* DeepSeek-V2 (arXiv 2405.04434, sec. 3.1.2) and V3 (arXiv 2412.19437, sec. 4.2) share
  * these latent-attention widths; a row that says "mla" without them gets these, and its
  * model's source says so. */
