@@ -87,6 +87,10 @@ struct aug_model {
     long global_attn_every;  /* with a window: every n-th layer global (0: none global) */
     long mtp_layers;         /* DeepSeek-V3 multi-token prediction modules (extra layers,
                                 trained beside the model, not in the parameter total) */
+    long parallel_block;     /* 0: attention, then the MLP on its residual output; 1: both
+                                side by side on one norm's output, summed into one residual
+                                (GPT-J, PaLM, MegaScale); 2: the same with a norm per branch
+                                (Falcon-40B/180B, GPT-NeoX use_parallel_residual) */
     enum aug_fp8_recipe fp8_recipe; /* of the published FP8 checkpoint (default per_tensor) */
     char source[1024];
     char caveats[256];       /* what the loader approximated or could not model, by name

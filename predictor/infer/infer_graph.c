@@ -4,7 +4,8 @@
  * training graph (layer_graph.c) so the same calibrated curves apply.
  *
  * Per layer: norm, QKV GEMM, rotary, attention, output GEMM, TP all-reduce, residual add,
- * norm, MLP (or router + grouped expert GEMMs), TP all-reduce, residual add (Megatron-style
+ * norm, MLP (or router + grouped expert GEMMs), TP all-reduce, residual add (a parallel
+ * block: the MLP beside attention on the same input and one add; Megatron-style
  * tensor parallelism: Shoeybi et al. 2019; two all-reduces per layer, Korthikanti et al.
  * 2022 sec. 4.2.2). Linear weights are read in their storage dtype (weight quantization)
  * while the GEMM runs at the compute dtype's tensor-core peak.
@@ -215,7 +216,11 @@ void aug_infer_graph_build(const struct aug_model *m, const struct aug_system *s
     struct aug_op resid = mem("residual", "elementwise", &x, 3.0 * T * x.h * x.e, T * x.h);
     int dflt;
 
+    /* a parallel block (model.h parallel_block) reads x through one norm, or one per branch */
+    int par = m->parallel_block > 0;
     ADD_L(norm, AUG_ICAT_MEMORY, 0);
+    if (m->parallel_block == 2)
+        ADD_L(norm, AUG_ICAT_MEMORY, 0);
     struct aug_op qkv = linear("qkv", &x, T, x.qkv_cols, x.h, 1, &dflt);
     ADD_L(qkv, AUG_ICAT_GEMM, dflt);
     if (m->pos == AUG_POS_ROPE)
@@ -235,10 +240,18 @@ void aug_infer_graph_build(const struct aug_model *m, const struct aug_system *s
     }
     struct aug_op out = linear("attn_out", &x, T, x.h, x.out_k, 1, &dflt);
     ADD_L(out, AUG_ICAT_GEMM, dflt);
+    /* sequential: reduce, add and normalise before the MLP; parallel: the MLP reads the
+     * block input and one add closes the block. Each branch's row-parallel projection
+     * still all-reduces its own output, as TensorRT-LLM builds Falcon (models/falcon/
+     * model.py, RowLinear with tp_group in Attention and MLP, v0.5-v0.9); vLLM sums the
+     * two partial outputs before one all-reduce (model_executor/models/falcon.py), which
+     * is not modelled here */
     if (x.adp <= 1)
         tp_all_reduce(&x, T, g);
-    ADD_L(resid, AUG_ICAT_MEMORY, 0);
-    ADD_L(norm, AUG_ICAT_MEMORY, 0);
+    if (!par) {
+        ADD_L(resid, AUG_ICAT_MEMORY, 0);
+        ADD_L(norm, AUG_ICAT_MEMORY, 0);
+    }
     /* the mean layer: MoE and dense FFNs at their shares of the layers */
     int n0 = g->n_layer;
     if (x.moe_share > 0) {
@@ -263,7 +276,11 @@ void aug_infer_graph_build(const struct aug_model *m, const struct aug_system *s
     }
     if (x.adp <= 1)
         tp_all_reduce(&x, T, g);
-    ADD_L(resid, AUG_ICAT_MEMORY, 0);
+    if (par) /* x + attention + MLP: three reads, one write */
+        ADD_L(mem("residual", "elementwise", &x, 4.0 * T * x.h * x.e, 2.0 * T * x.h),
+              AUG_ICAT_MEMORY, 0);
+    else
+        ADD_L(resid, AUG_ICAT_MEMORY, 0);
 
     /* first stage: embedding rows (+ learned positions); vocabulary-parallel tables are
      * summed over TP (Megatron / vLLM VocabParallelEmbedding) */

@@ -132,6 +132,34 @@ static void note_unmodelled(struct rd *r, struct aug_model *m) {
     }
 }
 
+/* Parallel attention and MLP blocks: GPT-J (GPTJBlock: one ln_1 feeds both), Phi-1/2
+ * (PhiDecoderLayer: one input_layernorm), Falcon with parallel_attn (FalconConfig default
+ * true; new_decoder_architecture or num_ln_in_parallel_attn = 2 gives each branch its own
+ * norm, Falcon-40B/180B), GPT-NeoX with use_parallel_residual (default true; its two norms
+ * both read the block input). transformers 4.46 modeling_*.py. */
+static int hf_parallel_block(struct rd *r, const char *type, struct aug_model *m) {
+    int st, on = 0, two = 0;
+    long nln = 0;
+    if (strcasecmp(type, "gptj") == 0 || strcasecmp(type, "phi") == 0) {
+        m->parallel_block = 1;
+    } else if (strcasecmp(type, "falcon") == 0) {
+        on = 1;
+        if ((st = rbool(r, "parallel_attn", &on)) == AUG_EDATA ||
+            (st = rbool(r, "new_decoder_architecture", &two)) == AUG_EDATA ||
+            (st = rlong(r, "num_ln_in_parallel_attn", AUG_JSON_POSITIVE, &nln)) == AUG_EDATA)
+            return AUG_EDATA;
+        if (two && nln == 0)
+            nln = 2; /* FalconConfig: None means 2 with the new decoder architecture */
+        m->parallel_block = two || on ? (nln == 2 ? 2 : 1) : 0;
+    } else if (strcasecmp(type, "gpt_neox") == 0) {
+        on = 1;
+        if ((st = rbool(r, "use_parallel_residual", &on)) == AUG_EDATA)
+            return AUG_EDATA;
+        m->parallel_block = on ? 2 : 0;
+    }
+    return AUG_OK;
+}
+
 /* GPT-2 style keys: n_embd, n_layer, n_head, n_inner, n_positions. */
 int aug_hf_parse_gpt2(const char *origin, json_t *obj, struct aug_model *out,
                       struct aug_model_keys *keys) {
@@ -171,6 +199,8 @@ int aug_hf_parse_gpt2(const char *origin, json_t *obj, struct aug_model *out,
         return st;
     if (mq)
         m.kv_heads = 1; /* GPTBigCode multi-query attention */
+    if ((st = hf_parallel_block(&r, type, &m)))
+        return st;
     aug_fmt_trunc(m.source, sizeof m.source, "Hugging Face config.json %s (model_type %s)", origin,
                   type[0] ? type : "gpt2");
     note_unmodelled(&r, &m);
@@ -431,6 +461,8 @@ int aug_hf_parse_llama(const char *origin, json_t *obj, struct aug_model *out,
     m.attn_bias = attn_bias && !m.linear_bias;
     if (!m.linear_bias && !attn_bias && strncasecmp(type, "qwen2", 5) == 0)
         aug_model_caveat(&m, "QKV projection biases not counted");
+    if ((st = hf_parallel_block(&r, type, &m)))
+        return st;
     m.qk_norm = type_in(type, qk_norm_types);
     m.attn_sinks = strcasecmp(type, "gpt_oss") == 0; /* GptOssAttention.sinks */
 

@@ -273,6 +273,9 @@ static void graph_mtp(const struct aug_model *m, const struct aug_plan *p,
 static void graph_layer_mix(const struct aug_model *m, const struct aug_plan *p,
                             const struct aug_system *s, const struct aug_dims *xp, double f_moe,
                             double f_win, struct aug_graph *g);
+static void graph_layer_parallel(const struct aug_model *m, const struct aug_plan *p,
+                                 const struct aug_system *s, const struct aug_dims *xp,
+                                 double f_win, struct aug_graph *g);
 
 void aug_graph_head(const struct aug_model *m, const struct aug_plan *p,
                     const struct aug_system *s, int last_stage, struct aug_graph *g) {
@@ -392,7 +395,10 @@ static void graph_layer(const struct aug_model *m, const struct aug_plan *p,
     }
     double f_moe, f_win;
     stage_shares(m, p, &f_moe, &f_win);
-    graph_layer_mix(m, p, s, xp, f_moe, f_win, g);
+    if (m->parallel_block)
+        graph_layer_parallel(m, p, s, xp, f_win, g);
+    else
+        graph_layer_mix(m, p, s, xp, f_moe, f_win, g);
 }
 
 /* The mean layer of a stage whose layers are a share f_moe MoE (the rest dense, FFN
@@ -570,6 +576,120 @@ static void graph_layer_mix(const struct aug_model *m, const struct aug_plan *p,
         aug_moe_batch_overlap(g, g->fwd, g->n_fwd);
         aug_moe_batch_overlap(g, g->bwd, g->n_bwd);
     }
+}
+
+/* A parallel block (GPT-J, PaLM sec. 2 "Parallel Layers", Falcon, MegaScale sec. 3.1):
+ * y = x + Attn(LN(x)) + MLP(LN'(x)). Both branches read the same normalised input, so
+ * with TP the attention output and MLP down projections are summed before one
+ * all-reduce (or SP reduce-scatter), one SP all-gather serves both branches' inputs
+ * (two with a norm per branch), one residual add closes the block; the backward
+ * mirrors it: one all-gather of the output gradient, one reduction of the summed
+ * input gradients. FLOPs are those of the sequential block. Dense layers only
+ * (aug_model_finish refuses MoE). */
+static void graph_layer_parallel(const struct aug_model *m, const struct aug_plan *p,
+                                 const struct aug_system *s, const struct aug_dims *xp,
+                                 double f_win, struct aug_graph *g) {
+    g->n_fwd = g->n_bwd = g->n_groups = 0;
+    struct aug_dims x = *xp;
+    int two_norms = m->parallel_block == 2;
+    const char *norm_kind = m->norm == AUG_NORM_RMSNORM ? "rmsnorm" : "layernorm";
+    struct aug_op norm = aug_gb_act("norm", norm_kind, &x, 2.0 * x.Tsp * x.h * x.e,
+                                    8.0 * x.Tsp * x.h);
+    /* x + attention + MLP: three reads and one write */
+    struct aug_op resid = aug_gb_act("residual", "elementwise", &x,
+                                     x.Tsp * x.h * (4.0 * x.e + (x.dropout ? 2.0 : 0.0)),
+                                     2.0 * x.Tsp * x.h);
+    struct aug_op qkv = aug_op_gemm("qkv", x.dt, x.T, (x.a_t + 2.0 * x.kv_t) * x.d, x.h, 1);
+    double rot = (x.a_t + x.kv_t) * x.d;
+    struct aug_op rope = aug_gb_act("rope", "rope", &x, 2.0 * x.T * rot * x.e, 6.0 * x.T * rot);
+    struct aug_op proj = aug_op_gemm("attn_out", x.dt, x.T, x.h, x.a_t * x.d, 1);
+    int ovl = p->tp_overlap && p->tp > 1;
+    enum aug_coll c_out = x.sp ? AUG_COLL_REDUCE_SCATTER : AUG_COLL_ALL_REDUCE;
+    int tpn = (int)p->tp;
+    struct attn_plan ap[2];
+    attn_plan_init(m, p, s, &x, 0.0, 1.0 - f_win, &ap[0]);
+    attn_plan_init(m, p, s, &x, (double)m->sliding_window, f_win, &ap[1]);
+
+    /* ---- forward ---- */
+    aug_gb_add(g->fwd, &g->n_fwd, norm, AUG_CAT_COMPUTE, 0);
+    int i_norm = g->n_fwd - 1;
+    if (two_norms)
+        aug_gb_add_same(g->fwd, &g->n_fwd, i_norm, AUG_CAT_COMPUTE);
+    int ag = -1, ag_mlp = -1;
+    if (x.sp) {
+        ag = aug_gb_tp_coll(g->fwd, &g->n_fwd, "sp_all_gather", AUG_COLL_ALL_GATHER, &x, AUG_CAT_TP);
+        if (two_norms && ag >= 0) {
+            aug_gb_add_same(g->fwd, &g->n_fwd, ag, AUG_CAT_TP);
+            ag_mlp = g->n_fwd - 1;
+        }
+    }
+    aug_gb_add(g->fwd, &g->n_fwd, qkv, AUG_CAT_COMPUTE, 0);
+    int i_qkv = g->n_fwd - 1;
+    if (m->pos == AUG_POS_ROPE)
+        aug_gb_add(g->fwd, &g->n_fwd, rope, AUG_CAT_COMPUTE, 0);
+    int a0 = -1, a1 = -1;
+    for (int k = 0; k < 2; k++) {
+        int f0, f1;
+        if (!(ap[k].share > 0))
+            continue;
+        attention_fwd(&ap[k], p, &x, g, &f0, &f1);
+        if (a0 < 0)
+            a0 = f0;
+        a1 = f1;
+    }
+    context_parallel(p, s, &x, g, 0, a0, a1);
+    aug_gb_add(g->fwd, &g->n_fwd, proj, AUG_CAT_COMPUTE, 0);
+    struct aug_mlp_idx mi = {-1, -1, -1, -1};
+    aug_gb_mlp(m, &x, g, x.T, x.f / x.t, 1, 0, &mi);
+    int rs = aug_gb_tp_coll(g->fwd, &g->n_fwd, x.sp ? "sp_reduce_scatter" : "tp_all_reduce",
+                            c_out, &x, AUG_CAT_TP);
+    aug_gb_add(g->fwd, &g->n_fwd, resid, AUG_CAT_COMPUTE, 0);
+    if (ovl) {
+        aug_gb_pair(g, g->fwd, i_qkv, ag, AUG_OVL_RING, tpn);
+        if (ag_mlp >= 0)
+            aug_gb_pair(g, g->fwd, mi.up, ag_mlp, AUG_OVL_RING, tpn);
+        aug_gb_pair(g, g->fwd, mi.down, rs, AUG_OVL_RING, tpn);
+    }
+
+    /* ---- backward ---- */
+    aug_gb_mem_bwd(g, &resid, "residual_bwd", AUG_CAT_COMPUTE);
+    int bag = -1;
+    if (x.sp)
+        bag = aug_gb_tp_coll(g->bwd, &g->n_bwd, "sp_all_gather_bwd", AUG_COLL_ALL_GATHER, &x,
+                             AUG_CAT_TP);
+    aug_gb_mlp_bwd(m, &x, g, x.T, x.f / x.t, 1, 0, &mi);
+    int i_proj_d = aug_gb_gemm_bwd(g, &proj, "attn_out_dgrad", "attn_out_wgrad", AUG_CAT_COMPUTE, 1);
+    (void)i_proj_d;
+    int b0 = -1, b1 = -1;
+    for (int k = 0; k < 2; k++) {
+        int f0, f1;
+        if (!(ap[k].share > 0))
+            continue;
+        attention_bwd(&ap[k], p, &x, g, &f0, &f1);
+        if (b0 < 0)
+            b0 = f0;
+        b1 = f1;
+    }
+    context_parallel(p, s, &x, g, 1, b0, b1);
+    if (m->pos == AUG_POS_ROPE)
+        aug_gb_mem_bwd(g, &rope, "rope_bwd", AUG_CAT_COMPUTE);
+    int i_qkv_d = aug_gb_gemm_bwd(g, &qkv, "qkv_dgrad", "qkv_wgrad", AUG_CAT_COMPUTE, 1);
+    /* the two branches' input gradients, summed (one norm) or each through its own norm,
+     * reduced once (SP: reduce-scatter per norm input) */
+    int brs = aug_gb_tp_coll(g->bwd, &g->n_bwd,
+                             x.sp ? "sp_reduce_scatter_bwd" : "tp_all_reduce_bwd", c_out, &x,
+                             AUG_CAT_TP);
+    if (two_norms && x.sp && brs >= 0)
+        aug_gb_add_same(g->bwd, &g->n_bwd, brs, AUG_CAT_TP);
+    aug_gb_mem_bwd(g, &norm, "norm_bwd", AUG_CAT_COMPUTE);
+    if (two_norms)
+        aug_gb_add_same(g->bwd, &g->n_bwd, g->n_bwd - 1, AUG_CAT_COMPUTE);
+    if (ovl) {
+        aug_gb_pair(g, g->bwd, mi.down_dgrad, bag, AUG_OVL_RING, tpn);
+        aug_gb_pair(g, g->bwd, i_qkv_d, brs, AUG_OVL_RING, tpn);
+    }
+    if (x.dt == AUG_DTYPE_FP8)
+        aug_gb_fp8_casts(g, 0);
 }
 
 static void graph_head(const struct aug_model *m, const struct aug_plan *p,

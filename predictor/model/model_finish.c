@@ -152,6 +152,11 @@ int aug_model_finish(struct aug_model *m, const char *origin) {
         (st = check_range(ctx, "mtp_layers", m->mtp_layers, 0, 16)) ||
         (st = check_range(ctx, "dense_ffn_hidden", m->dense_ffn_hidden, 0, MAX_FFN)))
         return st;
+    if ((st = check_range(ctx, "parallel_block", m->parallel_block, 0, 2)))
+        return st;
+    if (m->parallel_block && (m->arch != AUG_ARCH_DENSE || m->attention == AUG_ATTN_MLA))
+        return aug_errorf(AUG_EDATA, "%s: field 'parallel_block' applies to dense transformers "
+                          "without latent attention (arch is '%s')", ctx, aug_arch_name(m->arch));
     if (m->sliding_window == 0 && m->global_attn_every != 0)
         return aug_errorf(AUG_EDATA, "%s: field 'global_attn_every' = %ld needs a sliding_window",
                           ctx, m->global_attn_every);

@@ -152,9 +152,10 @@ static const struct key_rule hf_rules[] = {
     {"final_logit_softcapping", AUG_KEY_UNMODELED, "logit soft-capping: an elementwise op not counted"},
     {"attn_logit_softcapping", AUG_KEY_UNMODELED, "logit soft-capping: an elementwise op not counted"},
     {"query_pre_attn_scalar", AUG_KEY_UNMODELED, "a scalar inside attention"},
-    {"parallel_attn", AUG_KEY_UNMODELED, "parallel attention and MLP blocks: augur runs them one after the other"},
-    {"use_parallel_residual", AUG_KEY_UNMODELED, "parallel attention and MLP blocks: augur runs them one after the other"},
-    {"new_decoder_architecture", AUG_KEY_UNMODELED, "Falcon's second layer norm per block"},
+    {"parallel_attn", AUG_KEY_USED, "parallel_block (Falcon: attention and MLP side by side)"},
+    {"use_parallel_residual", AUG_KEY_USED, "parallel_block = 2 (GPT-NeoX: a norm per branch)"},
+    {"new_decoder_architecture", AUG_KEY_USED, "parallel_block = 2 (Falcon-40B/180B: a norm per branch)"},
+    {"num_ln_in_parallel_attn", AUG_KEY_USED, "parallel_block 1 or 2 (Falcon: norms per block)"},
     {"alibi", AUG_KEY_UNMODELED, "ALiBi position bias: counted as no position encoding"},
 };
 

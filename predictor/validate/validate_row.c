@@ -7,7 +7,7 @@
  * head_dim, moe_ffn_hidden (expert FFN; ffn_hidden is the per-expert size too),
  * dense_ffn_hidden, moe_shared_experts, moe_dense_layers, moe_layer_freq, moe_groups,
  * moe_topk_groups, attention_kind (gqa|mha|mqa|mla) with q_lora_rank, kv_lora_rank,
- * qk_nope_head_dim, qk_rope_head_dim, v_head_dim, sliding_window, global_attn_every and
+ * qk_nope_head_dim, qk_rope_head_dim, v_head_dim, sliding_window, global_attn_every, parallel_block and
  * mtp_layers. A model given by its dimensions takes its FP8 checkpoint recipe from the
  * preset of the same architecture (preset_recipe). */
 #include <stddef.h>
@@ -72,6 +72,7 @@ static int vrow_arch(const struct aug_csv *t, size_t i, struct aug_model *m) {
         {"sliding_window", offsetof(struct aug_model, sliding_window), AUG_CSV_NONNEG},
         {"global_attn_every", offsetof(struct aug_model, global_attn_every), AUG_CSV_NONNEG},
         {"mtp_layers", offsetof(struct aug_model, mtp_layers), AUG_CSV_NONNEG},
+        {"parallel_block", offsetof(struct aug_model, parallel_block), AUG_CSV_NONNEG},
     };
     int st;
     for (size_t k = 0; k < sizeof cols / sizeof *cols; k++) {
