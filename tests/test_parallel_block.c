@@ -97,6 +97,22 @@ static void test_model_rules(void **state) {
     assert_non_null(strstr(aug_last_error(), "applies to dense transformers"));
 }
 
+/* One shared norm per layer in a parallel block with parallel_block 1: a LayerNorm's 2 h
+ * weights fewer per layer, 40 x 2 x 5120 = 409,600 for the 40-layer test model; a norm
+ * per branch keeps the sequential count. */
+static void test_norm_params(void **state) {
+    (void)state;
+    const char *text = "{\"name\": \"gpt-13b-test\", \"layers\": 40, \"hidden\": 5120,"
+                       " \"heads\": 40, \"vocab\": 51200, \"max_seq\": 2048}";
+    struct aug_model seq = from_json(text), one = seq, two = seq;
+    one.parallel_block = 1;
+    two.parallel_block = 2;
+    assert_int_equal(aug_model_finish(&one, "test"), AUG_OK);
+    assert_int_equal(aug_model_finish(&two, "test"), AUG_OK);
+    assert_near(aug_model_params(&seq) - aug_model_params(&one), 409600.0, 0);
+    assert_near(aug_model_params(&two), aug_model_params(&seq), 0);
+}
+
 struct colls {
     int ag, rs;
     double ag_bytes, rs_bytes, gemm_flops;
@@ -211,6 +227,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_hf_configs),
         cmocka_unit_test(test_model_rules),
+        cmocka_unit_test(test_norm_params),
         cmocka_unit_test(test_training_tp_collectives),
         cmocka_unit_test(test_serving_step),
     };

@@ -167,6 +167,8 @@ int aug_model_foreach(const char *data_root, void (*fn)(const struct aug_model *
 
 /* Parameter counts (exact, from the shapes). */
 double aug_model_params(const struct aug_model *m);            /* total */
+/* Norms per layer: 1 in a parallel block with one shared norm (parallel_block 1), else 2. */
+int aug_model_block_norms(const struct aug_model *m);
 double aug_model_layer_params(const struct aug_model *m);      /* one transformer layer */
 double aug_model_embedding_params(const struct aug_model *m);  /* input (+pos) + untied head */
 double aug_model_active_params(const struct aug_model *m);     /* per token (MoE: top-k) */

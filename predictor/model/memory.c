@@ -65,7 +65,7 @@ double aug_train_layer_expert_params_per_gpu(const struct aug_model *m, const st
 
 double aug_train_layer_params_per_gpu(const struct aug_model *m, const struct aug_plan *p) {
     double all = aug_model_layer_params(m);
-    double norms = 2.0 * norm_params(m);
+    double norms = (double)aug_model_block_norms(m) * norm_params(m);
     if (m->arch == AUG_ARCH_MATMULFREE) /* every norm weight sits beside a split matrix */
         norms = 0.0;
     double sharded = all - norms;

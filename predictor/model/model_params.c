@@ -16,7 +16,8 @@
  *              HGRNBitBlock) add an RMSNorm weight to every BitLinear (i, f, g, o and gate
  *              of h, down of f), g_norm (h), the two block norms (2h) and one MLGRU lower
  *              bound per layer (h): 9h + f; the BitLinear LM head adds its norm (h)
- *   norms      LayerNorm 2 per layer * 2h; RMSNorm 2 per layer * h
+ *   norms      LayerNorm 2 per layer * 2h; RMSNorm 2 per layer * h (one of them in a
+ *              parallel block with a shared norm, parallel_block 1)
  * Dense layers of an MoE model use dense_ffn_hidden. Embeddings: V*h input (+ max_seq*h
  * learned positions) and V*h LM head when untied, plus the final norm.
  * Multi-token prediction (DeepSeek-V3, arXiv 2412.19437, sec. 2.2): each module has two
@@ -109,6 +110,10 @@ static double moe_ffn_params(const struct aug_model *m, int active_only) {
            router_params(m);
 }
 
+int aug_model_block_norms(const struct aug_model *m) {
+    return m->parallel_block == 1 ? 1 : 2;
+}
+
 /* Sum over all layers (the layers differ in their FFN). */
 static double layers_params(const struct aug_model *m, int active_only) {
     double h = (double)m->hidden, L = (double)m->layers;
@@ -119,7 +124,8 @@ static double layers_params(const struct aug_model *m, int active_only) {
     double nm = (double)aug_model_moe_layers(m);
     double dense_ffn = mlp_params(m, (double)aug_model_dense_ffn(m));
     double moe_ffn = m->arch == AUG_ARCH_MOE ? moe_ffn_params(m, active_only) : 0.0;
-    return L * (attention_params(m) + 2.0 * norm_params(m)) + (L - nm) * dense_ffn + nm * moe_ffn;
+    return L * (attention_params(m) + (double)aug_model_block_norms(m) * norm_params(m)) +
+           (L - nm) * dense_ffn + nm * moe_ffn;
 }
 
 /* The mean over the layers: what per-layer consumers (pipeline stages, FSDP) multiply. */
