@@ -254,6 +254,63 @@ static void context_parallel(const struct aug_plan *p, const struct aug_system *
                                      cp_domain), AUG_CAT_CP, 0);
 }
 
+/* The attention half of a layer, forward: QKV (MLA's projections), RoPE, the attention
+ * core of the global and windowed layers, the CP exchange and the output projection.
+ * *i_qkv and *i_proj index the QKV (last MLA) and output GEMMs for TP overlap pairs. */
+static void attn_block_fwd(const struct aug_model *m, const struct aug_plan *p,
+                           const struct aug_system *s, const struct aug_dims *x,
+                           const struct attn_plan ap[2], const struct aug_op *qkv,
+                           const struct aug_op *rope, const struct aug_op *proj,
+                           struct aug_graph *g, int *i_qkv, int *i_proj) {
+    if (m->attention == AUG_ATTN_MLA) {
+        *i_qkv = aug_mla_qkv_fwd(m, x, g);
+    } else {
+        aug_gb_add(g->fwd, &g->n_fwd, *qkv, AUG_CAT_COMPUTE, 0);
+        *i_qkv = g->n_fwd - 1;
+    }
+    if (m->pos == AUG_POS_ROPE)
+        aug_gb_add(g->fwd, &g->n_fwd, *rope, AUG_CAT_COMPUTE, 0);
+    int a0 = -1, a1 = -1;
+    for (int k = 0; k < 2; k++) {
+        int f0, f1;
+        if (!(ap[k].share > 0))
+            continue;
+        attention_fwd(&ap[k], p, x, g, &f0, &f1);
+        if (a0 < 0)
+            a0 = f0;
+        a1 = f1;
+    }
+    context_parallel(p, s, x, g, 0, a0, a1);
+    aug_gb_add(g->fwd, &g->n_fwd, *proj, AUG_CAT_COMPUTE, 0);
+    *i_proj = g->n_fwd - 1;
+}
+
+/* ... and backward, in reverse: output projection gradients, attention core, CP, RoPE,
+ * QKV gradients. *i_proj_d and *i_qkv_d index the two data-gradient GEMMs. */
+static void attn_block_bwd(const struct aug_model *m, const struct aug_plan *p,
+                           const struct aug_system *s, const struct aug_dims *x,
+                           const struct attn_plan ap[2], const struct aug_op *qkv,
+                           const struct aug_op *rope, const struct aug_op *proj,
+                           struct aug_graph *g, int *i_proj_d, int *i_qkv_d) {
+    *i_proj_d = aug_gb_gemm_bwd(g, proj, "attn_out_dgrad", "attn_out_wgrad", AUG_CAT_COMPUTE, 1);
+    int b0 = -1, b1 = -1;
+    for (int k = 0; k < 2; k++) {
+        int f0, f1;
+        if (!(ap[k].share > 0))
+            continue;
+        attention_bwd(&ap[k], p, x, g, &f0, &f1);
+        if (b0 < 0)
+            b0 = f0;
+        b1 = f1;
+    }
+    context_parallel(p, s, x, g, 1, b0, b1);
+    if (m->pos == AUG_POS_ROPE)
+        aug_gb_mem_bwd(g, rope, "rope_bwd", AUG_CAT_COMPUTE);
+    *i_qkv_d = m->attention == AUG_ATTN_MLA
+                   ? aug_mla_qkv_bwd(m, x, g)
+                   : aug_gb_gemm_bwd(g, qkv, "qkv_dgrad", "qkv_wgrad", AUG_CAT_COMPUTE, 1);
+}
+
 /* ---- one layer ------------------------------------------------------------------------- */
 
 static void graph_layer(const struct aug_model *m, const struct aug_plan *p,
@@ -443,28 +500,8 @@ static void graph_layer_mix(const struct aug_model *m, const struct aug_plan *p,
     int ag1 = -1, rs1 = -1, ag2 = -1, rs2 = -1;
     if (x.sp)
         ag1 = aug_gb_tp_coll(g->fwd, &g->n_fwd, "sp_all_gather", AUG_COLL_ALL_GATHER, &x, AUG_CAT_TP);
-    int i_qkv;
-    if (mla) {
-        i_qkv = aug_mla_qkv_fwd(m, &x, g);
-    } else {
-        aug_gb_add(g->fwd, &g->n_fwd, qkv, AUG_CAT_COMPUTE, 0);
-        i_qkv = g->n_fwd - 1;
-    }
-    if (m->pos == AUG_POS_ROPE)
-        aug_gb_add(g->fwd, &g->n_fwd, rope, AUG_CAT_COMPUTE, 0);
-    int a0 = -1, a1 = -1;
-    for (int k = 0; k < 2; k++) {
-        int f0, f1;
-        if (!(ap[k].share > 0))
-            continue;
-        attention_fwd(&ap[k], p, &x, g, &f0, &f1);
-        if (a0 < 0)
-            a0 = f0;
-        a1 = f1;
-    }
-    context_parallel(p, s, &x, g, 0, a0, a1);
-    aug_gb_add(g->fwd, &g->n_fwd, proj, AUG_CAT_COMPUTE, 0);
-    int i_proj = g->n_fwd - 1;
+    int i_qkv, i_proj;
+    attn_block_fwd(m, p, s, &x, ap, &qkv, &rope, &proj, g, &i_qkv, &i_proj);
     rs1 = aug_gb_tp_coll(g->fwd, &g->n_fwd, n_out, c_out, &x, AUG_CAT_TP);
     aug_gb_add(g->fwd, &g->n_fwd, resid, AUG_CAT_COMPUTE, 0);
     int i_res = g->n_fwd - 1;
@@ -538,22 +575,8 @@ static void graph_layer_mix(const struct aug_model *m, const struct aug_plan *p,
                                   AUG_CAT_TP);
         }
     }
-    int i_proj_d = aug_gb_gemm_bwd(g, &proj, "attn_out_dgrad", "attn_out_wgrad", AUG_CAT_COMPUTE, 1);
-    int b0 = -1, b1 = -1;
-    for (int k = 0; k < 2; k++) {
-        int f0, f1;
-        if (!(ap[k].share > 0))
-            continue;
-        attention_bwd(&ap[k], p, &x, g, &f0, &f1);
-        if (b0 < 0)
-            b0 = f0;
-        b1 = f1;
-    }
-    context_parallel(p, s, &x, g, 1, b0, b1);
-    if (m->pos == AUG_POS_ROPE)
-        aug_gb_mem_bwd(g, &rope, "rope_bwd", AUG_CAT_COMPUTE);
-    int i_qkv_d = mla ? aug_mla_qkv_bwd(m, &x, g)
-                      : aug_gb_gemm_bwd(g, &qkv, "qkv_dgrad", "qkv_wgrad", AUG_CAT_COMPUTE, 1);
+    int i_proj_d, i_qkv_d;
+    attn_block_bwd(m, p, s, &x, ap, &qkv, &rope, &proj, g, &i_proj_d, &i_qkv_d);
     if (brs1 >= 0) {
         aug_gb_add_same(g->bwd, &g->n_bwd, brs1, AUG_CAT_TP);
         brs2 = g->n_bwd - 1;
@@ -623,22 +646,8 @@ static void graph_layer_parallel(const struct aug_model *m, const struct aug_pla
             ag_mlp = g->n_fwd - 1;
         }
     }
-    aug_gb_add(g->fwd, &g->n_fwd, qkv, AUG_CAT_COMPUTE, 0);
-    int i_qkv = g->n_fwd - 1;
-    if (m->pos == AUG_POS_ROPE)
-        aug_gb_add(g->fwd, &g->n_fwd, rope, AUG_CAT_COMPUTE, 0);
-    int a0 = -1, a1 = -1;
-    for (int k = 0; k < 2; k++) {
-        int f0, f1;
-        if (!(ap[k].share > 0))
-            continue;
-        attention_fwd(&ap[k], p, &x, g, &f0, &f1);
-        if (a0 < 0)
-            a0 = f0;
-        a1 = f1;
-    }
-    context_parallel(p, s, &x, g, 0, a0, a1);
-    aug_gb_add(g->fwd, &g->n_fwd, proj, AUG_CAT_COMPUTE, 0);
+    int i_qkv, i_proj;
+    attn_block_fwd(m, p, s, &x, ap, &qkv, &rope, &proj, g, &i_qkv, &i_proj);
     struct aug_mlp_idx mi = {-1, -1, -1, -1};
     aug_gb_mlp(m, &x, g, x.T, x.f / x.t, 1, 0, &mi);
     int rs = aug_gb_tp_coll(g->fwd, &g->n_fwd, x.sp ? "sp_reduce_scatter" : "tp_all_reduce",
@@ -658,22 +667,8 @@ static void graph_layer_parallel(const struct aug_model *m, const struct aug_pla
         bag = aug_gb_tp_coll(g->bwd, &g->n_bwd, "sp_all_gather_bwd", AUG_COLL_ALL_GATHER, &x,
                              AUG_CAT_TP);
     aug_gb_mlp_bwd(m, &x, g, x.T, x.f / x.t, 1, 0, &mi);
-    int i_proj_d = aug_gb_gemm_bwd(g, &proj, "attn_out_dgrad", "attn_out_wgrad", AUG_CAT_COMPUTE, 1);
-    (void)i_proj_d;
-    int b0 = -1, b1 = -1;
-    for (int k = 0; k < 2; k++) {
-        int f0, f1;
-        if (!(ap[k].share > 0))
-            continue;
-        attention_bwd(&ap[k], p, &x, g, &f0, &f1);
-        if (b0 < 0)
-            b0 = f0;
-        b1 = f1;
-    }
-    context_parallel(p, s, &x, g, 1, b0, b1);
-    if (m->pos == AUG_POS_ROPE)
-        aug_gb_mem_bwd(g, &rope, "rope_bwd", AUG_CAT_COMPUTE);
-    int i_qkv_d = aug_gb_gemm_bwd(g, &qkv, "qkv_dgrad", "qkv_wgrad", AUG_CAT_COMPUTE, 1);
+    int i_proj_d, i_qkv_d;
+    attn_block_bwd(m, p, s, &x, ap, &qkv, &rope, &proj, g, &i_proj_d, &i_qkv_d);
     /* the two branches' input gradients, summed (one norm) or each through its own norm,
      * reduced once (SP: reduce-scatter per norm input) */
     int brs = aug_gb_tp_coll(g->bwd, &g->n_bwd,
