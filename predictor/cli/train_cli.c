@@ -161,11 +161,15 @@ void aug_cli_train_table(FILE *f, const struct aug_model *m, const struct aug_sy
                "while a collective shares the SMs\n", p->dp_overlap ? "on" : "off",
             p->tp_overlap ? "on" : "off", p->pp_overlap ? "on" : "off",
             p->param_gather_overlap ? "on" : "off", p->comm_slowdown);
-    if (p->pp_embed_loss_slots && p->pp > 1)
+    if (p->pp_embed_loss_slots && p->pp > 2)
         fprintf(f, "# pipeline split: %ld layers + embedding + loss over %ld chunks: %ld layers "
                    "per rank, %ld on the first and last\n",
                 m->layers, p->pp * p->interleave, aug_plan_stage_layers(p, m),
                 aug_plan_stage_layers_at(p, m, 0));
+    else if (p->pp_embed_loss_slots && p->pp == 2)
+        fprintf(f, "# pipeline split: %ld layers + embedding + loss over %ld chunks: %ld layers "
+                   "on each of the two ranks\n",
+                m->layers, p->pp * p->interleave, aug_plan_stage_layers_at(p, m, 0));
     if (p->cp > 1)
         fprintf(f, "# context parallelism: %s over %ld ranks, %ld tokens each\n",
                 aug_cp_algo_name(p->cp_algo), p->cp, p->seq / p->cp);
