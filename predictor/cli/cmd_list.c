@@ -51,6 +51,7 @@ static int show_model_json(const struct aug_model *m, const struct aug_model_rec
     json_object_set_new(f, "moe_experts", json_integer(m->moe_experts));
     json_object_set_new(f, "moe_topk", json_integer(m->moe_topk));
     json_object_set_new(f, "moe_shared_experts", json_integer(m->moe_shared_experts));
+    json_object_set_new(f, "parallel_block", json_integer(m->parallel_block));
     json_object_set_new(o, "fields", f);
     json_object_set_new(o, "params", json_real(aug_model_params(m)));
     for (int i = 0; i < rec->n; i++)
@@ -76,10 +77,10 @@ static int show_model(const char *name, int json) {
     printf("# source: %s\n", m.source);
     model_line(&m, NULL);
     printf("# fields: head_dim %ld, max_seq %ld, norm %s, pos %s, tied_embeddings %d, "
-           "linear_bias %d, moe_shared_experts %ld\n",
+           "linear_bias %d, moe_shared_experts %ld, parallel_block %ld\n",
            m.head_dim, m.max_seq, m.norm == AUG_NORM_RMSNORM ? "rmsnorm" : "layernorm",
            m.pos == AUG_POS_ROPE ? "rope" : "learned", m.tied_embeddings, m.linear_bias,
-           m.moe_shared_experts);
+           m.moe_shared_experts, m.parallel_block);
     printf("%-34s %-13s %s\n", "key", "read", "into / why");
     for (int u = AUG_KEY_USED; u <= AUG_KEY_UNMODELED; u++)
         for (int i = 0; i < rec.n; i++)
