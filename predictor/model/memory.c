@@ -246,9 +246,10 @@ void aug_train_memory(const struct aug_model *m, const struct aug_system *s,
     last.total_gib = last.weights_gib + last.gradients_gib + last.optimizer_gib +
                      last.activations_gib + last.workspace_gib;
     *out = first.total_gib >= last.total_gib ? first : last;
-    /* with the embedding and the loss in the split, the second rank holds a layer more than
-     * the first and almost as many micro-batches in flight: it may be the fullest */
-    if (p->pp_embed_loss_slots && p->pp > 2) {
+    /* the second rank keeps one micro-batch fewer in flight than the first and no
+     * embedding, but with embedding and loss slots in the split a layer more: the fullest
+     * rank is the first, the second or the last, as train.c times them */
+    if (p->pp > 2) {
         states(m, p, s, 1, &mid);
         mid.activations_gib = activation_bytes(m, p, 1) / AUG_GIB;
         mid.workspace_gib = AUG_TRAIN_WORKSPACE_GIB;
