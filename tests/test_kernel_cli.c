@@ -53,8 +53,9 @@ static void test_timing_and_extrapolation(void **state) {
 }
 
 /* A GPU with a spec row and no kernels-db folder (L4) is timed by the structural model in
- * every dtype it has: fp8 8192^3 on L4's 58 SMs picks 256 x 128 tiles, 2048 tiles in
- * ceil(2048 / 58) = 36 waves. */
+ * every dtype it has: fp8 8192^3 on L4's 58 SMs picks 256 x 128 tiles, 2048 tiles; L4 is
+ * sm_89, so the stream-K hybrid runs 35 full waves and spreads the other 18 tiles over
+ * the 58 SMs: 35 + 18/58 = 35.3103 waves (data-parallel: ceil(2048 / 58) = 36). */
 static void test_unprofiled_gpu_plan(void **state) {
     (void)state;
     expect_exit(RUN("kernel", "gemm", "--gpu", "l4-24g", "--m", "8192", "--n", "8192", "--k",
@@ -62,7 +63,8 @@ static void test_unprofiled_gpu_plan(void **state) {
     json_t *o = json_out();
     assert_string_equal(json_string_value(json_object_get(o, "source")), "fallback");
     assert_string_equal(json_string_value(json_object_get(o, "model_tile")), "256x128x64");
-    assert_rel(json_real_value(json_object_get(o, "model_waves")), 36, 0);
+    assert_rel(json_real_value(json_object_get(o, "model_waves")), 35 + 18.0 / 58, 1e-9);
+    assert_true(json_is_true(json_object_get(o, "model_stream_k")));
     json_decref(o);
 }
 

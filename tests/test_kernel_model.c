@@ -88,49 +88,73 @@ static void test_ceilings_from_gpus_csv(void **state)
 
 /* A100 bf16 4096^3 with 256 x 128 tiles: 16 x 32 = 512 tiles, one CTA per SM (65536 /
  * (2 x 256 x 128) = 1), waves = ceil(512 / 108) = 5; a tile's main loop is 2 x 256 x 128 x
- * 4096 = 268,435,456 FLOPs at 267.9e12 / 108 per SM = 108.216 us; HBM: A + B = 67 MB do
- * not fit in 20 MiB (half the L2), a wave of 10 x 11 tiles reads (10 x 256 + 11 x 128) x
- * 4096 x 2 B = 32.5 MB, 5 waves + 33.5 MB of C = 196 MB at 1795 GB/s = 109 us: compute
- * binds. t = 2.5 + 5 x 108.216 = 543.58 us. With 4097 rows a 17th row of tiles makes 544
- * tiles = 6 waves: 2.5 + 6 x 108.216 = 651.80 us, 20% more for 0.02% more work. */
+ * 4096 = 268,435,456 FLOPs at the sustained 0.89 x 267.9e12 / 108 per SM = 121.591 us;
+ * HBM: A + B = 67 MB do not fit in 20 MiB (half the L2), a wave of 10 x 11 tiles reads
+ * (10 x 256 + 11 x 128) x 4096 x 2 B = 32.5 MB, 5 waves + 33.5 MB of C = 196 MB at 1795
+ * GB/s = 109 us: compute binds. Data-parallel: t = 2.5 + 5 x 121.591 = 610.45 us. With
+ * 4097 rows a 17th row of tiles makes 544 tiles = 6 waves: 2.5 + 6 x 121.591 = 732.05 us,
+ * 20% more for 0.02% more work. */
 static void test_tiles_waves_and_the_4097_step(void **state)
 {
     (void)state;
     struct aug_gemm_ceiling c;
     struct aug_gemm_plan p;
     assert_int_equal(aug_gemm_ceiling_of(&a100, AUG_DTYPE_BF16, &c), 1);
-    double task = 2.0 * 256 * 128 * 4096 / (267.9e12 / 108) * 1e6;
-    assert_rel(task, 108.216, 1e-5);
+    assert_int_equal(c.stream_k, 1); /* sm_arch 80 */
+    assert_near(c.sustained, 0.89, 0);
+    double task = 2.0 * 256 * 128 * 4096 / (0.89 * 267.9e12 / 108) * 1e6;
+    assert_rel(task, 121.591, 1e-5);
     double t = aug_gemm_model_tile_us(&c, 4096, 4096, 4096, 1, 256, 128, 1, &p);
     assert_near(p.tiles, 512, 0);
     assert_near(p.ctas_per_sm, 1, 0);
     assert_near(p.waves, 5, 0);
+    assert_int_equal(p.stream_k, 0);
     assert_rel(p.hbm_bytes, 5 * (10.0 * 256 + 11.0 * 128) * 4096 * 2 + 4096.0 * 4096 * 2, 1e-12);
     assert_rel(t, 2.5 + 5 * task, 1e-12);
     double t2 = aug_gemm_model_tile_us(&c, 4097, 4096, 4096, 1, 256, 128, 1, &p);
     assert_near(p.tiles, 544, 0);
     assert_near(p.waves, 6, 0);
     assert_rel(t2, 2.5 + 6 * task, 1e-12);
-    /* the model over all tiles and splits: 4097 rows never run faster than 4096; here the
-     * 128 x 256 tile absorbs the extra row (33 x 16 = 528 tiles, still 5 waves), so the
-     * time stays; 4096 + 1024 rows (ceil(5120/128) x 16 = 640 tiles = 6 waves of 128 x
-     * 256, 20 x 32 = 640 of 256 x 128) step up by a sixth wave: 2.5 + 6 x 108.216 us */
-    double best = aug_gemm_model_us(&c, 4096, 4096, 4096, 1, NULL);
-    double best2 = aug_gemm_model_us(&c, 4097, 4096, 4096, 1, NULL);
-    assert_true(best <= t);
+    /* the model over all tiles, splits and stream-K: the data-parallel + stream-K hybrid
+     * runs 4 full waves of 256 x 128 tiles and spreads the other 80 tiles over the 108
+     * SMs (4 + 80/108 = 4.7407 waves), then fixes up at most 108 fp32 partial tiles,
+     * written and read through L2: 2 x 108 x 256 x 128 x 4 B / 7219 GB/s = 3.9218 us.
+     * t = 2.5 + 4.7407 x 121.591 + 3.9218 = 582.85 us, below the data-parallel 610.45 */
+    double fix = 2.0 * 108 * 256 * 128 * 4 / 7219e9 * 1e6;
+    assert_rel(fix, 3.9218, 1e-4);
+    double best = aug_gemm_model_us(&c, 4096, 4096, 4096, 1, &p);
+    assert_int_equal(p.stream_k, 1);
+    assert_rel(p.waves, 4 + 80.0 / 108, 1e-12);
+    assert_rel(p.t_fixup_us, fix, 1e-12);
+    assert_rel(best, 2.5 + (4 + 80.0 / 108) * task + fix, 1e-12);
+    assert_rel(best, 582.853, 1e-5);
+    /* 4097 rows never run faster than 4096: the 128 x 256 tile takes them (33 x 16 = 528
+     * tiles = 4 full waves and 96 spread, 4.8889 waves): 2.5 + 4.8889 x 121.591 + 3.9218
+     * = 600.87 us; the step is 3% instead of a whole wave's 20% */
+    double best2 = aug_gemm_model_us(&c, 4097, 4096, 4096, 1, &p);
     assert_true(best2 >= best);
-    assert_rel(best, 2.5 + 5 * task, 1e-12);
+    assert_near(p.tile_m, 128, 0);
+    assert_rel(best2, 2.5 + (4 + 96.0 / 108) * task + fix, 1e-12);
+    /* 4096 + 1024 rows: 20 x 32 = 640 tiles of 256 x 128, 5 full waves and 100 spread:
+     * 2.5 + 5.9259 x 121.591 + 3.9218 = 726.96 us (data-parallel: 6 waves, 732.05) */
+    assert_rel(aug_gemm_model_us(&c, 5120, 4096, 4096, 1, NULL),
+               2.5 + (5 + 100.0 / 108) * task + fix, 1e-12);
+    /* no stream-K kernels (a GPU before sm_80): the data-parallel 5 waves again */
+    c.stream_k = 0;
+    assert_rel(aug_gemm_model_us(&c, 4096, 4096, 4096, 1, NULL), 2.5 + 5 * task, 1e-12);
     assert_rel(aug_gemm_model_us(&c, 5120, 4096, 4096, 1, NULL), 2.5 + 6 * task, 1e-12);
+    c.stream_k = 1;
     /* smaller tiles run slower per FLOP: 64 x 64 (I = 2 x 64 x 64 / (128 x 2) = 32 FLOP/B)
-     * against 256 x 128 (I = 85.33) with I0 = 267.9e12 / 7219e9 = 37.11:
-     * rate x (32 / 69.11) / (85.33 / 122.44) = 0.6644 x rate. 8 CTAs per SM, so
-     * 64 x 64 x 4096 in one tile: t = 2.5 + 2 x 64 x 64 x 4096 / (0.6644 x 267.9e12 / 864) */
-    double i0 = 267.9e12 / 7219e9, ib = 2.0 * 256 * 128 / (384 * 2.0);
+     * against 256 x 128 (I = 85.33) with I0 = 0.89 x 267.9e12 / 7219e9 = 33.03:
+     * rate x (32 / 65.03) / (85.33 / 118.36) = 0.6826 x rate. 8 CTAs per SM, so
+     * 64 x 64 x 4096 in one tile: t = 2.5 + 2 x 64 x 64 x 4096 / (0.6826 x 0.89 x 267.9e12
+     * / 864) */
+    double i0 = 0.89 * 267.9e12 / 7219e9, ib = 2.0 * 256 * 128 / (384 * 2.0);
     double f = (32 / (32 + i0)) / (ib / (ib + i0));
-    assert_rel(f, 0.6644, 1e-3);
+    assert_rel(f, 0.6826, 1e-3);
     t = aug_gemm_model_tile_us(&c, 64, 64, 4096, 1, 64, 64, 1, &p);
     assert_near(p.ctas_per_sm, 8, 0);
-    assert_rel(t, 2.5 + 2.0 * 64 * 64 * 4096 / (f * 267.9e12 / 864) * 1e6, 1e-12);
+    assert_rel(t, 2.5 + 2.0 * 64 * 64 * 4096 / (f * 0.89 * 267.9e12 / 864) * 1e6, 1e-12);
 }
 
 /* GEMV: H100 bf16 1 x 8192 x 8192 streams the 134 MB weight once at 3015 GB/s: at least
@@ -317,7 +341,8 @@ static void test_clamp_and_extrapolation(void **state)
 }
 
 /* Bad tables are refused on load with file:line: a bandwidth of 1e300 B/us, a negative
- * slope, a GEMM curve faster than its own peak, a piece that drops below a quarter. */
+ * slope, a GEMM curve faster than its own peak, a piece that drops below a quarter, a
+ * gemm_tile kernel family other than 0, 1 or 2. */
 static void test_bounds_on_load(void **state)
 {
     (void)state;
@@ -332,6 +357,8 @@ static void test_bounds_on_load(void **state)
         {"memory,norm,fp16,0,,linear,1,1e-6,,,,,,,1,1e8,5,0,0,0,t\n"
          "memory,norm,fp16,0,,linear,1,0,,,,,,,2e8,1e9,5,0,0,0,t\n",
          "not monotone"},
+        {"gemm,gemm,fp16,0,,gemm_tile,3,250,1700,108,40,7219,3,312,1,1e12,5,0,0,0,t\n",
+         "kernel family"},
     };
     char path[400], text[1024];
     snprintf(path, sizeof path, "%s/a100-80g/curves.csv", root);
@@ -429,6 +456,33 @@ static void test_gemm_tile_fit_recovers(void **state)
     assert_rel(p[1], 250.0, 0.01);
     assert_rel(p[2], 1700.0, 0.01);
     assert_true(st.rel_rmse < 0.005);
+    /* p6 = 2: the same tiles with the stream-K hybrid beside them, as gemm_model.c times
+     * them with stream_k on (4096^3 on 108 SMs: 4 full waves and 80 tiles spread); the
+     * fit recovers the parameters as well */
+    truth[6] = 2;
+    struct aug_curve_point q = aug_curve_gemm_point(4096, 4096, 4096, 2.0);
+    struct aug_gemm_ceiling c;
+    memset(&c, 0, sizeof c);
+    c.rate_tflops = 250, c.peak_tflops = 312, c.hbm_gbps = c.peak_hbm_gbps = 1700;
+    c.l2_bytes = 40.0 * 1048576, c.l2_gbps = 7219, c.overhead_us = 3, c.elt_bytes = 2;
+    c.out_bytes = 2, c.sms = 108, c.stream_k = 1;
+    assert_rel(f->eval(truth, &q), aug_gemm_model_us(&c, 4096, 4096, 4096, 1, NULL), 1e-12);
+    c.stream_k = 0;
+    truth[6] = 0;
+    assert_rel(f->eval(truth, &q), aug_gemm_model_us(&c, 4096, 4096, 4096, 1, NULL), 1e-12);
+    truth[6] = 2;
+    n = 0;
+    for (int i = 0; i < 8; i++)
+        for (int j = 0; j < 8; j++) {
+            pt[n] = aug_curve_gemm_point(ms[i], ks[j], ks[(j + 3) % 8], 2.0);
+            y[n] = f->eval(truth, &pt[n]);
+            n++;
+        }
+    double p2[AUG_CURVE_MAX_PARAMS] = {0, 0, 1795, 108, 40, 7219, 2, 312};
+    assert_int_equal(aug_fit_form(f, pt, y, n, p2, &st), AUG_OK);
+    assert_rel(p2[0], 3.0, 0.01);
+    assert_rel(p2[1], 250.0, 0.01);
+    assert_rel(p2[2], 1700.0, 0.01);
 }
 
 /* Host-timed measurements (host_event, wall) are fitted as kernel time: t - pre when the

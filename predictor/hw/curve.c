@@ -228,7 +228,10 @@ static double attn_sat_eval(const double *p, const struct aug_curve_point *pt)
 
 /* ---- gemm_tile: the structural model (hw/gemm_model.c) with fitted ceilings ----
  * p0 overhead (us), p1 main-loop rate (TFLOP/s), p2 HBM bandwidth (GB/s); fixed p3 SMs,
- * p4 L2 (MiB), p5 L2 bandwidth (GB/s), p6 1 for SIMT (fp32) tiles, p7 dense peak. */
+ * p4 L2 (MiB), p5 L2 bandwidth (GB/s), p6 the kernel family (0 tensor-core tiles, 1 SIMT
+ * fp32 tiles, 2 tensor-core tiles with stream-K kernels beside them: sm_80 and newer;
+ * tables fitted before stream-K was modelled hold 0 and keep their meaning), p7 dense
+ * peak. */
 
 static double gemm_tile_eval(const double *p, const struct aug_curve_point *pt)
 {
@@ -245,7 +248,8 @@ static double gemm_tile_eval(const double *p, const struct aug_curve_point *pt)
     c.sms = p[3] >= 1 ? (int)p[3] : 1;
     c.l2_bytes = p[4] * 1048576.0;
     c.l2_gbps = p[5];
-    c.simt = p[6] > 0.5;
+    c.simt = p[6] > 0.5 && p[6] < 1.5;
+    c.stream_k = p[6] > 1.5;
     if (!(c.rate_tflops > 0) || !(c.hbm_gbps > 0) || !(c.l2_gbps > 0))
         return INFINITY;
     return aug_gemm_model_us(&c, pt->m, pt->n, pt->k, 1, NULL);

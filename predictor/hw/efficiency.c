@@ -84,15 +84,15 @@ double aug_eff_wave(double m, double n, double tile_m, double tile_n, int sm_cou
 double aug_eff_gemm(const struct aug_gpu *gpu, enum aug_dtype dt, double m, double n, double k,
                     double batch) {
     /* the structural model (gemm_model.c) at the GPU's achievable ceilings: its compute
-     * time (tiles, waves, main loop, prologue/epilogue) as an efficiency against the
-     * dtype's dense peak; callers add the memory term from their own byte count */
+     * time (tiles, waves, main loop, prologue/epilogue, stream-K fixup) as an efficiency
+     * against the dtype's dense peak; callers add the memory term from their own bytes */
     struct aug_gemm_ceiling c;
     struct aug_gemm_plan plan;
     double b = batch > 0 ? batch : 1.0;
     double flops = 2.0 * m * n * k * b;
     if (aug_gemm_ceiling_of(gpu, dt, &c) && flops > 0 &&
         aug_gemm_model_us(&c, m, n, k, b, &plan) > 0) {
-        double t_us = plan.t_compute_us + c.overhead_us;
+        double t_us = plan.t_compute_us + plan.t_fixup_us + c.overhead_us;
         if (t_us > 0) {
             double e = flops / (t_us * 1e-6 * c.peak_tflops * 1e12);
             return e < 1.0 ? e : 1.0;

@@ -20,9 +20,17 @@
  *
  *   rate_tile = rate x s(I) / s(I_largest),  s(I) = I / (I + rate / l2_bw)
  *
- * so the largest tile runs at the achievable rate (`rate`: what cuBLAS reaches on large
- * shapes, the ach_tflops_* columns of gpus.csv) and 64 x 64 tiles run about 30% slower
- * on A100 bf16.
+ * so the largest tile runs at the main-loop rate and 64 x 64 tiles run about 30% slower
+ * on A100 bf16. The main-loop rate is the achievable rate of gpus.csv (ach_tflops_*: what
+ * cuBLAS reaches on its best large shape, "Maximum Achievable Matmul FLOPS") times
+ * `sustained`: over a sweep of model shapes the main loop holds less than the best shape
+ * (clocks under sustained load, kernel selection). Fitted on Vidur's fp16 sweeps with this
+ * model (benchmarks/bench_kernels.c, every distinct shape): A100 230.9 TFLOP/s = 0.862 of
+ * 267.9, H100 722.3 = 0.912 of 792.1; AUG_GEMM_SUSTAINED = 0.89, their mean, for 16-bit
+ * tensor-core GEMMs on every GPU. fp8 and int8 keep 1: no fp8 kernel sweep is at hand
+ * to fit their share from, and their gpus.csv rate is one published GEMM throughput, not a
+ * best-shape search; SIMT fp32 keeps 1 (NeuSight's fits set its rate directly). The physics
+ * clamp and the extrapolation ceiling of hw/op.c use the achievable rate itself.
  *
  * CTAs per SM: the fp32 accumulators of one tile take about half of a thread's registers,
  * and an SM has 64 K 32-bit registers (every NVIDIA GPU from Volta to Blackwell, CUDA C
@@ -46,6 +54,31 @@
  * non-decreasing in m, n, k and batch (ceilings and maxima of non-decreasing terms), so
  * the minimum is too: a 4097-row GEMM is never faster than a 4096-row one; it steps up
  * when the extra row of tiles opens a new wave.
+ *
+ * Stream-K (Osama, Merrill, Cecka, Garland and Owens, "Stream-K: Work-centric Parallel
+ * Decomposition for Dense Matrix Multiplication on the GPU", PPoPP 2023; in CUTLASS as
+ * GemmUniversal's stream-K mode for sm_80 since 2.11 and the stream-K tile scheduler of
+ * 3.x for sm_90; vendor libraries carry persistent kernels of this kind, and whether one
+ * is picked for a shape is their heuristic's business, so the model takes the cheaper
+ * candidate and Vidur's sweeps judge it): where the last wave is partial, the
+ * paper's hybrid runs the full waves data-parallel and spreads the k iterations of the
+ * remaining tiles evenly over every CTA slot, so the last wave costs its share of the work
+ * instead of a whole wave. CTAs that end inside a tile write their fp32 partial
+ * accumulators to a workspace that the tile's finishing CTA reads back (the "fixup"): at
+ * most one tile_m x tile_n x 4 B partial per slot, written and read through L2 after the
+ * main loop:
+ *
+ *   t_sk = overhead + max(waves_sk x t_wave, t_memory) + 2 slots tile_m tile_n 4 / l2_bw,
+ *   waves_sk = full waves + remaining tiles / slots
+ *
+ * It is one more candidate (tensor-core tiles on sm_80 and newer, split_k 1, at least one
+ * full wave); the minimum with the data-parallel kernel of the same tile stays
+ * non-decreasing in every dimension: inside a wave both grow, and at an exact multiple of
+ * the slots (where the hybrid does not apply) the data-parallel w x t_wave equals the
+ * data-parallel candidate one tile below, which the minimum never exceeded. The step at
+ * a wave edge shrinks from
+ * a whole wave to 1 / slots of one plus the fixup: on Vidur's A100 fp16 sweep the median
+ * error of GEMMs >= 10 us falls from 6.9% to 4.6% with it (benchmarks/kernels.md).
  *
  * overhead 2.5 us (AUG_GEMM_OVERHEAD_US): grid launch, pipeline fill (a few k steps at
  * ~0.6-1 us HBM latency) and the epilogue of the last wave; the smallest cuBLAS GEMMs take
@@ -82,6 +115,7 @@ int aug_gemm_ceiling_of(const struct aug_gpu *gpu, enum aug_dtype dt, struct aug
     double peak = gpu->peak_tflops[dt];
     if (!(peak > 0))
         return 0;
+    c->sustained = 1.0;
     double bf16 = gpu->peak_tflops[AUG_DTYPE_BF16] > 0 ? gpu->peak_tflops[AUG_DTYPE_BF16]
                                                         : gpu->peak_tflops[AUG_DTYPE_FP16];
     double ach16 = gpu->ach_tflops_bf16 > 0 ? gpu->ach_tflops_bf16 : FRAC_TENSOR * bf16;
@@ -103,6 +137,7 @@ int aug_gemm_ceiling_of(const struct aug_gpu *gpu, enum aug_dtype dt, struct aug
         break;
     default: /* bf16, fp16, tf32: the 16-bit fraction of the dtype's own peak */
         rate = frac16 * peak;
+        c->sustained = AUG_GEMM_SUSTAINED;
         break;
     }
     if (rate > peak)
@@ -124,6 +159,7 @@ int aug_gemm_ceiling_of(const struct aug_gpu *gpu, enum aug_dtype dt, struct aug
     c->out_bytes = dt == AUG_DTYPE_FP32 || dt == AUG_DTYPE_TF32 || dt == AUG_DTYPE_INT8 ? 4.0
                                                                                          : 2.0;
     c->sms = gpu->sm_count > 0 ? gpu->sm_count : 1;
+    c->stream_k = !c->simt && gpu->sm_arch >= 80;
     return 1;
 }
 
@@ -163,12 +199,13 @@ double aug_gemm_model_tile_us(const struct aug_gemm_ceiling *c, double m, double
     /* main-loop rate of this tile, against the largest tile of the family */
     double big_m = c->simt ? simt_tiles[0][0] : tc_tiles[0][0];
     double big_n = c->simt ? simt_tiles[0][1] : tc_tiles[0][1];
-    double i0 = c->rate_tflops * 1e12 / (c->l2_gbps * 1e9);
+    double rate = c->rate_tflops * 1e12 * (c->sustained > 0 ? c->sustained : 1.0);
+    double i0 = rate / (c->l2_gbps * 1e9);
     double it = intensity(tile_m, tile_n, c->elt_bytes);
     double ib = intensity(big_m, big_n, c->elt_bytes);
-    double rate_tile = c->rate_tflops * 1e12 * (it / (it + i0)) / (ib / (ib + i0));
-    if (rate_tile > c->rate_tflops * 1e12)
-        rate_tile = c->rate_tflops * 1e12;
+    double rate_tile = rate * (it / (it + i0)) / (ib / (ib + i0));
+    if (rate_tile > rate)
+        rate_tile = rate;
     double k_steps = ceil(k / (split_k * tk));
     double t_task = 2.0 * tile_m * tile_n * k_steps * tk / (rate_tile / slots);
     double t_comp = waves * t_task;
@@ -206,12 +243,36 @@ double aug_gemm_model_tile_us(const struct aug_gemm_ceiling *c, double m, double
         plan->split_k = split_k;
         plan->tiles = tiles;
         plan->waves = waves;
+        plan->stream_k = 0;
+        plan->t_fixup_us = 0;
         plan->hbm_bytes = bytes;
         plan->t_compute_us = t_comp * 1e6;
         plan->t_memory_us = t_mem * 1e6;
         plan->t_us = t * 1e6;
     }
     return t * 1e6;
+}
+
+/* The data-parallel + stream-K hybrid of the tile of `dp` (its data-parallel plan at
+ * split_k 1); INFINITY where it does not apply (no full wave, or no partial one). */
+static double stream_k_us(const struct aug_gemm_ceiling *c, const struct aug_gemm_plan *dp,
+                          struct aug_gemm_plan *out)
+{
+    double slots = (double)c->sms * dp->ctas_per_sm;
+    double full = floor(dp->tiles / slots), rest = dp->tiles - full * slots;
+    if (full < 1 || rest <= 0 || !(dp->waves > 0))
+        return INFINITY;
+    double waves = full + rest / slots;
+    double t_comp = waves * (dp->t_compute_us / dp->waves);
+    double fixup = 2.0 * slots * dp->tile_m * dp->tile_n * 4.0 / (c->l2_gbps * 1e9) * 1e6;
+    double t = c->overhead_us + (t_comp > dp->t_memory_us ? t_comp : dp->t_memory_us) + fixup;
+    *out = *dp;
+    out->waves = waves;
+    out->stream_k = 1;
+    out->t_compute_us = t_comp;
+    out->t_fixup_us = fixup;
+    out->t_us = t;
+    return t;
 }
 
 double aug_gemm_model_us(const struct aug_gemm_ceiling *c, double m, double n, double k,
@@ -245,6 +306,11 @@ double aug_gemm_model_us(const struct aug_gemm_ceiling *c, double m, double n, d
             if (t < best) {
                 best = t;
                 bp = tp;
+            }
+            struct aug_gemm_plan sp;
+            if (s == 0 && c->stream_k && (t = stream_k_us(c, &tp, &sp)) < best) {
+                best = t;
+                bp = sp;
             }
         }
     }

@@ -9,7 +9,10 @@
 
 /* What the model needs of one GPU and dtype (aug_gemm_ceiling_of fills it from gpus.csv). */
 struct aug_gemm_ceiling {
-    double rate_tflops;  /* dense main-loop rate cuBLAS reaches on large shapes (TFLOP/s) */
+    double rate_tflops;  /* dense rate cuBLAS reaches on its best large shapes (TFLOP/s) */
+    double sustained;    /* the main loop's rate over a sweep of model shapes, as a share of
+                          * rate_tflops (AUG_GEMM_SUSTAINED for 16-bit tensor cores, else 1;
+                          * 0 reads as 1) */
     double peak_tflops;  /* datasheet dense peak of the dtype (the physics bound) */
     double hbm_gbps;     /* achievable HBM bandwidth (1e9 B/s) */
     double peak_hbm_gbps;/* datasheet HBM bandwidth (the physics bound) */
@@ -20,6 +23,7 @@ struct aug_gemm_ceiling {
     double out_bytes;    /* output element size */
     int sms;
     int simt;            /* 1: CUDA-core SGEMM tiles (fp32), 0: tensor-core tiles */
+    int stream_k;        /* 1: the library also has stream-K kernels (tensor cores, sm_80+) */
 };
 
 /* The kernel configuration the model chose and the terms of its time. */
@@ -28,10 +32,17 @@ struct aug_gemm_plan {
     double ctas_per_sm;            /* CTAs of that tile resident on one SM */
     double split_k;                /* k split over this many CTAs (1: none) */
     double tiles;                  /* output tiles over all batches, times split_k */
-    double waves;                  /* ceil(tiles / (SMs x CTAs per SM)) */
+    double waves;                  /* ceil(tiles / (SMs x CTAs per SM)); stream-K: the full
+                                    * waves plus the spread last one, tiles / slots */
+    int stream_k;                  /* 1: the data-parallel + stream-K hybrid was chosen */
     double hbm_bytes;              /* HBM traffic: operands (with L2 reuse) + output */
     double t_compute_us, t_memory_us, t_us;
+    double t_fixup_us;             /* stream-K partial-tile fixup after the main loop */
 };
+
+/* Main-loop rate of 16-bit tensor-core GEMMs over a sweep of model shapes, as a share of
+ * the best-shape achievable rate of gpus.csv (see gemm_model.c). */
+#define AUG_GEMM_SUSTAINED 0.89
 
 /* Default device-side overhead of one GEMM kernel in microseconds (see gemm_model.c). */
 #define AUG_GEMM_OVERHEAD_US 2.5

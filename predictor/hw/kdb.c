@@ -188,6 +188,9 @@ static int check_bounds(const struct aug_csv *t, size_t r, const struct aug_curv
         if (!(c->p[3] >= 1) || !(c->p[4] >= 0) || !(c->p[5] >= 1))
             return aug_csv_cell_error(t, r, "p3", "SMs, L2 size and L2 bandwidth must be "
                                       "positive");
+        if (c->p[6] != 0 && c->p[6] != 1 && c->p[6] != 2)
+            return aug_csv_cell_error(t, r, "p6", "kernel family %g is not 0 (tensor cores), "
+                                      "1 (SIMT) or 2 (tensor cores with stream-K)", c->p[6]);
     }
     if (f->output == AUG_CURVE_EFF) {
         if (!(c->p[0] > 0) || c->p[0] > 1.5)
