@@ -2,7 +2,7 @@
 /* bench_kernels.c - accuracy of the structural kernel models (predictor/hw/gemm_model.c,
  * memop_model.c) against single kernels timed by others, and the physics check.
  *
- *   bench_kernels [--shared DIR] [--kdb DIR]
+ *   bench_kernels [--shared DIR] [--kdb DIR] [--only neusight|vidur|physics]
  *
  * 1. NeuSight's training split (DIR/external/neusight/..., five PCIe GPUs, fp32 SGEMM
  *    `linear` and `bmm`, memory-bound `add`, `gelu`, `softmax`, `ln`; CUDA events around one
@@ -135,6 +135,7 @@ static double kernel_us(const struct aug_gpu *g, enum aug_dtype dt, const struct
     if (!aug_gemm_ceiling_of(g, dt, &c))
         return NAN;
     c.rate_tflops = p->rate_frac * c.peak_tflops;
+    c.sustained = 1.0; /* the fitted fraction is the main-loop rate itself */
     c.hbm_gbps = p->hbm_frac * c.peak_hbm_gbps;
     c.overhead_us = overhead_us;
     if (q->gemm)
@@ -465,6 +466,36 @@ static int vidur_load(const char *shared, const char *gpu_dir, struct set *s)
     return s->n > 0 ? 0 : -1;
 }
 
+static int cmp_shape(const void *a, const void *b)
+{
+    const struct pt *x = a, *y = b;
+    double d[5] = {x->m - y->m, x->n - y->n, x->k - y->k, x->b - y->b, x->t_us - y->t_us};
+    for (int i = 0; i < 5; i++)
+        if (d[i] != 0)
+            return d[i] < 0 ? -1 : 1;
+    return 0;
+}
+
+/* Collapse repeated shapes to one point at their median time (the set is sorted by shape
+ * and time, so a run's middle element is its median). */
+static void unique_shapes(struct set *s)
+{
+    qsort(s->v, (size_t)s->n, sizeof *s->v, cmp_shape);
+    int n = 0;
+    for (int a = 0; a < s->n;) {
+        int b = a;
+        while (b < s->n && s->v[b].m == s->v[a].m && s->v[b].n == s->v[a].n &&
+               s->v[b].k == s->v[a].k && s->v[b].b == s->v[a].b)
+            b++;
+        struct pt q = s->v[a + (b - a - 1) / 2];
+        if ((b - a) % 2 == 0)
+            q.t_us = 0.5 * (s->v[a + (b - a) / 2 - 1].t_us + s->v[a + (b - a) / 2].t_us);
+        s->v[n++] = q;
+        a = b;
+    }
+    s->n = n;
+}
+
 /* fp16 GEMMs: fit the rate fraction (0.40..1.00) and the device overhead (0..10 us). */
 static double vidur_err(const struct aug_gpu *g, const struct set *s, double frac, double ov,
                         int fold, int test, double *scratch, int *n_out)
@@ -523,17 +554,15 @@ static int vidur(const char *shared, const char *kdb)
             return 0;
         }
     }
-    /* subsample to one point in 8 (Vidur repeats each shape over 6-8 models) */
-    for (int i = 0; i < 2; i++) {
-        int n = 0;
-        for (int j = 0; j < s[i].n; j += 8)
-            s[i].v[n++] = s[i].v[j];
-        s[i].n = n;
-    }
+    /* one point per distinct shape, at the median of its measurements: Vidur times the
+     * same shape for several models and tensor-parallel degrees (a fixed stride would keep
+     * one of the four GEMMs of each row only, as the importer emits them in turn) */
+    for (int i = 0; i < 2; i++)
+        unique_shapes(&s[i]);
     double *scratch = malloc(sizeof(double) * (size_t)(s[0].n > s[1].n ? s[0].n : s[1].n));
     if (!scratch)
         return 1;
-    printf("Vidur fp16 GEMM sweeps (CUPTI kernel time, one point in 8)\n");
+    printf("Vidur fp16 GEMM sweeps (CUPTI kernel time, one point per distinct shape)\n");
     for (int i = 0; i < 2; i++) {
         int nb = 0;
         double *big = malloc(sizeof(double) * (size_t)s[i].n);
@@ -559,6 +588,13 @@ static int vidur(const char *shared, const char *kdb)
         printf("  %-10s within, 5-fold (all: rate %.2f of peak, overhead %.2f us): >=10us n %d "
                "median |err| %.1f%%, <10us n %d median %.1f%%\n",
                ids[i], f, o, nb, 100 * median(big, nb), ns, 100 * median(sm, ns));
+        /* the main-loop rate over the sweep against the best-shape achievable rate of
+         * gpus.csv: the share AUG_GEMM_SUSTAINED (hw/gemm_model.h) takes */
+        if (g[i].ach_tflops_bf16 > 0)
+            printf("  %-10s fitted rate %.1f TFLOP/s = %.3f of the best-shape achievable %.1f\n",
+                   ids[i], f * g[i].peak_tflops[AUG_DTYPE_FP16],
+                   f * g[i].peak_tflops[AUG_DTYPE_FP16] / g[i].ach_tflops_bf16,
+                   g[i].ach_tflops_bf16);
         /* the other GPU predicted with this GPU's fraction and overhead */
         int j = 1 - i;
         struct params p = {f, 0.90, 0, 0};
@@ -656,16 +692,33 @@ static void phys_gpu(const struct aug_system *sys, void *user)
 
 int main(int argc, char **argv)
 {
-    const char *shared = AUG_SHARED_DIR, *kdb = NULL;
-    for (int i = 1; i + 1 < argc; i += 2) {
+    const char *shared = AUG_SHARED_DIR, *kdb = NULL, *only = NULL;
+    for (int i = 1; i < argc; i += 2) {
+        if (i + 1 >= argc) {
+            fprintf(stderr, "bench_kernels: %s needs a value\n", argv[i]);
+            return 2;
+        }
         if (!strcmp(argv[i], "--shared"))
             shared = argv[i + 1];
         else if (!strcmp(argv[i], "--kdb"))
             kdb = argv[i + 1];
+        else if (!strcmp(argv[i], "--only") &&
+                 (!strcmp(argv[i + 1], "neusight") || !strcmp(argv[i + 1], "vidur") ||
+                  !strcmp(argv[i + 1], "physics")))
+            only = argv[i + 1];
+        else {
+            fprintf(stderr, "bench_kernels: unknown option '%s' (--shared DIR, --kdb DIR, "
+                            "--only neusight|vidur|physics)\n", argv[i]);
+            return 2;
+        }
     }
-    int rc = neusight(shared, kdb);
-    if (!rc)
+    int rc = 0;
+    if (!only || !strcmp(only, "neusight"))
+        rc = neusight(shared, kdb);
+    if (!rc && (!only || !strcmp(only, "vidur")))
         rc = vidur(shared, kdb);
+    if (only && strcmp(only, "physics"))
+        return rc;
     struct phys ph = {kdb, 0, 0};
     /* every GPU row of gpus.csv */
     char path[2048];
