@@ -160,17 +160,8 @@ static void held_out(const char *gpu_id, const char *gpu_dir, const char *form_n
                 m++;
             }
         double p[AUG_CURVE_MAX_PARAMS] = {0};
-        if (strcmp(form_name, "gemm_roof") == 0) {
-            p[5] = gpu.sm_count;
-            p[6] = AUG_CURVE_GEMM_TILE_M;
-            p[7] = gpu.peak_tflops[AUG_DTYPE_FP16];
-        } else {
-            p[3] = gpu.sm_count;
-            p[4] = AUG_CURVE_GEMM_TILE_M;
-            p[5] = AUG_CURVE_GEMM_TILE_N;
-            p[6] = gpu.peak_tflops[AUG_DTYPE_FP16];
-        }
-        if (aug_fit_form(f, tp, ty, m, p, NULL) != AUG_OK) {
+        if (!aug_fit_fixed_params(f, AUG_DTYPE_FP16, 0, &gpu, p) ||
+            aug_fit_form(f, tp, ty, m, p, NULL) != AUG_OK) {
             fprintf(stderr, "bench_calibration: %s\n", aug_last_error());
             continue;
         }
@@ -405,6 +396,8 @@ int main(int argc, char **argv)
         return 77;
     }
     fclose(probe);
+    held_out("a100-80g", "a100", "gemm_tile");
+    held_out("h100-80g", "h100", "gemm_tile");
     held_out("a100-80g", "a100", "gemm_roof");
     held_out("h100-80g", "h100", "gemm_roof");
     held_out("a100-80g", "a100", "gemm_time");

@@ -659,50 +659,56 @@ static void curve_head(struct aug_curve *c, const struct aug_fit_group *g,
     snprintf(c->source, sizeof c->source, "%s", source);
 }
 
-/* Fixed parameters of a form for this group; 0 when the form cannot be used. */
-static int fixed_params(const struct aug_curve_form *f, const struct aug_fit_group *g,
-                        const struct aug_gpu *gpu, double *p)
+int aug_fit_fixed_params(const struct aug_curve_form *f, enum aug_dtype dtype, double head_dim,
+                         const struct aug_gpu *gpu, double *p)
 {
     memset(p, 0, sizeof(double) * AUG_CURVE_MAX_PARAMS);
     if (strcmp(f->name, "gemm_roof") == 0) {
-        if (!gpu || gpu->sm_count < 1 || !(gpu->peak_tflops[g->dtype] > 0))
+        if (!gpu || gpu->sm_count < 1 || !(gpu->peak_tflops[dtype] > 0))
             return 0;
         p[5] = gpu->sm_count;
         p[6] = AUG_CURVE_GEMM_TILE_M;
-        p[7] = gpu->peak_tflops[g->dtype];
+        p[7] = gpu->peak_tflops[dtype];
         return 1;
     }
     if (strcmp(f->name, "gemm_tile") == 0) {
-        if (!gpu || gpu->sm_count < 1 || !(gpu->peak_tflops[g->dtype] > 0))
+        if (!gpu || gpu->sm_count < 1 || !(gpu->peak_tflops[dtype] > 0))
             return 0;
         struct aug_gemm_ceiling c;
-        if (!aug_gemm_ceiling_of(gpu, g->dtype, &c))
+        if (!aug_gemm_ceiling_of(gpu, dtype, &c))
             return 0;
         p[2] = c.hbm_gbps; /* starting value of the fitted HBM bandwidth */
         p[3] = gpu->sm_count;
         p[4] = gpu->l2_mib;
         p[5] = c.l2_gbps;
-        p[6] = c.simt;
-        p[7] = gpu->peak_tflops[g->dtype];
+        p[6] = c.simt ? 1 : c.stream_k ? 2 : 0; /* kernel family, hw/curve.c gemm_tile */
+        p[7] = gpu->peak_tflops[dtype];
         return 1;
     }
     if (strcmp(f->name, "gemm_sat") == 0 || strcmp(f->name, "gemm_time") == 0) {
-        if (!gpu || gpu->sm_count < 1 || !(gpu->peak_tflops[g->dtype] > 0))
+        if (!gpu || gpu->sm_count < 1 || !(gpu->peak_tflops[dtype] > 0))
             return 0;
         p[3] = gpu->sm_count;
         p[4] = AUG_CURVE_GEMM_TILE_M;
         p[5] = AUG_CURVE_GEMM_TILE_N;
         if (f->n_params > 6)
-            p[6] = gpu->peak_tflops[g->dtype];
+            p[6] = gpu->peak_tflops[dtype];
         return 1;
     }
     if (strcmp(f->name, "attn_sat") == 0) {
-        if (!gpu || !(gpu->peak_tflops[g->dtype] > 0))
+        if (!gpu || !(gpu->peak_tflops[dtype] > 0))
             return 0;
-        p[3] = g->head_dim;
+        p[3] = head_dim;
         return 1;
     }
     return 1;
+}
+
+/* Fixed parameters of a form for this group; 0 when the form cannot be used. */
+static int fixed_params(const struct aug_curve_form *f, const struct aug_fit_group *g,
+                        const struct aug_gpu *gpu, double *p)
+{
+    return aug_fit_fixed_params(f, g->dtype, g->head_dim, gpu, p);
 }
 
 /* Piecewise linear: split [lo, hi) of the sorted points while the fit is worse than tol. */
@@ -1028,8 +1034,9 @@ static int fit_group(const struct aug_samples *s, struct aug_fit_group *g,
         /* a form with an init start is a physical model (gemm_tile: monotone in every
          * dimension, steps the right way at tile and wave edges, extrapolates to the
          * achievable ceilings); it is preferred while its held-out error is within 15% of
-         * the best purely fitted form's (on Vidur's sweeps gemm_roof wins on both GPUs:
-         * H100 gemm_tile 13.8% against 11.9%, A100 15.1% against 8.7%) */
+         * the best purely fitted form's (on Vidur's sweeps, with stream-K in the model,
+         * gemm_tile is kept on both GPUs: H100 12.2% against gemm_roof's 11.9%, A100 8.71%
+         * against 8.70%; without stream-K it lost, 13.8% and 15.1%) */
         double score = f->init && !f->linear ? cv / PHYSICAL_PREFERENCE : cv;
         if (score < best_score) {
             best_score = score;

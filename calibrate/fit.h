@@ -62,6 +62,13 @@ double aug_fit_rel_err(const struct aug_curve_form *f, double y_pred, double y_m
 int aug_fit_form(const struct aug_curve_form *f, const struct aug_curve_point *pt,
                  const double *y, int n, double *p, struct aug_fit_stats *st);
 
+/* The fixed parameters of form f for curves of `dtype` (and `head_dim`, attention) on
+ * `gpu`: SMs, tile edges, peaks, L2 and the kernel family, as calibration sets them before
+ * a fit (p zeroed first; the fitted ones keep their starting values). 0 when the form
+ * cannot be used for this GPU and dtype. */
+int aug_fit_fixed_params(const struct aug_curve_form *f, enum aug_dtype dtype, double head_dim,
+                         const struct aug_gpu *gpu, double *p);
+
 /* Errors of parameters p on the points (median_abs_err too). */
 void aug_fit_eval(const struct aug_curve_form *f, const double *p,
                   const struct aug_curve_point *pt, const double *y, int n,

@@ -322,6 +322,12 @@ static void rescale(struct aug_curve *c, const struct aug_scale *sc) {
     if (strcmp(c->form, "gemm_roof") == 0 && c->n_params >= 5) {
         c->p[0] *= comp;
         c->p[3] *= comp / mem;
+    } else if (strcmp(c->form, "gemm_tile") == 0 && c->n_params >= 3) {
+        /* p2 is a bandwidth: after the whole time divides by comp, bytes / (p2 mem / comp)
+         * / comp = bytes / (p2 mem); the main loop (p1) and the on-chip L2 (p5) move with
+         * compute */
+        c->p[0] *= comp;
+        c->p[2] *= mem / comp;
     } else if (strcmp(c->form, "gemm_time") == 0 && c->n_params >= 3) {
         c->p[0] *= comp;
         c->p[2] *= comp / mem;

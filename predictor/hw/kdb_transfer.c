@@ -12,6 +12,12 @@
  *   gemm_roof  t = p0 + max(p1 F/W + p2 F, p3 bytes + p4 F) (curve.c): p1, p2 and p4 times
  *              peak_donor / peak_target of the curve's dtype, p3 times hbm_donor /
  *              hbm_target; the wave count W takes the target's SMs (p5) and p7 its peak;
+ *   gemm_tile  the structural model of gemm_model.c with fitted overhead p0, main-loop rate
+ *              p1 (TFLOP/s) and HBM bandwidth p2 (GB/s): p1 times peak_target / peak_donor
+ *              (the fitted fraction of peak carries over), p2 times hbm_target / hbm_donor;
+ *              the fixed p3 SMs, p4 L2 MiB, p5 L2 bandwidth and p7 peak are the target's
+ *              (gemm_model.c's ceiling of its gpus.csv row), p6 (kernel family) the
+ *              donor's, as the architecture is the same;
  *   linear     t = p0 + p1 bytes (memory-bound kernels): p1 times hbm_donor / hbm_target.
  * Other forms (efficiency curves, the older GEMM forms) and collectives are not transferred:
  * a collective's curve belongs to the interconnect it was measured on, not to the GPU.
@@ -29,6 +35,7 @@
 #include "augur/status.h"
 #include "augur/system.h"
 #include "core/jsonutil.h"
+#include "hw/gemm_model.h"
 #include "hw/kdb_build.h"
 
 struct donor {
@@ -103,6 +110,17 @@ static int rescale(const struct aug_curve *c, const struct aug_gpu *from, const 
         out->p[3] = c->p[3] * hbm;
         out->p[4] = c->p[4] * comp;
         out->p[5] = (double)to->sm_count;
+        out->p[7] = pt;
+    } else if (c->family == AUG_FAMILY_GEMM && strcmp(c->form, "gemm_tile") == 0) {
+        double pf = dtype_peak(from, c->dtype), pt = dtype_peak(to, c->dtype);
+        struct aug_gemm_ceiling ceil_to;
+        if (!(pf > 0) || !(pt > 0) || !aug_gemm_ceiling_of(to, c->dtype, &ceil_to))
+            return 0;
+        out->p[1] = c->p[1] * pt / pf;
+        out->p[2] = c->p[2] / hbm;
+        out->p[3] = (double)to->sm_count;
+        out->p[4] = to->l2_mib;
+        out->p[5] = ceil_to.l2_gbps;
         out->p[7] = pt;
     } else {
         return 0;
