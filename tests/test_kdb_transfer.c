@@ -124,7 +124,11 @@ static void no_transfer_without_arch(void **state) {
     aug_kdb_close(k);
 }
 
-/* The shipped tables: H200 (4800 GB/s) from H100 SXM (3350 GB/s), same SMs and peaks. */
+/* The shipped tables: H200 (4800 GB/s) from H100 SXM (3350 GB/s), same SMs and peaks. The
+ * fp16 GEMM is a gemm_tile curve: the fitted main-loop rate p1 carries over (same peak),
+ * the fitted HBM bandwidth p2 scales by 4800 / 3350, SMs (132), L2 (50 MiB at 5120 B/clk x
+ * 1980 MHz = 10137.6 GB/s) and the peak are H200's own, the kernel family (2: tensor
+ * cores with stream-K) H100's. */
 static void h200_from_h100(void **state) {
     (void)state;
     struct aug_kdb *h100 = NULL, *h200 = NULL;
@@ -135,8 +139,15 @@ static void h200_from_h100(void **state) {
     const struct aug_curve *b = find(h200, AUG_FAMILY_GEMM, AUG_DTYPE_FP16);
     assert_non_null(a);
     assert_non_null(b);
+    assert_string_equal(a->form, "gemm_tile");
+    assert_rel(b->p[0], a->p[0], 1e-15);
     assert_rel(b->p[1], a->p[1], 1e-15);
-    assert_rel(b->p[3], a->p[3] * 3350.0 / 4800.0, 1e-15);
+    assert_rel(b->p[2], a->p[2] * 4800.0 / 3350.0, 1e-15);
+    assert_near(b->p[3], 132, 0);
+    assert_near(b->p[4], 50, 0);
+    assert_rel(b->p[5], 10137.6, 1e-12);
+    assert_near(b->p[6], 2, 0);
+    assert_near(b->p[7], 989.4, 0);
     int mem = 0;
     for (int i = 0; i < aug_kdb_curve_count(h100); i++)
         mem += aug_kdb_curve_at(h100, i)->family == AUG_FAMILY_MEMORY;
@@ -145,8 +156,9 @@ static void h200_from_h100(void **state) {
     aug_kdb_close(h200);
 }
 
-/* A100 SXM 40 GB (1555 GB/s): the fp32 GEMM from A100 PCIe 40 GB (same SMs, same HBM: the
- * nearest donor, x1), the fp16 GEMM from A100 SXM 80 GB (2039 GB/s: HBM x 2039/1555);
+/* A100 SXM 40 GB (1555 GB/s): the fp32 GEMM (gemm_roof) from A100 PCIe 40 GB (same SMs,
+ * same HBM: the nearest donor, x1), the fp16 GEMM (gemm_tile) from A100 SXM 80 GB (2039
+ * GB/s: its fitted HBM bandwidth x 1555/2039, the rate unchanged at the same peak);
  * Blackwell has no profiled GPU of its architecture. */
 static void a100_40g_two_donors(void **state) {
     (void)state;
@@ -159,8 +171,10 @@ static void a100_40g_two_donors(void **state) {
     assert_non_null(f32);
     assert_non_null(f16);
     assert_rel(f32->p[3], find(pcie, AUG_FAMILY_GEMM, AUG_DTYPE_FP32)->p[3], 1e-15);
-    assert_rel(f16->p[3], find(sxm80, AUG_FAMILY_GEMM, AUG_DTYPE_FP16)->p[3] * 2039.0 / 1555.0,
-               1e-15);
+    const struct aug_curve *d16 = find(sxm80, AUG_FAMILY_GEMM, AUG_DTYPE_FP16);
+    assert_rel(f16->p[1], d16->p[1], 1e-15);
+    assert_rel(f16->p[2], d16->p[2] * 1555.0 / 2039.0, 1e-15);
+    assert_near(f16->p[3], 108, 0);
     assert_non_null(strstr(f32->source, "a100-pcie-40g rescaled"));
     assert_non_null(strstr(f16->source, "a100-80g rescaled"));
     aug_kdb_close(pcie);

@@ -198,7 +198,7 @@ static void test_curves_carry_over(void **state) {
     const struct aug_curve *g = NULL;
     for (int i = 0; i < aug_kdb_curve_count(base); i++) {
         const struct aug_curve *c = aug_kdb_curve_at(base, i);
-        if (c->family == AUG_FAMILY_GEMM && strcmp(c->form, "gemm_roof") == 0)
+        if (c->family == AUG_FAMILY_GEMM && strcmp(c->form, "gemm_tile") == 0)
             g = c;
     }
     assert_non_null(g);
