@@ -65,6 +65,9 @@ static void test_unprofiled_gpu_plan(void **state) {
     assert_string_equal(json_string_value(json_object_get(o, "model_tile")), "256x128x64");
     assert_rel(json_real_value(json_object_get(o, "model_waves")), 35 + 18.0 / 58, 1e-9);
     assert_true(json_is_true(json_object_get(o, "model_stream_k")));
+    /* fp8 main loops run at the whole ceiling (no sweep to fit a sustained share) */
+    assert_rel(json_real_value(json_object_get(o, "model_mainloop_tflops")),
+               json_real_value(json_object_get(o, "model_ceiling_tflops")), 1e-12);
     json_decref(o);
 }
 
@@ -84,6 +87,9 @@ static void test_transferred_curve_origin(void **state) {
                     "--k", "4096", "--dtype", "bf16", "--format", "json"), 0);
     o = json_out();
     assert_null(json_object_get(o, "curve_origin"));
+    /* a bf16 main loop runs at 0.89 of H100's best-shape 792.1 TFLOP/s = 704.969 */
+    assert_rel(json_real_value(json_object_get(o, "model_ceiling_tflops")), 792.1, 1e-9);
+    assert_rel(json_real_value(json_object_get(o, "model_mainloop_tflops")), 704.969, 1e-9);
     json_decref(o);
 }
 
