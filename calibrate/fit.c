@@ -256,19 +256,24 @@ static void clamp_params(const struct aug_curve_form *f, double *p)
         p[2] = 8;
 }
 
+/* Sum of squared log residuals, each times its weight rw[i] (NULL: 1). */
 static double log_cost(const struct aug_curve_form *f, const double *p,
-                       const struct aug_curve_point *pt, const double *ly, int n)
+                       const struct aug_curve_point *pt, const double *ly, const double *rw,
+                       int n)
 {
     double c = 0;
     for (int i = 0; i < n; i++) {
         double r = f->log_grad(p, &pt[i], NULL) - ly[i];
-        c += r * r;
+        c += (rw ? rw[i] : 1.0) * r * r;
     }
     return c;
 }
 
+/* Levenberg-Marquardt on the log residuals, row i weighted by rw[i] (NULL: 1), at most
+ * max_it steps. */
 static int lm_run(const struct aug_curve_form *f, const struct aug_curve_point *pt,
-                  const double *ly, int n, double *p, int *iters, struct aug_lsq_info *last)
+                  const double *ly, const double *rw, int n, int max_it, double *p, int *iters,
+                  struct aug_lsq_info *last)
 {
     int nf = f->n_fit;
     int rows = n + nf;
@@ -280,19 +285,20 @@ static int lm_run(const struct aug_curve_form *f, const struct aug_curve_point *
         return aug_errorf(AUG_ENOMEM, "fit: out of memory");
     }
     double lambda = 1e-3;
-    double cost = log_cost(f, p, pt, ly, n);
+    double cost = log_cost(f, p, pt, ly, rw, n);
     int it;
     int rc = AUG_OK;
-    for (it = 0; it < 200; it++) {
+    for (it = 0; it < max_it; it++) {
         double diag[AUG_CURVE_MAX_PARAMS] = {0};
         for (int i = 0; i < n; i++) {
             double g[AUG_CURVE_MAX_PARAMS];
             double r = f->log_grad(p, &pt[i], g) - ly[i];
+            double sw = rw ? sqrt(rw[i]) : 1.0;
             for (int j = 0; j < nf; j++) {
-                a[(size_t)i * nf + j] = g[j];
-                diag[j] += g[j] * g[j];
+                a[(size_t)i * nf + j] = sw * g[j];
+                diag[j] += rw ? rw[i] * g[j] * g[j] : g[j] * g[j];
             }
-            b[i] = -r;
+            b[i] = -sw * r;
         }
         double trial[AUG_CURVE_MAX_PARAMS];
         double new_cost = cost;
@@ -312,7 +318,7 @@ static int lm_run(const struct aug_curve_form *f, const struct aug_curve_point *
             for (int j = 0; j < nf; j++)
                 trial[j] += d[j];
             clamp_params(f, trial);
-            new_cost = log_cost(f, trial, pt, ly, n);
+            new_cost = log_cost(f, trial, pt, ly, rw, n);
             if (new_cost < cost) {
                 accepted = 1;
                 lambda = lambda / 3 > 1e-12 ? lambda / 3 : 1e-12;
@@ -332,6 +338,35 @@ out:
     *iters = it;
     free(a);
     free(b);
+    return rc;
+}
+
+/* From the least-squares fit p, LM_IRLS_PASSES passes reweighted toward the least
+ * absolute log error (weights 1 / max(|r_i|, AUG_FIT_IRLS_FLOOR)), as the linear forms
+ * are: the fit follows the bulk of noisy measurements (Vidur's sweeps hold points 2-3x
+ * off their neighbours) rather than their outliers. Each pass starts at the previous
+ * optimum and takes at most LM_IRLS_STEPS steps, which keeps a refit of the seeded tables
+ * within about twice its unweighted time. */
+#define LM_IRLS_PASSES 3
+#define LM_IRLS_STEPS 25
+#define LM_STEPS 200
+static int lm_irls(const struct aug_curve_form *f, const struct aug_curve_point *pt,
+                   const double *ly, int n, double *p, int *iters, struct aug_lsq_info *last)
+{
+    double *rw = malloc(sizeof(double) * (size_t)n);
+    if (!rw)
+        return aug_errorf(AUG_ENOMEM, "fit: out of memory");
+    int rc = AUG_OK;
+    for (int pass = 0; pass < LM_IRLS_PASSES && rc == AUG_OK; pass++) {
+        for (int i = 0; i < n; i++) {
+            double r = fabs(f->log_grad(p, &pt[i], NULL) - ly[i]);
+            rw[i] = 1.0 / (r > AUG_FIT_IRLS_FLOOR ? r : AUG_FIT_IRLS_FLOOR);
+        }
+        int it = 0;
+        rc = lm_run(f, pt, ly, rw, n, LM_IRLS_STEPS, p, &it, last);
+        *iters += it;
+    }
+    free(rw);
     return rc;
 }
 
@@ -375,7 +410,9 @@ static int fit_nonlinear(const struct aug_curve_form *f, const struct aug_curve_
         f->init(p);
         clamp_params(f, p);
         int iters = 0;
-        rc = lm_run(f, pt, ly, n, p, &iters, &last);
+        rc = lm_run(f, pt, ly, NULL, n, LM_STEPS, p, &iters, &last);
+        if (rc == AUG_OK)
+            rc = lm_irls(f, pt, ly, n, p, &iters, &last);
         if (rc == AUG_OK && st) {
             aug_fit_eval(f, p, pt, y, n, st);
             st->rank = last.rank;
@@ -395,10 +432,10 @@ static int fit_nonlinear(const struct aug_curve_form *f, const struct aug_curve_
             t[2] = steep[si];
             clamp_params(f, t);
             int iters = 0;
-            rc = lm_run(f, pt, ly, n, t, &iters, &last);
+            rc = lm_run(f, pt, ly, NULL, n, LM_STEPS, t, &iters, &last);
             if (rc != AUG_OK)
                 goto out;
-            double c = log_cost(f, t, pt, ly, n);
+            double c = log_cost(f, t, pt, ly, NULL, n);
             if (c < best_cost) {
                 best_cost = c;
                 memcpy(best, t, sizeof best);
@@ -408,6 +445,8 @@ static int fit_nonlinear(const struct aug_curve_form *f, const struct aug_curve_
         }
     }
     memcpy(p, best, sizeof(double) * (size_t)f->n_params);
+    if ((rc = lm_irls(f, pt, ly, n, p, &best_iters, &best_info)) != AUG_OK)
+        goto out;
     if (st) {
         aug_fit_eval(f, p, pt, y, n, st);
         st->rank = best_info.rank;

@@ -58,7 +58,8 @@ double aug_fit_rel_err(const struct aug_curve_form *f, double y_pred, double y_m
  * return. Linear forms: weighted dgelsd with weights 1/y, reweighted toward the least
  * absolute relative error (AUG_FIT_IRLS_ITERS passes), non-negative coefficients
  * (negative ones are dropped and the rest refitted), a rank-deficient basis loses its
- * last columns. Non-linear: Levenberg-Marquardt on log residuals, steps by dgelsd. */
+ * last columns. Non-linear: Levenberg-Marquardt on log residuals, steps by dgelsd, then
+ * three passes reweighted toward the least absolute log error. */
 int aug_fit_form(const struct aug_curve_form *f, const struct aug_curve_point *pt,
                  const double *y, int n, double *p, struct aug_fit_stats *st);
 

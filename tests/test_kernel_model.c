@@ -429,10 +429,11 @@ static void test_every_dtype_and_host_time(void **state)
     assert_rel(aug_host_time_s(100e-6, pre, post), 145e-6, 1e-12);
 }
 
-/* Times of gemm_tile at parameters `truth` over 64 compute- and memory-bound shapes, fitted
- * back from a start at the GPU's defaults: the fitted overhead, rate and HBM bandwidth. */
+/* Times of gemm_tile at parameters `truth` over 64 compute- and memory-bound shapes (one in
+ * `outlier` 3x slower, spread over every m and k; 0: none), fitted back from a start at the GPU's defaults:
+ * the fitted overhead, rate and HBM bandwidth. */
 static void fit_back(const struct aug_curve_form *f, const double *truth, double *p,
-                     struct aug_fit_stats *st)
+                     struct aug_fit_stats *st, int outlier)
 {
     struct aug_curve_point pt[64];
     double y[64];
@@ -442,7 +443,7 @@ static void fit_back(const struct aug_curve_form *f, const double *truth, double
     for (int i = 0; i < 8; i++)
         for (int j = 0; j < 8; j++) {
             pt[n] = aug_curve_gemm_point(ms[i], ks[j], ks[(j + 3) % 8], 2.0);
-            y[n] = f->eval(truth, &pt[n]);
+            y[n] = f->eval(truth, &pt[n]) * (outlier && (i + 3 * j) % outlier == 0 ? 3.0 : 1.0);
             n++;
         }
     assert_int_equal(aug_fit_form(f, pt, y, n, p, st), AUG_OK);
@@ -459,7 +460,7 @@ static void test_gemm_tile_fit_recovers(void **state)
     double truth[AUG_CURVE_MAX_PARAMS] = {3.0, 250.0, 1700.0, 108, 40, 7219, 0, 312};
     double p[AUG_CURVE_MAX_PARAMS] = {0, 0, 1795, 108, 40, 7219, 0, 312};
     struct aug_fit_stats st;
-    fit_back(f, truth, p, &st);
+    fit_back(f, truth, p, &st, 0);
     assert_rel(p[0], 3.0, 0.01);
     assert_rel(p[1], 250.0, 0.01);
     assert_rel(p[2], 1700.0, 0.01);
@@ -481,10 +482,17 @@ static void test_gemm_tile_fit_recovers(void **state)
     assert_rel(sk, aug_gemm_model_us(&c, 4096, 4096, 4096, 1, NULL), 1e-12);
     assert_true(sk < 0.97 * dp); /* 4.74 waves and a fixup instead of 5 waves */
     double p2[AUG_CURVE_MAX_PARAMS] = {0, 0, 1795, 108, 40, 7219, 2, 312};
-    fit_back(f, truth, p2, &st);
+    fit_back(f, truth, p2, &st, 0);
     assert_rel(p2[0], 3.0, 0.01);
     assert_rel(p2[1], 250.0, 0.01);
     assert_rel(p2[2], 1700.0, 0.01);
+    /* one point in eight 3x slower (Vidur's sweeps hold such points): the passes
+     * reweighted toward the least absolute log error keep the rate and bandwidth within
+     * 1% (least squares alone lands at 215 TFLOP/s and a 12 us overhead) */
+    double p3[AUG_CURVE_MAX_PARAMS] = {0, 0, 1795, 108, 40, 7219, 2, 312};
+    fit_back(f, truth, p3, &st, 8);
+    assert_rel(p3[1], 250.0, 0.01);
+    assert_rel(p3[2], 1700.0, 0.01);
 }
 
 /* Host-timed measurements (host_event, wall) are fitted as kernel time: t - pre when the
