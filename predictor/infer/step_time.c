@@ -69,7 +69,7 @@ static int stream_time(const struct aug_infer_ctx *c, const struct aug_op *op, d
 /* A GEMM: its compute term from the calibrated curve (unless its operands are not what the
  * curves measured) or the default efficiency, its memory term at the streaming efficiency.
  * Decode GEMMs are streams of weights: the GEMM curves of kernels-db (gemm_tile, fitted to
- * Vidur's sweeps) stream them at 1,631 GB/s on A100 (0.80 of peak) and 3,073 GB/s on H100
+ * Vidur's sweeps) stream them at 1,636 GB/s on A100 (0.80 of peak) and 3,067 GB/s on H100
  * (0.92), while aug_op_time() charges every GEMM's bytes at the short-kernel default
  * (0.70), which would bind first. */
 static int gemm_time(const struct aug_infer_ctx *c, const struct aug_infer_gop *g,

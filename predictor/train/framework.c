@@ -29,10 +29,10 @@
 /* Fitted on vTrain ground_truth_single.csv (see above): microseconds per kernel issued
  * for GEMMs, fused attention, memory-bound kernels and collectives. Fit on all 1,440 rows
  * with the stream-K GEMM model and the A100 gemm_tile curves: GEMM 116.8, memory 20.0,
- * collective 0.1 (MAPE 31.3% without host time -> 7.50%; 5-fold held-out MAPE 7.05 -
- * 8.07%, mean 7.54%; per fold GEMM 115.5 - 117.9 and memory 19.1 - 20.0 us, while the
- * collective cost is barely identified, 0.1 - 22.8 us: vTrain's single-node all-reduces
- * are few and long; each TP degree held out in turn scores 6.5 / 7.5 / 10.8 / 15.4% for
+ * collective 0.1 (MAPE 31.3% without host time -> 7.47%; 5-fold held-out MAPE 7.02 -
+ * 8.05%, mean 7.50%; per fold GEMM 115.6 - 117.9 and memory 19.1 - 19.8 us, while the
+ * collective cost is barely identified, 0.1 - 22.9 us: vTrain's single-node all-reduces
+ * are few and long; each TP degree held out in turn scores 6.4 / 7.5 / 10.8 / 15.4% for
  * TP 1 / 2 / 4 / 8. Before that kernel model: 114.1, 20.0, 27.7, held out 8.11%). augur's graph has
  * one op per GEMM where the framework also runs views, bias adds, dropout and autograd
  * bookkeeping, so a GEMM's cost carries its module's other host work. vTrain has no fused
