@@ -148,6 +148,16 @@ static double max_x(const struct aug_kdb *k, enum aug_family fam, const char *op
     return x;
 }
 
+/* The (first) GEMM curve of form `form` in k, or NULL. */
+static const struct aug_curve *find_form(const struct aug_kdb *k, const char *form) {
+    for (int i = 0; i < aug_kdb_curve_count(k); i++) {
+        const struct aug_curve *c = aug_kdb_curve_at(k, i);
+        if (c->family == AUG_FAMILY_GEMM && strcmp(c->form, form) == 0)
+            return c;
+    }
+    return NULL;
+}
+
 /* A100 curves carried to a what-if A100: memory-bound kernels with 2x HBM bandwidth move a
  * byte in half the time (t = p0 + p1 x -> p0 + p1 x / 2: the slope halves); NVLink
  * all-reduce with 2x bandwidth and half the latency takes exactly half as long; a large
@@ -195,12 +205,7 @@ static void test_curves_carry_over(void **state) {
     assert_true(t_scaled == t_base);
     aug_kdb_close(same);
     /* an 8192^3 fp16 GEMM through the op model */
-    const struct aug_curve *g = NULL;
-    for (int i = 0; i < aug_kdb_curve_count(base); i++) {
-        const struct aug_curve *c = aug_kdb_curve_at(base, i);
-        if (c->family == AUG_FAMILY_GEMM && strcmp(c->form, "gemm_tile") == 0)
-            g = c;
-    }
+    const struct aug_curve *g = find_form(base, "gemm_tile");
     assert_non_null(g);
     {
         struct aug_op op = aug_op_gemm("gemm", AUG_DTYPE_FP16, 8192, 8192, 8192, 1);
@@ -216,6 +221,51 @@ static void test_curves_carry_over(void **state) {
         double curve_b = tb.time_s, curve_s = ts.time_s;
         assert_rel(curve_s, p0 + (curve_b - p0) / 2.0, 1e-9);
     }
+    aug_kdb_close(base);
+    aug_kdb_close(scaled);
+}
+
+/* The A100 gemm_tile curve under a what-if of 2x HBM bandwidth alone: its fitted HBM
+ * bandwidth p2 doubles and nothing else moves (a curve is used through its efficiency
+ * against the calibration peak, so p2 scales by hbm / compute: 2 / 1), and a large
+ * compute-bound GEMM (8192^3) takes the same time. With compute x2 as well, p0 doubles
+ * (the whole curve divides by 2 and its fixed cost must not) and p2 stays. */
+static void test_gemm_tile_hbm_scale(void **state) {
+    (void)state;
+    struct aug_system a100, w;
+    load("dgx-a100-80g", &a100);
+    struct aug_kdb *base, *scaled;
+    assert_int_equal(aug_kdb_open(NULL, a100.gpu.id, &base), AUG_OK);
+    const struct aug_curve *g = find_form(base, "gemm_tile");
+    if (!g) {
+        aug_kdb_close(base);
+        skip();
+    }
+    struct aug_scale sc;
+    aug_scale_init(&sc);
+    assert_int_equal(aug_scale_parse("hbm_bw=2", &sc), AUG_OK);
+    assert_int_equal(aug_scale_system(&a100, &sc, &w), AUG_OK);
+    assert_int_equal(aug_scale_kdb(NULL, a100.gpu.id, &sc, &scaled), AUG_OK);
+    const struct aug_curve *h = find_form(scaled, "gemm_tile");
+    assert_non_null(h);
+    assert_rel(h->p[0], g->p[0], 1e-15);
+    assert_rel(h->p[1], g->p[1], 1e-15);
+    assert_rel(h->p[2], 2.0 * g->p[2], 1e-15);
+    struct aug_op_ctx cb = {&a100, base, 0}, cs = {&w, scaled, 0};
+    struct aug_op_time tb, ts;
+    struct aug_op big = aug_op_gemm("gemm", AUG_DTYPE_FP16, 8192, 8192, 8192, 1);
+    assert_int_equal(aug_op_time(&cb, &big, &tb), AUG_OK);
+    assert_int_equal(aug_op_time(&cs, &big, &ts), AUG_OK);
+    assert_true(tb.compute_bound);
+    assert_rel(ts.time_s, tb.time_s, 1e-12);
+    aug_kdb_close(scaled);
+    aug_scale_init(&sc);
+    assert_int_equal(aug_scale_parse("hbm_bw=2,compute=2", &sc), AUG_OK);
+    assert_int_equal(aug_scale_kdb(NULL, a100.gpu.id, &sc, &scaled), AUG_OK);
+    h = find_form(scaled, "gemm_tile");
+    assert_non_null(h);
+    assert_rel(h->p[0], 2.0 * g->p[0], 1e-15);
+    assert_rel(h->p[2], g->p[2], 1e-15);
     aug_kdb_close(base);
     aug_kdb_close(scaled);
 }
@@ -270,6 +320,7 @@ int main(void) {
         cmocka_unit_test(test_generations),
         cmocka_unit_test(test_scale_system),
         cmocka_unit_test(test_curves_carry_over),
+        cmocka_unit_test(test_gemm_tile_hbm_scale),
         cmocka_unit_test(test_bottleneck_study),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
