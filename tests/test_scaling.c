@@ -148,6 +148,24 @@ static double max_x(const struct aug_kdb *k, enum aug_family fam, const char *op
     return x;
 }
 
+/* The system, kdb and curves of A100 under the what-if `factors`: *w and *scaled get the
+ * scaled ones (*base the A100's own, NULL when kernels-db has no A100 curves). */
+static void a100_what_if(const char *factors, struct aug_system *a100, struct aug_system *w,
+                         struct aug_kdb **base, struct aug_kdb **scaled) {
+    load("dgx-a100-80g", a100);
+    assert_int_equal(aug_kdb_open(NULL, a100->gpu.id, base), AUG_OK);
+    if (aug_kdb_curve_count(*base) == 0) {
+        aug_kdb_close(*base);
+        *base = NULL;
+        return;
+    }
+    struct aug_scale sc;
+    aug_scale_init(&sc);
+    assert_int_equal(aug_scale_parse(factors, &sc), AUG_OK);
+    assert_int_equal(aug_scale_system(a100, &sc, w), AUG_OK);
+    assert_int_equal(aug_scale_kdb(NULL, a100->gpu.id, &sc, scaled), AUG_OK);
+}
+
 /* The (first) GEMM curve of form `form` in k, or NULL. */
 static const struct aug_curve *find_form(const struct aug_kdb *k, const char *form) {
     for (int i = 0; i < aug_kdb_curve_count(k); i++) {
@@ -165,18 +183,10 @@ static const struct aug_curve *find_form(const struct aug_kdb *k, const char *fo
 static void test_curves_carry_over(void **state) {
     (void)state;
     struct aug_system a100, w;
-    load("dgx-a100-80g", &a100);
     struct aug_kdb *base, *scaled;
-    assert_int_equal(aug_kdb_open(NULL, a100.gpu.id, &base), AUG_OK);
-    if (aug_kdb_curve_count(base) == 0) {
-        aug_kdb_close(base);
+    a100_what_if("hbm_bw=2,nvlink_bw=2,nvlink_lat=0.5,compute=2", &a100, &w, &base, &scaled);
+    if (!base)
         skip();
-    }
-    struct aug_scale sc;
-    aug_scale_init(&sc);
-    assert_int_equal(aug_scale_parse("hbm_bw=2,nvlink_bw=2,nvlink_lat=0.5,compute=2", &sc), AUG_OK);
-    assert_int_equal(aug_scale_system(&a100, &sc, &w), AUG_OK);
-    assert_int_equal(aug_scale_kdb(NULL, a100.gpu.id, &sc, &scaled), AUG_OK);
     assert_int_equal(aug_kdb_curve_count(base), aug_kdb_curve_count(scaled));
 
     double x = max_x(base, AUG_FAMILY_MEMORY, "elementwise");
@@ -233,19 +243,12 @@ static void test_curves_carry_over(void **state) {
 static void test_gemm_tile_hbm_scale(void **state) {
     (void)state;
     struct aug_system a100, w;
-    load("dgx-a100-80g", &a100);
     struct aug_kdb *base, *scaled;
-    assert_int_equal(aug_kdb_open(NULL, a100.gpu.id, &base), AUG_OK);
-    const struct aug_curve *g = find_form(base, "gemm_tile");
-    if (!g) {
-        aug_kdb_close(base);
+    a100_what_if("hbm_bw=2", &a100, &w, &base, &scaled);
+    if (!base)
         skip();
-    }
-    struct aug_scale sc;
-    aug_scale_init(&sc);
-    assert_int_equal(aug_scale_parse("hbm_bw=2", &sc), AUG_OK);
-    assert_int_equal(aug_scale_system(&a100, &sc, &w), AUG_OK);
-    assert_int_equal(aug_scale_kdb(NULL, a100.gpu.id, &sc, &scaled), AUG_OK);
+    const struct aug_curve *g = find_form(base, "gemm_tile");
+    assert_non_null(g);
     const struct aug_curve *h = find_form(scaled, "gemm_tile");
     assert_non_null(h);
     assert_rel(h->p[0], g->p[0], 1e-15);
@@ -259,6 +262,7 @@ static void test_gemm_tile_hbm_scale(void **state) {
     assert_true(tb.compute_bound);
     assert_rel(ts.time_s, tb.time_s, 1e-12);
     aug_kdb_close(scaled);
+    struct aug_scale sc;
     aug_scale_init(&sc);
     assert_int_equal(aug_scale_parse("hbm_bw=2,compute=2", &sc), AUG_OK);
     assert_int_equal(aug_scale_kdb(NULL, a100.gpu.id, &sc, &scaled), AUG_OK);
