@@ -28,8 +28,8 @@
  * model (benchmarks/bench_kernels.c, every distinct shape): A100 230.9 TFLOP/s = 0.862 of
  * 267.9, H100 722.3 = 0.912 of 792.1; AUG_GEMM_SUSTAINED = 0.89, their mean, for 16-bit
  * tensor-core GEMMs on every GPU. fp8 and int8 keep 1: no fp8 kernel sweep is at hand
- * to fit their share from, and their gpus.csv rate is one published GEMM throughput, not a
- * best-shape search; SIMT fp32 keeps 1 (NeuSight's fits set its rate directly). The physics
+ * to fit their share from (their gpus.csv rate is one published GEMM throughput); SIMT
+ * fp32 keeps 1 (NeuSight's fits set its rate directly). The physics
  * clamp and the extrapolation ceiling of hw/op.c use the achievable rate itself.
  *
  * CTAs per SM: the fp32 accumulators of one tile take about half of a thread's registers,
@@ -76,9 +76,9 @@
  * non-decreasing in every dimension: inside a wave both grow, and at an exact multiple of
  * the slots (where the hybrid does not apply) the data-parallel w x t_wave equals the
  * data-parallel candidate one tile below, which the minimum never exceeded. The step at
- * a wave edge shrinks from
- * a whole wave to 1 / slots of one plus the fixup: on Vidur's A100 fp16 sweep the median
- * error of GEMMs >= 10 us falls from 6.9% to 4.6% with it (benchmarks/kernels.md).
+ * a wave edge shrinks from a whole wave to 1 / slots of one plus the fixup: on Vidur's
+ * A100 fp16 sweep the median error of GEMMs >= 10 us falls from 6.8% to 4.8% with it, on
+ * H100 from 7.2% to 6.4% (benchmarks/kernels.md).
  *
  * overhead 2.5 us (AUG_GEMM_OVERHEAD_US): grid launch, pipeline fill (a few k steps at
  * ~0.6-1 us HBM latency) and the epilogue of the last wave; the smallest cuBLAS GEMMs take
