@@ -254,6 +254,27 @@ static void context_parallel(const struct aug_plan *p, const struct aug_system *
                                      cp_domain), AUG_CAT_CP, 0);
 }
 
+/* The attention cores of a layer's global and windowed shares (forward, or backward with
+ * bwd = 1) and the context-parallel exchange that overlaps them. */
+static void attention_cores(const struct attn_plan ap[2], const struct aug_plan *p,
+                            const struct aug_system *s, const struct aug_dims *x,
+                            struct aug_graph *g, int bwd) {
+    int a0 = -1, a1 = -1;
+    for (int k = 0; k < 2; k++) {
+        int f0, f1;
+        if (!(ap[k].share > 0))
+            continue;
+        if (bwd)
+            attention_bwd(&ap[k], p, x, g, &f0, &f1);
+        else
+            attention_fwd(&ap[k], p, x, g, &f0, &f1);
+        if (a0 < 0)
+            a0 = f0;
+        a1 = f1;
+    }
+    context_parallel(p, s, x, g, bwd, a0, a1);
+}
+
 /* The attention half of a layer, forward: QKV (MLA's projections), RoPE, the attention
  * core of the global and windowed layers, the CP exchange and the output projection.
  * *i_qkv and *i_proj index the QKV (last MLA) and output GEMMs for TP overlap pairs. */
@@ -270,17 +291,7 @@ static void attn_block_fwd(const struct aug_model *m, const struct aug_plan *p,
     }
     if (m->pos == AUG_POS_ROPE)
         aug_gb_add(g->fwd, &g->n_fwd, *rope, AUG_CAT_COMPUTE, 0);
-    int a0 = -1, a1 = -1;
-    for (int k = 0; k < 2; k++) {
-        int f0, f1;
-        if (!(ap[k].share > 0))
-            continue;
-        attention_fwd(&ap[k], p, x, g, &f0, &f1);
-        if (a0 < 0)
-            a0 = f0;
-        a1 = f1;
-    }
-    context_parallel(p, s, x, g, 0, a0, a1);
+    attention_cores(ap, p, s, x, g, 0);
     aug_gb_add(g->fwd, &g->n_fwd, *proj, AUG_CAT_COMPUTE, 0);
     *i_proj = g->n_fwd - 1;
 }
@@ -293,17 +304,7 @@ static void attn_block_bwd(const struct aug_model *m, const struct aug_plan *p,
                            const struct aug_op *rope, const struct aug_op *proj,
                            struct aug_graph *g, int *i_proj_d, int *i_qkv_d) {
     *i_proj_d = aug_gb_gemm_bwd(g, proj, "attn_out_dgrad", "attn_out_wgrad", AUG_CAT_COMPUTE, 1);
-    int b0 = -1, b1 = -1;
-    for (int k = 0; k < 2; k++) {
-        int f0, f1;
-        if (!(ap[k].share > 0))
-            continue;
-        attention_bwd(&ap[k], p, x, g, &f0, &f1);
-        if (b0 < 0)
-            b0 = f0;
-        b1 = f1;
-    }
-    context_parallel(p, s, x, g, 1, b0, b1);
+    attention_cores(ap, p, s, x, g, 1);
     if (m->pos == AUG_POS_ROPE)
         aug_gb_mem_bwd(g, rope, "rope_bwd", AUG_CAT_COMPUTE);
     *i_qkv_d = m->attention == AUG_ATTN_MLA
