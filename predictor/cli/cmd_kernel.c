@@ -327,10 +327,8 @@ int aug_cmd_kernel(int argc, char **argv) {
             json_object_set_new(o, "model_stream_k", json_boolean(gp.stream_k));
             json_object_set_new(o, "model_time_s", json_real(gp.t_us * 1e-6));
             json_object_set_new(o, "model_ceiling_tflops", json_real(ceil_c.rate_tflops));
-            /* the main loop's rate: the ceiling times its sustained share (gemm_model.c) */
             json_object_set_new(o, "model_mainloop_tflops",
-                                json_real(ceil_c.rate_tflops *
-                                          (ceil_c.sustained > 0 ? ceil_c.sustained : 1.0)));
+                                json_real(aug_gemm_mainloop_tflops(&ceil_c)));
         }
     }
     if (fam == AUG_OP_COLLECTIVE) {

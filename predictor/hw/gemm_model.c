@@ -199,7 +199,7 @@ double aug_gemm_model_tile_us(const struct aug_gemm_ceiling *c, double m, double
     /* main-loop rate of this tile, against the largest tile of the family */
     double big_m = c->simt ? simt_tiles[0][0] : tc_tiles[0][0];
     double big_n = c->simt ? simt_tiles[0][1] : tc_tiles[0][1];
-    double rate = c->rate_tflops * 1e12 * (c->sustained > 0 ? c->sustained : 1.0);
+    double rate = aug_gemm_mainloop_tflops(c) * 1e12;
     double i0 = rate / (c->l2_gbps * 1e9);
     double it = intensity(tile_m, tile_n, c->elt_bytes);
     double ib = intensity(big_m, big_n, c->elt_bytes);

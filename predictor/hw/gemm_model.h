@@ -47,6 +47,11 @@ struct aug_gemm_plan {
 /* Default device-side overhead of one GEMM kernel in microseconds (see gemm_model.c). */
 #define AUG_GEMM_OVERHEAD_US 2.5
 
+/* The main loop's rate (TFLOP/s): the ceiling's rate times its sustained share. */
+static inline double aug_gemm_mainloop_tflops(const struct aug_gemm_ceiling *c) {
+    return c->rate_tflops * (c->sustained > 0 ? c->sustained : 1.0);
+}
+
 /* Fill the ceiling of dtype `dt` on `gpu` from its gpus.csv row (achievable columns, else
  * the documented fractions of the datasheet peaks). Returns 0 when the GPU has no rate
  * for the dtype. */
