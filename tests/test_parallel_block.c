@@ -42,40 +42,47 @@ static struct aug_model from_json(const char *text) {
     return m;
 }
 
+/* parallel_block read from public Hugging Face configs (the keys as published) */
 static void test_hf_configs(void **state) {
     (void)state;
-    /* tiiuae/falcon-180B: new_decoder_architecture, a norm per branch */
-    struct aug_model f180 = from_json(
-        "{\"model_type\": \"falcon\", \"hidden_size\": 14848, \"num_hidden_layers\": 80,"
-        " \"num_attention_heads\": 232, \"num_kv_heads\": 8, \"new_decoder_architecture\": true,"
-        " \"parallel_attn\": true, \"vocab_size\": 65024, \"bias\": false, \"alibi\": false}");
-    assert_int_equal(f180.parallel_block, 2);
-    /* tiiuae/falcon-7b: parallel_attn with one shared norm */
-    struct aug_model f7 = from_json(
-        "{\"model_type\": \"falcon\", \"hidden_size\": 4544, \"num_hidden_layers\": 32,"
-        " \"num_attention_heads\": 71, \"multi_query\": true, \"parallel_attn\": true,"
-        " \"new_decoder_architecture\": false, \"vocab_size\": 65024, \"bias\": false}");
-    assert_int_equal(f7.parallel_block, 1);
-    /* a Falcon with parallel_attn false is sequential */
-    struct aug_model fs = from_json(
-        "{\"model_type\": \"falcon\", \"hidden_size\": 1024, \"num_hidden_layers\": 4,"
-        " \"num_attention_heads\": 16, \"parallel_attn\": false, \"vocab_size\": 65024}");
-    assert_int_equal(fs.parallel_block, 0);
-    /* EleutherAI/gpt-j-6b (GPT-2 style keys) */
-    struct aug_model gptj = from_json(
-        "{\"model_type\": \"gptj\", \"n_embd\": 4096, \"n_layer\": 28, \"n_head\": 16,"
-        " \"rotary_dim\": 64, \"vocab_size\": 50400, \"n_positions\": 2048}");
-    assert_int_equal(gptj.parallel_block, 1);
-    /* EleutherAI/gpt-neox-20b: use_parallel_residual, input and post-attention norms */
-    struct aug_model neox = from_json(
-        "{\"model_type\": \"gpt_neox\", \"hidden_size\": 6144, \"num_hidden_layers\": 44,"
-        " \"num_attention_heads\": 64, \"intermediate_size\": 24576,"
-        " \"use_parallel_residual\": true, \"vocab_size\": 50432}");
-    assert_int_equal(neox.parallel_block, 2);
-    struct aug_model llama = from_json(
-        "{\"model_type\": \"llama\", \"hidden_size\": 4096, \"num_hidden_layers\": 32,"
-        " \"num_attention_heads\": 32, \"intermediate_size\": 11008, \"vocab_size\": 32000}");
-    assert_int_equal(llama.parallel_block, 0);
+    static const struct {
+        const char *what, *config;
+        int parallel_block;
+    } cases[] = {
+        {"tiiuae/falcon-180B: new_decoder_architecture, a norm per branch",
+         "{\"model_type\": \"falcon\", \"hidden_size\": 14848, \"num_hidden_layers\": 80,"
+         " \"num_attention_heads\": 232, \"num_kv_heads\": 8, \"new_decoder_architecture\": true,"
+         " \"parallel_attn\": true, \"vocab_size\": 65024, \"bias\": false, \"alibi\": false}",
+         2},
+        {"tiiuae/falcon-7b: parallel_attn with one shared norm",
+         "{\"model_type\": \"falcon\", \"hidden_size\": 4544, \"num_hidden_layers\": 32,"
+         " \"num_attention_heads\": 71, \"multi_query\": true, \"parallel_attn\": true,"
+         " \"new_decoder_architecture\": false, \"vocab_size\": 65024, \"bias\": false}",
+         1},
+        {"a Falcon with parallel_attn false is sequential",
+         "{\"model_type\": \"falcon\", \"hidden_size\": 1024, \"num_hidden_layers\": 4,"
+         " \"num_attention_heads\": 16, \"parallel_attn\": false, \"vocab_size\": 65024}",
+         0},
+        {"EleutherAI/gpt-j-6b (GPT-2 style keys)",
+         "{\"model_type\": \"gptj\", \"n_embd\": 4096, \"n_layer\": 28, \"n_head\": 16,"
+         " \"rotary_dim\": 64, \"vocab_size\": 50400, \"n_positions\": 2048}",
+         1},
+        {"EleutherAI/gpt-neox-20b: use_parallel_residual, input and post-attention norms",
+         "{\"model_type\": \"gpt_neox\", \"hidden_size\": 6144, \"num_hidden_layers\": 44,"
+         " \"num_attention_heads\": 64, \"intermediate_size\": 24576,"
+         " \"use_parallel_residual\": true, \"vocab_size\": 50432}",
+         2},
+        {"a Llama is sequential",
+         "{\"model_type\": \"llama\", \"hidden_size\": 4096, \"num_hidden_layers\": 32,"
+         " \"num_attention_heads\": 32, \"intermediate_size\": 11008, \"vocab_size\": 32000}",
+         0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        struct aug_model m = from_json(cases[i].config);
+        if (m.parallel_block != cases[i].parallel_block)
+            fail_msg("%s: parallel_block %d, expected %d", cases[i].what, m.parallel_block,
+                     cases[i].parallel_block);
+    }
 }
 
 static void test_model_rules(void **state) {
