@@ -227,35 +227,35 @@ static void states(const struct aug_model *m, const struct aug_plan *p, const st
                           experts / (stage_z >= 1 ? eshard : 1.0)) * ob / AUG_GIB;
 }
 
+/* Memory of pipeline rank `stage`; with one stage, `with_logits` adds the fp32 logits the
+ * last stage holds beside its one micro-batch (activation_bytes counts them from pp 2). */
+static void rank_memory(const struct aug_model *m, const struct aug_system *s,
+                        const struct aug_plan *p, long stage, int with_logits,
+                        struct aug_train_memory *r) {
+    memset(r, 0, sizeof *r);
+    states(m, p, s, stage, r);
+    r->activations_gib = activation_bytes(m, p, stage) / AUG_GIB;
+    if (with_logits)
+        r->activations_gib += 4.0 * (double)(p->seq / p->cp) * (double)p->micro_batch *
+                              (double)m->vocab / (double)p->tp / AUG_GIB;
+    r->workspace_gib = AUG_TRAIN_WORKSPACE_GIB;
+    r->total_gib = r->weights_gib + r->gradients_gib + r->optimizer_gib + r->activations_gib +
+                   r->workspace_gib;
+}
+
 void aug_train_memory(const struct aug_model *m, const struct aug_system *s,
                       const struct aug_plan *p, struct aug_train_memory *out) {
-    struct aug_train_memory first, last, mid;
-    memset(&first, 0, sizeof first);
-    memset(&last, 0, sizeof last);
-    memset(&mid, 0, sizeof mid);
-    states(m, p, s, 0, &first);
-    first.activations_gib = activation_bytes(m, p, 0) / AUG_GIB;
-    states(m, p, s, p->pp - 1, &last);
-    last.activations_gib = p->pp > 1 ? activation_bytes(m, p, p->pp - 1) / AUG_GIB
-                                     : first.activations_gib +
-                                           4.0 * (double)(p->seq / p->cp) * (double)p->micro_batch *
-                                               (double)m->vocab / (double)p->tp / AUG_GIB;
-    first.workspace_gib = last.workspace_gib = AUG_TRAIN_WORKSPACE_GIB;
-    first.total_gib = first.weights_gib + first.gradients_gib + first.optimizer_gib +
-                      first.activations_gib + first.workspace_gib;
-    last.total_gib = last.weights_gib + last.gradients_gib + last.optimizer_gib +
-                     last.activations_gib + last.workspace_gib;
-    *out = first.total_gib >= last.total_gib ? first : last;
-    /* the second rank keeps one micro-batch fewer in flight than the first and no
-     * embedding, but with embedding and loss slots in the split a layer more: the fullest
-     * rank is the first, the second or the last, as train.c times them */
+    /* the fullest of the first rank, the last, and the second: the second keeps one
+     * micro-batch fewer in flight than the first and no embedding, but with embedding and
+     * loss slots in the split a layer more; train.c times the same three */
+    rank_memory(m, s, p, 0, 0, out);
+    struct aug_train_memory r;
+    rank_memory(m, s, p, p->pp - 1, p->pp == 1, &r);
+    if (r.total_gib > out->total_gib)
+        *out = r;
     if (p->pp > 2) {
-        states(m, p, s, 1, &mid);
-        mid.activations_gib = activation_bytes(m, p, 1) / AUG_GIB;
-        mid.workspace_gib = AUG_TRAIN_WORKSPACE_GIB;
-        mid.total_gib = mid.weights_gib + mid.gradients_gib + mid.optimizer_gib +
-                        mid.activations_gib + mid.workspace_gib;
-        if (mid.total_gib > out->total_gib)
-            *out = mid;
+        rank_memory(m, s, p, 1, 0, &r);
+        if (r.total_gib > out->total_gib)
+            *out = r;
     }
 }
