@@ -256,7 +256,7 @@ static void test_moe_memory(void **state) {
     double experts = L * 8.0 * 3.0 * h * f / 8.0;
     double total = aug_model_params(&mixtral);
     double dense = total - L * 8.0 * 3.0 * h * f;
-    assert_rel(aug_train_stage_expert_params_per_gpu(&mixtral, &p), experts, 1e-12);
+    assert_rel(aug_train_stage_expert_params_per_gpu(&mixtral, &p, 0), experts, 1e-12);
     assert_rel(aug_train_stage_params_per_gpu(&mixtral, &p, 0), dense + experts, 1e-12);
     struct aug_train_memory mem;
     aug_train_memory(&mixtral, &h100, &p, &mem);

@@ -81,8 +81,10 @@ double aug_train_layer_params_per_gpu(const struct aug_model *m, const struct au
     return sharded / (double)p->tp + norms;
 }
 
-double aug_train_stage_expert_params_per_gpu(const struct aug_model *m, const struct aug_plan *p) {
-    return aug_train_layer_expert_params_per_gpu(m, p) * (double)aug_plan_stage_layers(p, m);
+double aug_train_stage_expert_params_per_gpu(const struct aug_model *m, const struct aug_plan *p,
+                                             long stage) {
+    return aug_train_layer_expert_params_per_gpu(m, p) *
+           (double)aug_plan_stage_layers_at(p, m, stage);
 }
 
 double aug_train_stage_params_per_gpu(const struct aug_model *m, const struct aug_plan *p,
@@ -203,8 +205,7 @@ long aug_train_expert_shard_ranks(const struct aug_plan *p, const struct aug_sys
 static void states(const struct aug_model *m, const struct aug_plan *p, const struct aug_system *s,
                    long stage, struct aug_train_memory *out) {
     double params = aug_train_stage_params_per_gpu(m, p, stage);
-    double experts = aug_train_layer_expert_params_per_gpu(m, p) *
-                     (double)aug_plan_stage_layers_at(p, m, stage);
+    double experts = aug_train_stage_expert_params_per_gpu(m, p, stage);
     double dense = params - experts;
     int fp32 = p->dtype == AUG_DTYPE_FP32 || p->dtype == AUG_DTYPE_TF32;
     double wb = fp32 ? 4.0 : 2.0, gb = fp32 ? 4.0 : 2.0, ob = fp32 ? 8.0 : 12.0;

@@ -13,9 +13,10 @@
  * replicated part (norms) that TP does not split. */
 double aug_train_layer_params_per_gpu(const struct aug_model *m, const struct aug_plan *p);
 
-/* Routed-expert parameters of one layer, and of the most loaded stage, on one GPU. */
+/* Routed-expert parameters of one layer, and of pipeline rank `stage`, on one GPU. */
 double aug_train_layer_expert_params_per_gpu(const struct aug_model *m, const struct aug_plan *p);
-double aug_train_stage_expert_params_per_gpu(const struct aug_model *m, const struct aug_plan *p);
+double aug_train_stage_expert_params_per_gpu(const struct aug_model *m, const struct aug_plan *p,
+                                             long stage);
 
 /* Ranks that share (and, with ZeRO / FSDP, shard) dense parameters: dp * cp, or the ranks
  * of one node with FSDP hybrid sharding; and those of routed experts: edp. */

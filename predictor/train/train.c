@@ -306,7 +306,7 @@ int aug_train_predict(const struct aug_model *m, const struct aug_system *s,
         double sp = aug_train_stage_params_per_gpu(m, p, stages[i]);
         if (sp > stage_params) {
             stage_params = sp;
-            expert_params = layer_experts * (double)aug_plan_stage_layers_at(p, m, stages[i]);
+            expert_params = aug_train_stage_expert_params_per_gpu(m, p, stages[i]);
         }
     }
     double dense_params = stage_params - expert_params;
