@@ -47,7 +47,7 @@ static void test_hf_configs(void **state) {
     (void)state;
     static const struct {
         const char *what, *config;
-        int parallel_block;
+        long parallel_block;
     } cases[] = {
         {"tiiuae/falcon-180B: new_decoder_architecture, a norm per branch",
          "{\"model_type\": \"falcon\", \"hidden_size\": 14848, \"num_hidden_layers\": 80,"
@@ -80,7 +80,7 @@ static void test_hf_configs(void **state) {
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         struct aug_model m = from_json(cases[i].config);
         if (m.parallel_block != cases[i].parallel_block)
-            fail_msg("%s: parallel_block %d, expected %d", cases[i].what, m.parallel_block,
+            fail_msg("%s: parallel_block %ld, expected %ld", cases[i].what, m.parallel_block,
                      cases[i].parallel_block);
     }
 }
