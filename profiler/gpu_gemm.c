@@ -7,7 +7,8 @@
  * X'[k x m] with W' stored k x n and transposed ("TN", the layout fp8 requires), so m, the
  * token count, is cuBLAS's N. Types: fp32 and tf32 (CUBLAS_COMPUTE_32F_FAST_TF32) in fp32;
  * bf16 and fp16 inputs and outputs with fp32 accumulation; fp8 e4m3 inputs with unit
- * scales (A/B scale pointers, which Hopper's fp8 kernels require) and a bf16 output, with
+ * scales (A/B scale pointers, as Transformer Engine passes its scale-inverse tensors) and a
+ * bf16 output, with
  * fast accumulation on as Transformer Engine runs its forward GEMMs (TE 1.x,
  * pytorch/module/base.py: _2X_ACC_FPROP = False, i.e. no split accumulator in fprop; its
  * dgrad and wgrad use the split, slower accumulator); the row says fast_accum=1. The
@@ -24,6 +25,14 @@
 #include "gpu_buffer.h"
 
 #define WORKSPACE_BYTES ((size_t)32 << 20)
+/* cuBLASLt's heuristic can rank first an algorithm that cublasLtMatmul then refuses
+ * (CUBLAS_STATUS_NOT_SUPPORTED), as every fp8 shape did on an H200 with cuBLAS 13.1: the
+ * point takes the first of this many results that runs, and its row says which. */
+#define HEURISTIC_CANDIDATES 8
+/* The fp8 A and B scales sit 256 bytes apart, each as aligned as an allocation of its own:
+ * with B's scale 4 bytes after A's, cuBLAS 13.1 refused every fp8 algorithm on an H100 and
+ * an H200 (CUBLAS_STATUS_NOT_SUPPORTED), and accepted them without scale pointers. */
+#define SCALE_STRIDE 64
 
 struct gemm_state {
     struct aug_cuda_ctx *ctx;
@@ -33,12 +42,14 @@ struct gemm_state {
     cublasHandle_t blas;
     struct aug_gpu_buf a, b, c;
     void *workspace;
-    float *scales; /* device: 1.0f, 1.0f (fp8 A and B scales) */
+    float *scales; /* device: 1.0f at [0] and [SCALE_STRIDE] (fp8 A and B scales) */
+    int scale_ptrs;  /* fp8: this point's descriptor carries the A/B scale pointers */
     /* the point being measured */
     int use_lt;
     cublasLtMatmulDesc_t op;
     cublasLtMatrixLayout_t la, lb, lc;
-    cublasLtMatmulHeuristicResult_t heur;
+    cublasLtMatmulHeuristicResult_t heur[HEURISTIC_CANDIDATES];
+    int n_heur, chosen; /* results the heuristic returned; the one that ran (heur[chosen]) */
     long m, n, k;
     cudaDataType_t ab_type, c_type;
     cublasComputeType_t compute;
@@ -73,9 +84,10 @@ static int setup_state(struct gemm_state *s) {
     CUBLAS_CHECK(cublasSetStream(s->blas, s->stream));
     CUDA_CHECK(cudaMalloc(&s->workspace, WORKSPACE_BYTES));
     CUBLAS_CHECK(cublasSetWorkspace(s->blas, s->workspace, WORKSPACE_BYTES));
-    CUDA_CHECK(cudaMalloc((void **)&s->scales, 2 * sizeof(float)));
-    const float ones[2] = {1.0f, 1.0f};
-    CUDA_CHECK(cudaMemcpy(s->scales, ones, sizeof ones, cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMalloc((void **)&s->scales, 2 * SCALE_STRIDE * sizeof(float)));
+    const float one = 1.0f;
+    CUDA_CHECK(cudaMemcpy(s->scales, &one, sizeof one, cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemcpy(s->scales + SCALE_STRIDE, &one, sizeof one, cudaMemcpyHostToDevice));
     GPU_TRY(aug_cuda_ctx_timer(s->ctx, &s->timer));
     return AUG_OK;
 }
@@ -96,7 +108,8 @@ static int enqueue(void *arg) {
     struct gemm_state *s = arg;
     if (s->use_lt) {
         CUBLAS_CHECK(cublasLtMatmul(s->lt, s->op, &s->alpha, s->a.ptr, s->la, s->b.ptr, s->lb,
-                                    &s->beta, s->c.ptr, s->lc, s->c.ptr, s->lc, &s->heur.algo,
+                                    &s->beta, s->c.ptr, s->lc, s->c.ptr, s->lc,
+                                    &s->heur[s->chosen].algo,
                                     s->workspace, WORKSPACE_BYTES, s->stream));
     } else {
         CUBLAS_CHECK(cublasGemmEx(s->blas, CUBLAS_OP_T, CUBLAS_OP_N, (int)s->n, (int)s->m,
@@ -120,7 +133,7 @@ static void destroy_descs(struct gemm_state *s) {
     s->la = s->lb = s->lc = NULL;
 }
 
-/* Describe the point to cuBLASLt and ask for an algorithm: 1 found, 0 none, <0 error. */
+/* Describe the point to cuBLASLt and ask for algorithms: 1 found, 0 none, <0 error. */
 static int plan_lt(struct gemm_state *s, int fp8) {
     const cublasOperation_t ta = CUBLAS_OP_T, tb = CUBLAS_OP_N;
     CUBLAS_CHECK(cublasLtMatmulDescCreate(&s->op, s->compute, CUDA_R_32F));
@@ -130,7 +143,9 @@ static int plan_lt(struct gemm_state *s, int fp8) {
         const int8_t fast = 1;
         CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(s->op, CUBLASLT_MATMUL_DESC_FAST_ACCUM,
                                                     &fast, sizeof fast));
-        const float *sa = s->scales, *sb = s->scales + 1;
+    }
+    if (fp8 && s->scale_ptrs) {
+        const float *sa = s->scales, *sb = s->scales + SCALE_STRIDE;
         CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(s->op, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER,
                                                     &sa, sizeof sa));
         CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(s->op, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER,
@@ -149,31 +164,64 @@ static int plan_lt(struct gemm_state *s, int fp8) {
         pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof ws);
     int found = 0;
     if (st == CUBLAS_STATUS_SUCCESS)
-        st = cublasLtMatmulAlgoGetHeuristic(s->lt, s->op, s->la, s->lb, s->lc, s->lc, pref, 1,
-                                            &s->heur, &found);
+        st = cublasLtMatmulAlgoGetHeuristic(s->lt, s->op, s->la, s->lb, s->lc, s->lc, pref,
+                                            HEURISTIC_CANDIDATES, s->heur, &found);
     (void)cublasLtMatmulPreferenceDestroy(pref);
     if (st == CUBLAS_STATUS_NOT_SUPPORTED)
         return 0;
     if (st != CUBLAS_STATUS_SUCCESS)
         return aug_gpu_fail_cublas(st, "cublasLtMatmulAlgoGetHeuristic", __FILE__, __LINE__);
-    return found > 0 && s->heur.state == CUBLAS_STATUS_SUCCESS;
+    s->n_heur = found < HEURISTIC_CANDIDATES ? found : HEURISTIC_CANDIDATES;
+    return s->n_heur > 0;
+}
+
+/* Run one untimed call with each heuristic result in rank order and keep the first that
+ * cuBLASLt accepts and the device completes: 1 one ran, 0 none did, <0 a device error.
+ * The refusals are appended to `why` for the message when none runs. */
+static int choose_algo(struct gemm_state *s, char *why, size_t cap) {
+    for (s->chosen = 0; s->chosen < s->n_heur; s->chosen++) {
+        const cublasLtMatmulHeuristicResult_t *h = &s->heur[s->chosen];
+        cublasStatus_t st = h->state;
+        if (st == CUBLAS_STATUS_SUCCESS)
+            st = cublasLtMatmul(s->lt, s->op, &s->alpha, s->a.ptr, s->la, s->b.ptr, s->lb,
+                                &s->beta, s->c.ptr, s->lc, s->c.ptr, s->lc, &h->algo,
+                                s->workspace, WORKSPACE_BYTES, s->stream);
+        if (st == CUBLAS_STATUS_SUCCESS) {
+            CUDA_CHECK(cudaStreamSynchronize(s->stream));
+            return 1;
+        }
+        size_t used = strlen(why);
+        snprintf(why + used, cap - used, "%s#%d: %s", used ? ", " : "", s->chosen,
+                 cublasGetStatusString(st));
+    }
+    return 0;
+}
+
+/* Describe the point (plan_lt) and keep the first heuristic algorithm that runs
+ * (choose_algo): 1 one runs, 0 none, <0 error. */
+static int plan_and_choose(struct gemm_state *s, int fp8, char *why, size_t cap) {
+    destroy_descs(s);
+    int rc = plan_lt(s, fp8);
+    return rc == 1 ? choose_algo(s, why, cap) : rc;
 }
 
 /* "heuristic#0 id=.. tile=.. stages=.. splitk=.. waves=.." of the chosen cuBLASLt
  * algorithm (cublasLtMatmulAlgoConfigGetAttribute), plus fast_accum for fp8. */
 static void describe_algo(const struct gemm_state *s, int fp8, char *buf, size_t cap) {
+    const cublasLtMatmulHeuristicResult_t *h = &s->heur[s->chosen];
     int id = -1, tile = -1, stages = -1, splitk = -1;
     size_t w = 0;
-    (void)cublasLtMatmulAlgoConfigGetAttribute(&s->heur.algo, CUBLASLT_ALGO_CONFIG_ID, &id,
+    (void)cublasLtMatmulAlgoConfigGetAttribute(&h->algo, CUBLASLT_ALGO_CONFIG_ID, &id,
                                                sizeof id, &w);
-    (void)cublasLtMatmulAlgoConfigGetAttribute(&s->heur.algo, CUBLASLT_ALGO_CONFIG_TILE_ID,
+    (void)cublasLtMatmulAlgoConfigGetAttribute(&h->algo, CUBLASLT_ALGO_CONFIG_TILE_ID,
                                                &tile, sizeof tile, &w);
-    (void)cublasLtMatmulAlgoConfigGetAttribute(&s->heur.algo, CUBLASLT_ALGO_CONFIG_STAGES_ID,
+    (void)cublasLtMatmulAlgoConfigGetAttribute(&h->algo, CUBLASLT_ALGO_CONFIG_STAGES_ID,
                                                &stages, sizeof stages, &w);
-    (void)cublasLtMatmulAlgoConfigGetAttribute(&s->heur.algo, CUBLASLT_ALGO_CONFIG_SPLITK_NUM,
+    (void)cublasLtMatmulAlgoConfigGetAttribute(&h->algo, CUBLASLT_ALGO_CONFIG_SPLITK_NUM,
                                                &splitk, sizeof splitk, &w);
-    snprintf(buf, cap, "heuristic#0 id=%d tile=%d stages=%d splitk=%d waves=%.3g%s", id, tile,
-             stages, splitk, (double)s->heur.wavesCount, fp8 ? " fast_accum=1" : "");
+    snprintf(buf, cap, "heuristic#%d id=%d tile=%d stages=%d splitk=%d waves=%.3g%s", s->chosen,
+             id, tile, stages, splitk, (double)h->wavesCount,
+             !fp8 ? "" : s->scale_ptrs ? " fast_accum=1 scale_ptrs=1" : " fast_accum=1 scale_ptrs=0");
 }
 
 static int run(void *state, const struct aug_prof_point *p, const struct aug_prof_run_cfg *cfg,
@@ -209,7 +257,15 @@ static int run(void *state, const struct aug_prof_point *p, const struct aug_pro
     GPU_TRY(aug_gpu_buf_reserve(&s->a, (size_t)p->k * (size_t)p->n * e_in, (int)p->dtype));
     GPU_TRY(aug_gpu_buf_reserve(&s->b, (size_t)p->k * (size_t)p->m * e_in, (int)p->dtype));
     GPU_TRY(aug_gpu_buf_reserve(&s->c, (size_t)p->n * (size_t)p->m * e_out, -1));
-    int rc = plan_lt(s, fp8);
+    /* fp8 first with the scale pointers, then, if no algorithm runs with them, with none
+     * (unit scales either way, so the product is the same; the row says which ran) */
+    char refused[256] = "";
+    s->scale_ptrs = fp8;
+    int rc = plan_and_choose(s, fp8, refused, sizeof refused);
+    if (rc == 0 && fp8) {
+        s->scale_ptrs = 0;
+        rc = plan_and_choose(s, fp8, refused, sizeof refused);
+    }
     if (rc < 0) {
         destroy_descs(s);
         return rc;
@@ -217,8 +273,8 @@ static int run(void *state, const struct aug_prof_point *p, const struct aug_pro
     s->use_lt = rc == 1;
     if (!s->use_lt && fp8) {
         destroy_descs(s);
-        return aug_errorf(AUG_EUNSUPPORTED, "cuBLASLt has no fp8 algorithm for m=%ld n=%ld k=%ld",
-                          p->m, p->n, p->k);
+        return aug_errorf(AUG_EUNSUPPORTED, "cuBLASLt has no fp8 algorithm for m=%ld n=%ld k=%ld"
+                          "%s%s", p->m, p->n, p->k, refused[0] ? " that runs: " : "", refused);
     }
     struct aug_gpu_call call;
     memset(&call, 0, sizeof call);
