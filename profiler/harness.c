@@ -202,19 +202,24 @@ static int agree(const struct aug_prof_backend *be, int v) {
     return be->agree ? be->agree(be->ctx, v) : v;
 }
 
-/* Warn when the device slowed itself down during a point: NVML reported a power or
- * thermal slowdown reason, or the SM clock was below 90% of the device's maximum. */
+/* Warn when the device slowed itself down during a point: the SM clock was below 90% of
+ * the device's maximum (whatever the reason), or NVML reported a thermal or hardware
+ * slowdown. The power cap alone at a clock within 10% of the maximum is the GPU's normal
+ * state under a long kernel and gets no warning (point.h). */
 static void warn_throttle(FILE *log, const struct aug_prof_device *dev, const char *fam,
                           const char *desc, const struct aug_prof_clocks *c) {
     if (!c->valid)
         return;
-    int reason = (c->throttle & AUG_PROF_THROTTLE_SLOWDOWN) != 0;
+    int thermal = (c->throttle & AUG_PROF_THROTTLE_THERMAL_OR_HW) != 0;
     int slow = dev->sm_clock_mhz > 0 && c->sm_mhz > 0 && c->sm_mhz < 0.9 * dev->sm_clock_mhz;
-    if (reason || slow)
-        logf_(log, "%s: warning: %s ran throttled: SM clock %.0f MHz of %.0f, %.0f C, %.0f W%s "
-              "(NVML reasons 0x%llx); its time is that of a slowed GPU", fam, desc, c->sm_mhz,
-              dev->sm_clock_mhz, c->temp_c, c->power_w,
-              reason ? ", power or thermal slowdown" : "", c->throttle);
+    if (!thermal && !slow)
+        return;
+    const char *why = thermal                                        ? ", thermal or hardware slowdown"
+                      : (c->throttle & AUG_PROF_THROTTLE_POWER_CAP) ? ", at its power cap"
+                                                                    : "";
+    logf_(log, "%s: warning: %s ran throttled: SM clock %.0f MHz of %.0f, %.0f C, %.0f W%s "
+          "(NVML reasons 0x%llx); its time is that of a slowed GPU", fam, desc, c->sm_mhz,
+          dev->sm_clock_mhz, c->temp_c, c->power_w, why, c->throttle);
 }
 
 /* Measure the todo points of one family. Returns AUG_EIO on a save failure. */

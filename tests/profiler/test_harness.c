@@ -28,7 +28,8 @@ struct fake {
     int no_device;
     int devices;
     const char *name;       /* device name (NULL: an H100 SXM) */
-    int throttled;          /* report clocks of a GPU slowed by its power cap */
+    int throttled;          /* clocks reported: 0 full; 1 power cap at 1410 MHz; 2 power cap
+                             * at 1965 MHz; 3 hardware thermal slowdown at 1965 MHz */
     int policy;             /* measure through the repetition policy (measure.c) */
     long flushes, timed;    /* L2 flushes and timed calls it issued */
     double clock_s;         /* its fake clock */
@@ -159,11 +160,14 @@ static int fake_run(void *state, const struct aug_prof_point *p, const struct au
     out->timing = AUG_PROF_TIMING_CUPTI;
     snprintf(out->impl, sizeof out->impl, "fake");
     out->clocks.valid = 1;
-    out->clocks.sm_mhz = f->throttled ? 1410 : 1980;
+    static const double sm_mhz[] = {1980, 1410, 1965, 1965};
+    static const unsigned long long reasons[] = {0, 0x4 /* SwPowerCap */, 0x4,
+                                                 0x40 /* HwThermalSlowdown */};
+    out->clocks.sm_mhz = sm_mhz[f->throttled];
     out->clocks.mem_mhz = 2619;
     out->clocks.temp_c = f->throttled ? 87 : 55;
     out->clocks.power_w = 700;
-    out->clocks.throttle = f->throttled ? 0x4 : 0; /* NVML SwPowerCap */
+    out->clocks.throttle = reasons[f->throttled];
     return AUG_OK;
 }
 
@@ -601,8 +605,24 @@ static void clocks_logged_and_throttle_warned(void **state) {
     fk.throttled = 1;
     sweep_log("memory", AUG_FAMILY_MEMORY, log, sizeof log, &rep);
     assert_int_equal(rep.measured, 2);
-    assert_non_null(strstr(log, "ran throttled: SM clock 1410 MHz of 1980, 87 C, 700 W, power "
-                                "or thermal slowdown (NVML reasons 0x4)"));
+    assert_non_null(strstr(log, "ran throttled: SM clock 1410 MHz of 1980, 87 C, 700 W, at its "
+                                "power cap (NVML reasons 0x4)"));
+    /* the power cap at 1965 MHz (99% of 1980) is a GPU under load, not a slowed one: the
+     * first H200 sweep warned on nearly every point this way */
+    fk.throttled = 2;
+    sweep_log("attention", AUG_FAMILY_ATTENTION, log, sizeof log, &rep);
+    assert_true(rep.measured > 0);
+    assert_null(strstr(log, "throttled"));
+    /* a thermal slowdown is warned about at any clock (the same points again: their file
+     * is removed so that the sweep does not resume past them) */
+    snprintf(path, sizeof path, "%s/attention.csv", dir);
+    assert_int_equal(remove(path), 0);
+    fk.throttled = 3;
+    sweep_log("attention", AUG_FAMILY_ATTENTION, log, sizeof log, &rep);
+    fk.throttled = 0;
+    assert_true(rep.measured > 0);
+    assert_non_null(strstr(log, "ran throttled: SM clock 1965 MHz of 1980, 87 C, 700 W, thermal "
+                                "or hardware slowdown (NVML reasons 0x40)"));
 }
 
 /* One GPU: collectives need two; nothing is measured and the log says why. */
