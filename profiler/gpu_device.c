@@ -5,6 +5,7 @@
  * not part of the toolkit here, so it is read from /proc/driver/nvidia/version when that
  * file exists; the runtime still reports which CUDA version the driver supports. */
 #include "gpu_device.h"
+#include "gpuid.h"
 
 #include <dlfcn.h>
 #include <stdio.h>
@@ -49,26 +50,16 @@ static void cuda_version(int v, char *buf, size_t cap) {
     snprintf(buf, cap, "%d.%d", v / 1000, (v % 1000) / 10);
 }
 
-/* "580.65.06" from "NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.65.06  ..." */
+/* The kernel module's version from the first line of /proc/driver/nvidia/version
+ * (aug_prof_driver_version, gpuid.c). */
 static void kernel_driver(char *buf, size_t cap) {
     buf[0] = '\0';
     FILE *f = fopen("/proc/driver/nvidia/version", "r");
     if (!f)
         return;
     char line[512];
-    if (fgets(line, sizeof line, f)) {
-        const char *p = strstr(line, "Kernel Module");
-        if (p) {
-            p += strlen("Kernel Module");
-            while (*p == ' ' || *p == '\t')
-                p++;
-            size_t n = strcspn(p, " \t\n");
-            if (n >= cap)
-                n = cap - 1;
-            memcpy(buf, p, n);
-            buf[n] = '\0';
-        }
-    }
+    if (fgets(line, sizeof line, f))
+        aug_prof_driver_version(line, buf, cap);
     fclose(f);
 }
 

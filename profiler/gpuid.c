@@ -157,3 +157,25 @@ int aug_prof_gpu_id_check(const char *id) {
             return aug_errorf(AUG_EUSAGE, "GPU id '%s' may only hold a-z, 0-9, '.' and '-'", id);
     return AUG_OK;
 }
+
+void aug_prof_driver_version(const char *line, char *buf, size_t cap) {
+    if (cap == 0)
+        return;
+    buf[0] = '\0';
+    const char *p = line ? strstr(line, "Kernel Module") : NULL;
+    if (!p)
+        return;
+    p += strlen("Kernel Module");
+    for (;;) {
+        p += strspn(p, " \t");
+        size_t n = strcspn(p, " \t\r\n");
+        if (n == 0)
+            return;
+        if (isdigit((unsigned char)p[0]) && memchr(p, '.', n) && n < cap) {
+            memcpy(buf, p, n);
+            buf[n] = '\0';
+            return;
+        }
+        p += n;
+    }
+}

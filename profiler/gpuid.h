@@ -35,6 +35,13 @@ const char *aug_prof_gpu_known_name(int i);
  * a folder name). AUG_EUSAGE with a message otherwise. */
 int aug_prof_gpu_id_check(const char *id);
 
+/* The NVIDIA kernel driver's version ("580.159.04") from the first line of
+ * /proc/driver/nvidia/version: the first word after "Kernel Module" that starts with a digit
+ * and holds a '.', so both "... x86_64 Kernel Module  580.65.06  ..." (proprietary module)
+ * and "... Open Kernel Module for x86_64  580.159.04  ..." (open module) give the number.
+ * buf is "" when the line has none (the provenance then says "unknown"). */
+void aug_prof_driver_version(const char *line, char *buf, size_t cap);
+
 #ifdef __cplusplus
 }
 #endif

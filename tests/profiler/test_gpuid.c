@@ -36,6 +36,32 @@ static void device_names(void **state) {
     expect("NVIDIA GeForce RTX 4090", "rtx-4090", 0);
 }
 
+/* The driver version in the raw CSV's provenance, from /proc/driver/nvidia/version. The
+ * open kernel module's line has "for x86_64" between "Module" and the number; the first
+ * H200 sweep recorded "driver: for" from it. */
+static void driver_versions(void **state) {
+    (void)state;
+    char buf[32];
+    aug_prof_driver_version("NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  "
+                            "580.159.04  Release Build  (dvs-builder@U22-I3-AM02-24-3)  "
+                            "Thu Oct  2 21:52:48 UTC 2025\n", buf, sizeof buf);
+    assert_string_equal(buf, "580.159.04");
+    aug_prof_driver_version("NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.65.06  "
+                            "Sun Jul 27 07:09:14 UTC 2025\n", buf, sizeof buf);
+    assert_string_equal(buf, "580.65.06");
+    aug_prof_driver_version("NVRM version: NVIDIA UNIX Open Kernel Module for aarch64  "
+                            "570.124.06\n", buf, sizeof buf);
+    assert_string_equal(buf, "570.124.06");
+    /* no number, no "Kernel Module", or a number too long for the buffer: empty */
+    aug_prof_driver_version("NVRM version: NVIDIA UNIX Open Kernel Module for x86_64\n", buf,
+                            sizeof buf);
+    assert_string_equal(buf, "");
+    aug_prof_driver_version("GCC version:  gcc version 12.2.0", buf, sizeof buf);
+    assert_string_equal(buf, "");
+    aug_prof_driver_version("Kernel Module 580.159.04", buf, 8);
+    assert_string_equal(buf, "");
+}
+
 /* Every GPU of kernels-db/gpus.csv is reached from some device name of the table: a row
  * added there without its device name here fails this test. */
 static void every_row_is_known(void **state) {
@@ -86,6 +112,7 @@ static void id_check(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(device_names),
+        cmocka_unit_test(driver_versions),
         cmocka_unit_test(every_row_is_known),
         cmocka_unit_test(bad_names),
         cmocka_unit_test(id_check),
