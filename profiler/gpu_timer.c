@@ -31,6 +31,10 @@ struct aug_gpu_timer {
     int flush_dev[AUG_GPU_MAX_DEVICES];
     int n_flush;
     unsigned char flush_val;
+    /* NVML's reading taken while the last timed batch was still queued on the GPU: read
+     * after the synchronize, the first H200 sweep saw idle clocks (1575 MHz at 156 W after
+     * an 800 us fp8 GEMM) that the kernels never ran at */
+    struct aug_prof_clocks busy;
 };
 
 /* The flush buffer of device `dev`, allocated on first use. */
@@ -181,6 +185,7 @@ static int measure_events(struct aug_gpu_timer *t, const struct aug_gpu_call *ca
             CUDA_CHECK(cudaEventRecord(ev[d][2 * r + 1], call->stream[d]));
         }
     }
+    aug_gpu_nvml_sample(call->device[0], &t->busy);
     GPU_TRY(aug_gpu_call_sync(call));
     for (int r = 0; r < reps; r++) {
         double worst = 0.0;
@@ -212,6 +217,7 @@ static int measure_cupti(struct aug_gpu_timer *t, const struct aug_gpu_call *cal
         GPU_TRY(pop);
     }
     t->next_id += (uint64_t)reps;
+    aug_gpu_nvml_sample(call->device[0], &t->busy);
     GPU_TRY(aug_gpu_call_sync(call));
     int rc = aug_trace_flush();
     if (rc != AUG_OK)
@@ -275,7 +281,6 @@ int aug_gpu_timer_measure(struct aug_gpu_timer *t, const struct aug_gpu_call *ca
     if (rc != AUG_OK)
         return rc;
     out->timing = la.method;
-    /* the state the GPU ran in, read while it is still warm from the timed calls */
-    aug_gpu_nvml_sample(call->device[0], &out->clocks);
+    out->clocks = t->busy; /* the state the GPU ran the last timed batch in */
     return AUG_OK;
 }
