@@ -72,9 +72,10 @@ for g in h100-80g h200-141g; do
     # kernels-db/gpus.csv
     hbm=$(grep -v '^#' "$kdb/gpus.csv" | awk -F, -v g="$g" '
         NR == 1 { for (i = 1; i <= NF; i++) if ($i == "hbm_gbps") c = i; next } $1 == g { print $c }')
-    printf "| %s | %s TFLOP/s (%s; %.0f%% of 989.4) | %s TFLOP/s (%s; %.0f%% of 1978.9) | %s GB/s (%s GiB moved; %.0f%% of %s) | %s TFLOP/s (d=%s, s=%s, causal=%s; %.0f%% of 989.4) |\n" \
-        "$g" "$gb" "$gat" "$(echo "100 * $gb / 989.4" | bc -l)" "$fb" "$fat" "$(echo "100 * $fb / 1978.9" | bc -l)" \
-        "$bw" "$sz" "$(echo "100 * $bw / $hbm" | bc -l)" "$hbm" "$ab" "$ad" "$as" "$ac" "$(echo "100 * $ab / 989.4" | bc -l)"
+    pct() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.0f", 100 * a / b }'; }
+    printf "| %s | %s TFLOP/s (%s; %s%% of 989.4) | %s TFLOP/s (%s; %s%% of 1978.9) | %s GB/s (%s GiB moved; %s%% of %s) | %s TFLOP/s (d=%s, s=%s, causal=%s; %s%% of 989.4) |\n" \
+        "$g" "$gb" "$gat" "$(pct "$gb" 989.4)" "$fb" "$fat" "$(pct "$fb" 1978.9)" \
+        "$bw" "$sz" "$(pct "$bw" "$hbm")" "$hbm" "$ab" "$ad" "$as" "$ac" "$(pct "$ab" 989.4)"
 done
 echo
 
