@@ -2,7 +2,7 @@
 /* bench_kernels.c - accuracy of the structural kernel models (predictor/hw/gemm_model.c,
  * memop_model.c) against single kernels timed by others, and the physics check.
  *
- *   bench_kernels [--shared DIR] [--kdb DIR] [--only neusight|vidur|physics]
+ *   bench_kernels [--shared DIR] [--kdb DIR] [--only neusight|vidur|profiled|physics]
  *
  * 1. NeuSight's training split (DIR/external/neusight/..., five PCIe GPUs, fp32 SGEMM
  *    `linear` and `bmm`, memory-bound `add`, `gelu`, `softmax`, `ln`; CUDA events around one
@@ -20,6 +20,11 @@
  * 2. Vidur's A100 and H100 fp16 GEMM sweeps (DIR/external/vidur, CUPTI kernel time): fitted
  *    rate and overhead per GPU (5-fold), and A100 <-> H100 (fit the rate fraction and
  *    overhead on one, predict the other from its spec row).
+ * 2b. augur-profile's own H100 and H200 runs (kernels-db/<gpu>/raw/gemm*.csv, bf16 and fp8,
+ *    CUPTI kernel time with each point's SM clock): the same fit within each GPU, as
+ *    measured and with compute-bound points scaled to the maximum clock (how much of the
+ *    error is the clock the point happened to run at); H100 <-> H200; Vidur's H100 sweep
+ *    <-> the own H100 points.
  * 3. Physics: every GPU of gpus.csv x every dtype with a peak x a grid of GEMM shapes, memory
  *    sizes and attention shapes through aug_op_time() with the GPU's curves: the count of
  *    predictions faster than max(flops / peak, bytes / HBM bandwidth) (must be 0). */
@@ -30,6 +35,7 @@
 #include <string.h>
 
 #include "augur/augur.h"
+#include "augur/csvio.h"
 #include "hw/gemm_model.h"
 #include "hw/host_time.h"
 #include "hw/kernel_model.h"
@@ -43,6 +49,7 @@ struct pt {
     double m, n, k, b; /* GEMM */
     double bytes;      /* memory-bound */
     double t_us;       /* measured */
+    double clk_mhz;    /* SM clock while it ran (augur-profile rows), 0 when unknown */
 };
 
 struct set {
@@ -454,7 +461,7 @@ static int vidur_load(const char *shared, const char *gpu_dir, struct set *s)
                     if (x->family != AUG_FAMILY_GEMM || !(x->time_us > 0))
                         continue;
                     struct pt q = {1, x->m, x->n, x->k, x->batch > 0 ? x->batch : 1, 0,
-                                   x->time_us};
+                                   x->time_us, 0};
                     push(s, q);
                 }
             }
@@ -496,30 +503,31 @@ static void unique_shapes(struct set *s)
     s->n = n;
 }
 
-/* fp16 GEMMs: fit the rate fraction (0.40..1.00) and the device overhead (0..10 us). */
-static double vidur_err(const struct aug_gpu *g, const struct set *s, double frac, double ov,
-                        int fold, int test, double *scratch, int *n_out)
+/* GEMMs of one dtype: fit the rate fraction (0.40..1.00) and the device overhead
+ * (0..10 us). */
+static double vidur_err(const struct aug_gpu *g, enum aug_dtype dt, const struct set *s,
+                        double frac, double ov, int fold, int test, double *scratch, int *n_out)
 {
     int n = 0;
     struct params p = {frac, 0.90, 0, 0};
     for (int i = 0; i < s->n; i += 1) {
         if (!in_part(i, fold, test))
             continue;
-        double t = kernel_us(g, AUG_DTYPE_FP16, &p, &s->v[i], ov);
+        double t = kernel_us(g, dt, &p, &s->v[i], ov);
         scratch[n++] = test ? fabs(t / s->v[i].t_us - 1) : fabs(log(t / s->v[i].t_us));
     }
     *n_out = n;
     return median(scratch, n);
 }
 
-static void vidur_fit(const struct aug_gpu *g, const struct set *s, int fold, double *scratch,
-                      double *frac, double *ov)
+static void vidur_fit(const struct aug_gpu *g, enum aug_dtype dt, const struct set *s, int fold,
+                      double *scratch, double *frac, double *ov)
 {
     double best = INFINITY;
     int n;
     for (double f = 0.40; f <= 1.0001; f += 0.04)
         for (double o = 0; o <= 10.0001; o += 1.0) {
-            double c = vidur_err(g, s, f, o, fold, 0, scratch, &n);
+            double c = vidur_err(g, dt, s, f, o, fold, 0, scratch, &n);
             if (c < best) {
                 best = c;
                 *frac = f;
@@ -531,13 +539,82 @@ static void vidur_fit(const struct aug_gpu *g, const struct set *s, int fold, do
         for (double o = o0 - 1; o <= o0 + 1.0001; o += 0.25) {
             if (f < 0.3 || f > 1 || o < 0)
                 continue;
-            double c = vidur_err(g, s, f, o, fold, 0, scratch, &n);
+            double c = vidur_err(g, dt, s, f, o, fold, 0, scratch, &n);
             if (c < best) {
                 best = c;
                 *frac = f;
                 *ov = o;
             }
         }
+}
+
+/* Median |error| of GEMMs of at least 10 us and below, one line. */
+static void print_errs(const char *what, double *big, int nb, double *sm, int ns)
+{
+    printf("  %s: >=10us n %d median |err| %.1f%%, <10us n %d median %.1f%%\n", what, nb,
+           100 * median(big, nb), ns, 100 * median(sm, ns));
+}
+
+/* Within one GPU: 5-fold (fit the rate fraction and overhead on four folds, report the
+ * fifth), then the fit on all points, returned in *frac and *ov. */
+static void within_gpu(const struct aug_gpu *g, enum aug_dtype dt, const struct set *s,
+                       const char *name, double *scratch, double *frac, double *ov)
+{
+    double *big = malloc(sizeof(double) * (size_t)s->n), *sm = malloc(sizeof(double) * (size_t)s->n);
+    if (!big || !sm) {
+        fprintf(stderr, "out of memory\n");
+        exit(1);
+    }
+    int nb = 0, ns = 0;
+    for (int fold = 0; fold < 5; fold++) {
+        double f = 0.8, o = 2.5;
+        vidur_fit(g, dt, s, fold, scratch, &f, &o);
+        struct params p = {f, 0.90, 0, 0};
+        for (int j = 0; j < s->n; j++) {
+            if (!in_part(j, fold, 1))
+                continue;
+            double e = fabs(kernel_us(g, dt, &p, &s->v[j], o) / s->v[j].t_us - 1);
+            if (s->v[j].t_us >= 10)
+                big[nb++] = e;
+            else
+                sm[ns++] = e;
+        }
+    }
+    *frac = 0.8;
+    *ov = 2.5;
+    vidur_fit(g, dt, s, -1, scratch, frac, ov);
+    char what[160];
+    snprintf(what, sizeof what, "%-10s %s within, 5-fold (all: rate %.2f of peak, overhead %.2f us)",
+             name, aug_dtype_name(dt), *frac, *ov);
+    print_errs(what, big, nb, sm, ns);
+    free(big);
+    free(sm);
+}
+
+/* A GPU's points predicted with another GPU's fitted fraction and overhead. */
+static void transfer(const struct aug_gpu *g, enum aug_dtype dt, const struct set *s, double frac,
+                     double ov, const char *from, const char *to)
+{
+    double *big = malloc(sizeof(double) * (size_t)s->n), *sm = malloc(sizeof(double) * (size_t)s->n);
+    if (!big || !sm) {
+        fprintf(stderr, "out of memory\n");
+        exit(1);
+    }
+    int nb = 0, ns = 0;
+    struct params p = {frac, 0.90, 0, 0};
+    for (int q = 0; q < s->n; q++) {
+        double e = fabs(kernel_us(g, dt, &p, &s->v[q], ov) / s->v[q].t_us - 1);
+        if (s->v[q].t_us >= 10)
+            big[nb++] = e;
+        else
+            sm[ns++] = e;
+    }
+    char what[160];
+    snprintf(what, sizeof what, "%-10s -> %-10s %s (transfer fraction and overhead)", from, to,
+             aug_dtype_name(dt));
+    print_errs(what, big, nb, sm, ns);
+    free(big);
+    free(sm);
 }
 
 static int vidur(const char *shared, const char *kdb)
@@ -564,30 +641,8 @@ static int vidur(const char *shared, const char *kdb)
         return 1;
     printf("Vidur fp16 GEMM sweeps (CUPTI kernel time, one point per distinct shape)\n");
     for (int i = 0; i < 2; i++) {
-        int nb = 0;
-        double *big = malloc(sizeof(double) * (size_t)s[i].n);
-        double *sm = malloc(sizeof(double) * (size_t)s[i].n);
-        int ns = 0;
-        for (int fold = 0; fold < 5; fold++) {
-            double f = 0.8, o = 2.5;
-            vidur_fit(&g[i], &s[i], fold, scratch, &f, &o);
-            struct params p = {f, 0.90, 0, 0};
-            for (int j = 0; j < s[i].n; j++) {
-                if (!in_part(j, fold, 1))
-                    continue;
-                double t = kernel_us(&g[i], AUG_DTYPE_FP16, &p, &s[i].v[j], o);
-                double e = fabs(t / s[i].v[j].t_us - 1);
-                if (s[i].v[j].t_us >= 10)
-                    big[nb++] = e;
-                else
-                    sm[ns++] = e;
-            }
-        }
-        double f = 0.8, o = 2.5;
-        vidur_fit(&g[i], &s[i], -1, scratch, &f, &o);
-        printf("  %-10s within, 5-fold (all: rate %.2f of peak, overhead %.2f us): >=10us n %d "
-               "median |err| %.1f%%, <10us n %d median %.1f%%\n",
-               ids[i], f, o, nb, 100 * median(big, nb), ns, 100 * median(sm, ns));
+        double f, o;
+        within_gpu(&g[i], AUG_DTYPE_FP16, &s[i], ids[i], scratch, &f, &o);
         /* the main-loop rate over the sweep against the best-shape achievable rate of
          * gpus.csv: the share AUG_GEMM_SUSTAINED (hw/gemm_model.h) takes */
         if (g[i].ach_tflops_bf16 > 0)
@@ -596,30 +651,132 @@ static int vidur(const char *shared, const char *kdb)
                    f * g[i].peak_tflops[AUG_DTYPE_FP16] / g[i].ach_tflops_bf16,
                    g[i].ach_tflops_bf16);
         /* the other GPU predicted with this GPU's fraction and overhead */
-        int j = 1 - i;
-        struct params p = {f, 0.90, 0, 0};
-        nb = ns = 0;
-        double *big2 = malloc(sizeof(double) * (size_t)s[j].n);
-        double *sm2 = malloc(sizeof(double) * (size_t)s[j].n);
-        for (int q = 0; q < s[j].n; q++) {
-            double t = kernel_us(&g[j], AUG_DTYPE_FP16, &p, &s[j].v[q], o);
-            double e = fabs(t / s[j].v[q].t_us - 1);
-            if (s[j].v[q].t_us >= 10)
-                big2[nb++] = e;
-            else
-                sm2[ns++] = e;
-        }
-        printf("  %-10s -> %-10s (transfer fraction and overhead): >=10us n %d median |err| "
-               "%.1f%%, <10us n %d median %.1f%%\n",
-               ids[i], ids[j], nb, 100 * median(big2, nb), ns, 100 * median(sm2, ns));
-        free(big);
-        free(sm);
-        free(big2);
-        free(sm2);
+        transfer(&g[1 - i], AUG_DTYPE_FP16, &s[1 - i], f, o, ids[i], ids[1 - i]);
     }
     free(scratch);
     free(s[0].v);
     free(s[1].v);
+    return 0;
+}
+
+/* ---- augur-profile's own runs ---- */
+
+/* GEMM rows of one dtype from <kdb>/<gpu>/raw/gemm.csv and gemm-full.csv: CUPTI kernel
+ * time and the SM clock each point ran at. -1 when the files are absent or hold none. */
+static int profiled_load(const char *kdb, const char *gpu, enum aug_dtype dt, struct set *s)
+{
+    static const char *const files[] = {"gemm.csv", "gemm-full.csv"};
+    for (int i = 0; i < 2; i++) {
+        char path[2048];
+        snprintf(path, sizeof path, "%s/%s/raw/%s", kdb ? kdb : aug_kdb_dir(), gpu, files[i]);
+        struct aug_csv *t = NULL;
+        if (aug_csv_load(path, &t) != AUG_OK)
+            return -1;
+        int cdt = aug_csv_col(t, "dtype");
+        for (size_t r = 0; cdt >= 0 && r < aug_csv_rows(t); r++) {
+            const char *d = aug_csv_cell(t, r, cdt);
+            if (!d || strcmp(d, aug_dtype_name(dt)) != 0)
+                continue;
+            struct pt q = {1, 0, 0, 0, 1, 0, 0, 0};
+            if (aug_csv_get_double(t, r, "m", AUG_CSV_REQUIRED, &q.m) != AUG_OK ||
+                aug_csv_get_double(t, r, "n", AUG_CSV_REQUIRED, &q.n) != AUG_OK ||
+                aug_csv_get_double(t, r, "k", AUG_CSV_REQUIRED, &q.k) != AUG_OK ||
+                aug_csv_get_double(t, r, "time_us_median", AUG_CSV_REQUIRED, &q.t_us) != AUG_OK ||
+                aug_csv_get_double(t, r, "sm_clock_mhz", AUG_CSV_REQUIRED, &q.clk_mhz) != AUG_OK) {
+                aug_csv_free(t);
+                return -1;
+            }
+            if (q.t_us > 0)
+                push(s, q);
+        }
+        aug_csv_free(t);
+    }
+    return s->n > 0 ? 0 : -1;
+}
+
+/* The points at the GPU's maximum SM clock: a compute-bound point's time scaled by
+ * clock / maximum (its main loop runs at the SM clock); memory-bound points (intensity
+ * below the ridge of the dtype's peak and the HBM bandwidth) keep theirs. */
+static void at_max_clock(const struct aug_gpu *g, enum aug_dtype dt, const struct set *in,
+                         struct set *out)
+{
+    double e = aug_dtype_bytes(dt), ridge = g->peak_tflops[dt] * 1e12 / (g->hbm_gbps * 1e9);
+    for (int i = 0; i < in->n; i++) {
+        struct pt q = in->v[i];
+        double bytes = e * (q.m * q.k + q.n * q.k) + 2.0 * q.m * q.n;
+        if (q.clk_mhz > 0 && 2.0 * q.m * q.n * q.k / bytes > ridge)
+            q.t_us *= q.clk_mhz / g->clock_mhz;
+        push(out, q);
+    }
+}
+
+/* Within each GPU (as measured, then at the maximum clock), H100 <-> H200, and Vidur's
+ * H100 sweep <-> the own H100 points, with the same structural model and fit as above. */
+static int profiled(const char *shared, const char *kdb)
+{
+    static const char *const ids[] = {"h100-80g", "h200-141g"};
+    static const enum aug_dtype dts[] = {AUG_DTYPE_BF16, AUG_DTYPE_FP8};
+    struct aug_gpu g[2];
+    for (int i = 0; i < 2; i++)
+        if (aug_gpu_lookup(kdb, ids[i], &g[i]) != AUG_OK)
+            return 1;
+    printf("augur-profile's own GEMM runs (kernels-db/<gpu>/raw, CUPTI kernel time, one point "
+           "per distinct shape)\n");
+    double h100_bf16[2] = {0, 0};
+    for (int d = 0; d < 2; d++) {
+        struct set s[2], c[2];
+        memset(s, 0, sizeof s);
+        memset(c, 0, sizeof c);
+        double fo[2][2];
+        int ok = 1;
+        for (int i = 0; i < 2 && ok; i++)
+            ok = profiled_load(kdb, ids[i], dts[d], &s[i]) == 0;
+        if (!ok) {
+            printf("  %s: no augur-profile rows: skipped\n", aug_dtype_name(dts[d]));
+            free(s[0].v);
+            free(s[1].v);
+            continue;
+        }
+        double *scratch = malloc(sizeof(double) * (size_t)(s[0].n > s[1].n ? s[0].n : s[1].n));
+        if (!scratch)
+            return 1;
+        for (int i = 0; i < 2; i++) {
+            unique_shapes(&s[i]);
+            within_gpu(&g[i], dts[d], &s[i], ids[i], scratch, &fo[i][0], &fo[i][1]);
+            at_max_clock(&g[i], dts[d], &s[i], &c[i]);
+            char name[64];
+            snprintf(name, sizeof name, "%s at %.0f MHz", ids[i], g[i].clock_mhz);
+            double f, o;
+            within_gpu(&g[i], dts[d], &c[i], name, scratch, &f, &o);
+        }
+        for (int i = 0; i < 2; i++)
+            transfer(&g[1 - i], dts[d], &s[1 - i], fo[i][0], fo[i][1], ids[i], ids[1 - i]);
+        if (dts[d] == AUG_DTYPE_BF16) {
+            h100_bf16[0] = fo[0][0];
+            h100_bf16[1] = fo[0][1];
+            /* Vidur's fp16 sweep of an H100 (2024 software) against these points: the two
+             * 16-bit dtypes share the tensor-core rate */
+            struct set v;
+            memset(&v, 0, sizeof v);
+            if (vidur_load(shared, "h100", &v) == 0) {
+                unique_shapes(&v);
+                double *sv = malloc(sizeof(double) * (size_t)v.n), f = 0.8, o = 2.5;
+                if (!sv)
+                    return 1;
+                vidur_fit(&g[0], AUG_DTYPE_FP16, &v, -1, sv, &f, &o);
+                transfer(&g[0], AUG_DTYPE_BF16, &s[0], f, o, "Vidur h100", "own h100");
+                transfer(&g[0], AUG_DTYPE_FP16, &v, h100_bf16[0], h100_bf16[1], "own h100",
+                         "Vidur h100");
+                free(sv);
+            }
+            free(v.v);
+        }
+        free(scratch);
+        for (int i = 0; i < 2; i++) {
+            free(s[i].v);
+            free(c[i].v);
+        }
+    }
     return 0;
 }
 
@@ -704,11 +861,11 @@ int main(int argc, char **argv)
             kdb = argv[i + 1];
         else if (!strcmp(argv[i], "--only") &&
                  (!strcmp(argv[i + 1], "neusight") || !strcmp(argv[i + 1], "vidur") ||
-                  !strcmp(argv[i + 1], "physics")))
+                  !strcmp(argv[i + 1], "profiled") || !strcmp(argv[i + 1], "physics")))
             only = argv[i + 1];
         else {
             fprintf(stderr, "bench_kernels: unknown option '%s' (--shared DIR, --kdb DIR, "
-                            "--only neusight|vidur|physics)\n", argv[i]);
+                            "--only neusight|vidur|profiled|physics)\n", argv[i]);
             return 2;
         }
     }
@@ -717,6 +874,8 @@ int main(int argc, char **argv)
         rc = neusight(shared, kdb);
     if (!rc && (!only || !strcmp(only, "vidur")))
         rc = vidur(shared, kdb);
+    if (!rc && (!only || !strcmp(only, "profiled")))
+        rc = profiled(shared, kdb);
     if (only && strcmp(only, "physics"))
         return rc;
     struct phys ph = {kdb, 0, 0};
