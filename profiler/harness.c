@@ -179,7 +179,9 @@ static size_t provenance(const struct aug_prof_backend *be, const struct aug_pro
          cfg->run.budget_s > 0 ? " or the point's time budget is spent" : "",
          cfg->run.no_l2_flush ? "; L2 never flushed (--no-l2-flush)"
                               : "; L2 flushed before each timed call of memory-bound, decode "
-                                "attention and decode GEMM points (l2_flush column)");
+                                "attention and decode GEMM points (l2_flush column): twice its "
+                                "size written, then half of that read back, so that no dirty "
+                                "line is left for the timed call to write back");
     LINE("units: time_us = GPU time of one call in microseconds (median, min, max over reps); "
          "size_bytes in bytes");
     if (be->synthetic)
