@@ -40,11 +40,22 @@ done
 
 # the data rows of raw files, header line kept, comments dropped
 rows() { grep -hv '^#' "$@" | awk 'NR == 1 || !/^family,/'; }
+# spec GPU COLUMN: one figure of kernels-db/gpus.csv
+spec() {
+    grep -v '^#' "$kdb/gpus.csv" | awk -F, -v g="$1" -v col="$2" '
+        NR == 1 { for (i = 1; i <= NF; i++) if ($i == col) c = i; next } $1 == g { print $c }'
+}
+pct() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.0f", 100 * a / b }'; }
+# section TITLE HEADER...: a markdown heading and a table head
+section() {
+    printf '%s\n\n' "$1"; shift
+    local head="|" rule="|" h
+    for h in "$@"; do head="$head $h |"; rule="$rule --- |"; done
+    printf '%s\n%s\n' "$head" "$rule"
+}
 
-echo "## 1. What the GPU reached (raw rows, median time of each point)"
-echo
-echo "| GPU | bf16 GEMM best | fp8 GEMM best | HBM copy, largest | cuDNN fused attention fwd best |"
-echo "| --- | --- | --- | --- | --- |"
+section "## 1. What the GPU reached (raw rows, median time of each point)" \
+    GPU "bf16 GEMM best" "fp8 GEMM best" "HBM copy, largest" "cuDNN fused attention fwd best"
 for g in h100-80g h200-141g; do
     r=$kdb/$g/raw
     [ -f "$r/gemm.csv" ] || continue
@@ -68,23 +79,20 @@ for g in h100-80g h200-141g; do
     read -r _ gb gat fb fat < "$tmp/g"
     read -r bw sz < "$tmp/m"
     read -r ab ad as ac < "$tmp/a"
-    # dense bf16 peak 989.4 TFLOP/s (both), fp8 1978.9; HBM 3.35 TB/s (H100 SXM), 4.8 (H200):
-    # kernels-db/gpus.csv
-    hbm=$(grep -v '^#' "$kdb/gpus.csv" | awk -F, -v g="$g" '
-        NR == 1 { for (i = 1; i <= NF; i++) if ($i == "hbm_gbps") c = i; next } $1 == g { print $c }')
-    pct() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.0f", 100 * a / b }'; }
-    printf "| %s | %s TFLOP/s (%s; %s%% of 989.4) | %s TFLOP/s (%s; %s%% of 1978.9) | %s GB/s (%s GiB moved; %s%% of %s) | %s TFLOP/s (d=%s, s=%s, causal=%s; %s%% of 989.4) |\n" \
-        "$g" "$gb" "$gat" "$(pct "$gb" 989.4)" "$fb" "$fat" "$(pct "$fb" 1978.9)" \
-        "$bw" "$sz" "$(pct "$bw" "$hbm")" "$hbm" "$ab" "$ad" "$as" "$ac" "$(pct "$ab" 989.4)"
+    # against the datasheet figures of gpus.csv: dense peaks and HBM bandwidth
+    p16=$(spec "$g" peak_tflops_bf16) p8=$(spec "$g" peak_tflops_fp8) hbm=$(spec "$g" hbm_gbps)
+    printf "| %s | %s TFLOP/s (%s; %s%% of %s) | %s TFLOP/s (%s; %s%% of %s) | %s GB/s (%s GiB moved; %s%% of %s) | %s TFLOP/s (d=%s, s=%s, causal=%s; %s%% of %s) |\n" \
+        "$g" "$gb" "$gat" "$(pct "$gb" "$p16")" "$p16" "$fb" "$fat" "$(pct "$fb" "$p8")" "$p8" \
+        "$bw" "$sz" "$(pct "$bw" "$hbm")" "$hbm" "$ab" "$ad" "$as" "$ac" "$(pct "$ab" "$p16")" "$p16"
 done
 echo
 
-echo "## 2. Kernel by kernel: each table against the measured points"
-echo
-echo "Signed error = predicted / measured - 1 (negative: the table is too fast)."
-echo
-echo "| GPU | kernels | measured time | points | public curves.csv (h200-141g: transferred): median signed, median abs | profiled: median signed, median abs |"
-echo "| --- | --- | --- | --- | --- | --- |"
+section "## 2. Kernel by kernel: each table against the measured points
+
+Signed error = predicted / measured - 1 (negative: the table is too fast)." \
+    GPU kernels "measured time" points \
+    "public curves.csv (h200-141g: transferred): median signed, median abs" \
+    "profiled: median signed, median abs"
 for g in h100-80g h200-141g; do
     r=$kdb/$g/raw
     [ -f "$r/gemm.csv" ] || continue
@@ -127,10 +135,8 @@ for g in h100-80g h200-141g; do
 done
 echo
 
-echo "## 3. End to end: augur validate with each table (MAPE)"
-echo
-echo "| set | public curves.csv (h200-141g: none, transferred from h100-80g) | profiled |"
-echo "| --- | --- | --- |"
+section "## 3. End to end: augur validate with each table (MAPE)" \
+    set "public curves.csv (h200-141g: none, transferred from h100-80g)" profiled
 sets="$here/benchmarks/accuracy/training.csv $here/benchmarks/accuracy/inference.csv $here/benchmarks/accuracy/training_moe.csv $here/benchmarks/accuracy/inference_throughput.csv"
 vt=$shared/external/vtrain/data/ground_truth_single.csv
 [ -f "$vt" ] && sets="$sets vtrain:$vt"
