@@ -11,8 +11,7 @@
 #
 #   benchmarks/profiled.sh [AUGUR] [SHARED]     (defaults build/predictor/augur, ../shared)
 #
-# The "profiled" table of a GPU is its curves-profiled.csv plus the collective rows of its
-# curves.csv (one GPU measures no collective); every other GPU keeps its curves.csv.
+# The two kernels-db roots are made by kernels-db/make_root.sh (public, profiled).
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 augur=${1:-$here/build/predictor/augur}
@@ -24,18 +23,7 @@ trap 'rm -rf "$tmp"' EXIT
 
 # the two kernels-db roots
 for which in public profiled; do
-    mkdir -p "$tmp/$which"
-    cp "$kdb/gpus.csv" "$tmp/$which/"
-    for d in "$kdb"/*/; do
-        g=$(basename "$d")
-        mkdir -p "$tmp/$which/$g"
-        if [ "$which" = profiled ] && [ -f "$d/curves-profiled.csv" ]; then
-            cp "$d/curves-profiled.csv" "$tmp/$which/$g/curves.csv"
-            if [ -f "$d/curves.csv" ]; then grep '^collective,' "$d/curves.csv" >> "$tmp/$which/$g/curves.csv" || true; fi
-        elif [ -f "$d/curves.csv" ]; then
-            cp "$d/curves.csv" "$tmp/$which/$g/curves.csv"
-        fi
-    done
+    sh "$kdb/make_root.sh" "$which" "$tmp/$which"
 done
 
 # the data rows of raw files, header line kept, comments dropped
