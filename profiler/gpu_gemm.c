@@ -8,8 +8,7 @@
  * token count, is cuBLAS's N. Types: fp32 and tf32 (CUBLAS_COMPUTE_32F_FAST_TF32) in fp32;
  * bf16 and fp16 inputs and outputs with fp32 accumulation; fp8 e4m3 inputs with unit
  * scales (A/B scale pointers, as Transformer Engine passes its scale-inverse tensors) and a
- * bf16 output, with
- * fast accumulation on as Transformer Engine runs its forward GEMMs (TE 1.x,
+ * bf16 output, with fast accumulation on as Transformer Engine runs its forward GEMMs (TE 1.x,
  * pytorch/module/base.py: _2X_ACC_FPROP = False, i.e. no split accumulator in fprop; its
  * dgrad and wgrad use the split, slower accumulator); the row says fast_accum=1. The
  * workspace is fixed at 32 MiB for reproducible algorithm choices. Every row records the
@@ -25,9 +24,9 @@
 #include "gpu_buffer.h"
 
 #define WORKSPACE_BYTES ((size_t)32 << 20)
-/* cuBLASLt's heuristic can rank first an algorithm that cublasLtMatmul then refuses
- * (CUBLAS_STATUS_NOT_SUPPORTED), as every fp8 shape did on an H200 with cuBLAS 13.1: the
- * point takes the first of this many results that runs, and its row says which. */
+/* A heuristic result can still be refused by cublasLtMatmul (CUBLAS_STATUS_NOT_SUPPORTED):
+ * the point takes the first of this many results that runs, its row says which
+ * (heuristic#i), and the refusals are in the message when none runs. */
 #define HEURISTIC_CANDIDATES 8
 /* The fp8 A and B scales sit 256 bytes apart, each as aligned as an allocation of its own:
  * with B's scale 4 bytes after A's, cuBLAS 13.1 refused every fp8 algorithm on an H100 and
@@ -205,8 +204,9 @@ static int plan_and_choose(struct gemm_state *s, int fp8, char *why, size_t cap)
     return rc == 1 ? choose_algo(s, why, cap) : rc;
 }
 
-/* "heuristic#0 id=.. tile=.. stages=.. splitk=.. waves=.." of the chosen cuBLASLt
- * algorithm (cublasLtMatmulAlgoConfigGetAttribute), plus fast_accum for fp8. */
+/* "heuristic#i id=.. tile=.. stages=.. splitk=.. waves=.." of the chosen cuBLASLt
+ * algorithm (cublasLtMatmulAlgoConfigGetAttribute), plus fast_accum and scale_ptrs for
+ * fp8. */
 static void describe_algo(const struct gemm_state *s, int fp8, char *buf, size_t cap) {
     const cublasLtMatmulHeuristicResult_t *h = &s->heur[s->chosen];
     int id = -1, tile = -1, stages = -1, splitk = -1;
