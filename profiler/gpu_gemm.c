@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* gpu_gemm.c - GEMM on the GPU: cuBLASLt with its first heuristic choice, cuBLAS
+/* gpu_gemm.c - GEMM on the GPU: cuBLASLt with the first heuristic choice that runs, cuBLAS
  * (cublasGemmEx) when cuBLASLt offers no algorithm for a non-fp8 shape.
  *
  * The measured product is the row-major C[m x n] = A[m x k] * W^T of a linear layer with

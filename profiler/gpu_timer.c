@@ -39,27 +39,41 @@ struct aug_gpu_timer {
     struct aug_prof_clocks busy;
 };
 
-/* The flush buffer of device `dev` (index *slot), allocated on first use. */
+/* The flush buffer of device `dev` (index *slot), with the cuBLAS handle and scalar that
+ * read it back, made on first use. A slot whose making failed part-way is completed on
+ * the next call; aug_gpu_timer_close frees whatever a slot holds. */
 static int flush_buffer(struct aug_gpu_timer *t, int dev, int *slot) {
-    for (int i = 0; i < t->n_flush; i++)
-        if (t->flush_dev[i] == dev) {
-            *slot = i;
-            return AUG_OK;
-        }
-    if (t->n_flush == AUG_GPU_MAX_DEVICES)
-        return aug_errorf(AUG_EUNSUPPORTED, "more than %d devices", AUG_GPU_MAX_DEVICES);
-    int l2 = 0;
+    int i = 0;
+    while (i < t->n_flush && t->flush_dev[i] != dev)
+        i++;
+    if (i < t->n_flush && t->flush_blas[i]) {
+        *slot = i;
+        return AUG_OK;
+    }
+    if (i == t->n_flush) {
+        if (t->n_flush == AUG_GPU_MAX_DEVICES)
+            return aug_errorf(AUG_EUNSUPPORTED, "more than %d devices", AUG_GPU_MAX_DEVICES);
+        t->flush_dev[i] = dev;
+        t->n_flush++;
+    }
     CUDA_CHECK(cudaSetDevice(dev));
-    CUDA_CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, dev));
-    size_t n = 2 * (size_t)(l2 > 0 ? l2 : 64 << 20);
-    int i = t->n_flush;
-    t->flush_dev[i] = dev;
-    t->n_flush++; /* before the allocations: aug_gpu_timer_close frees what they made */
-    CUDA_CHECK(cudaMalloc(&t->flush_buf[i], n));
-    t->flush_bytes[i] = n;
-    CUDA_CHECK(cudaMalloc((void **)&t->flush_sum[i], sizeof(float)));
-    CUBLAS_CHECK(cublasCreate(&t->flush_blas[i]));
-    CUBLAS_CHECK(cublasSetPointerMode(t->flush_blas[i], CUBLAS_POINTER_MODE_DEVICE));
+    if (!t->flush_buf[i]) {
+        int l2 = 0;
+        CUDA_CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, dev));
+        size_t n = 2 * (size_t)(l2 > 0 ? l2 : 64 << 20);
+        CUDA_CHECK(cudaMalloc(&t->flush_buf[i], n));
+        t->flush_bytes[i] = n;
+    }
+    if (!t->flush_sum[i])
+        CUDA_CHECK(cudaMalloc((void **)&t->flush_sum[i], sizeof(float)));
+    cublasHandle_t h = NULL;
+    CUBLAS_CHECK(cublasCreate(&h));
+    cublasStatus_t st = cublasSetPointerMode(h, CUBLAS_POINTER_MODE_DEVICE);
+    if (st != CUBLAS_STATUS_SUCCESS) {
+        (void)cublasDestroy(h);
+        return aug_gpu_fail_cublas(st, "cublasSetPointerMode", __FILE__, __LINE__);
+    }
+    t->flush_blas[i] = h; /* last: a slot with its handle is complete */
     *slot = i;
     return AUG_OK;
 }
