@@ -560,7 +560,8 @@ static void print_errs(const char *what, double *big, int nb, double *sm, int ns
 static void within_gpu(const struct aug_gpu *g, enum aug_dtype dt, const struct set *s,
                        const char *name, double *scratch, double *frac, double *ov)
 {
-    double *big = malloc(sizeof(double) * (size_t)s->n), *sm = malloc(sizeof(double) * (size_t)s->n);
+    double *big = malloc(sizeof(double) * (size_t)s->n);
+    double *sm = malloc(sizeof(double) * (size_t)s->n);
     if (!big || !sm) {
         fprintf(stderr, "out of memory\n");
         exit(1);
@@ -584,8 +585,9 @@ static void within_gpu(const struct aug_gpu *g, enum aug_dtype dt, const struct 
     *ov = 2.5;
     vidur_fit(g, dt, s, -1, scratch, frac, ov);
     char what[160];
-    snprintf(what, sizeof what, "%-10s %s within, 5-fold (all: rate %.2f of peak, overhead %.2f us)",
-             name, aug_dtype_name(dt), *frac, *ov);
+    snprintf(what, sizeof what,
+             "%-10s %s within, 5-fold (all: rate %.2f of peak, overhead %.2f us)", name,
+             aug_dtype_name(dt), *frac, *ov);
     print_errs(what, big, nb, sm, ns);
     free(big);
     free(sm);
@@ -595,7 +597,8 @@ static void within_gpu(const struct aug_gpu *g, enum aug_dtype dt, const struct 
 static void transfer(const struct aug_gpu *g, enum aug_dtype dt, const struct set *s, double frac,
                      double ov, const char *from, const char *to)
 {
-    double *big = malloc(sizeof(double) * (size_t)s->n), *sm = malloc(sizeof(double) * (size_t)s->n);
+    double *big = malloc(sizeof(double) * (size_t)s->n);
+    double *sm = malloc(sizeof(double) * (size_t)s->n);
     if (!big || !sm) {
         fprintf(stderr, "out of memory\n");
         exit(1);

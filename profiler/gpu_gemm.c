@@ -221,7 +221,9 @@ static void describe_algo(const struct gemm_state *s, int fp8, char *buf, size_t
                                                &splitk, sizeof splitk, &w);
     snprintf(buf, cap, "heuristic#%d id=%d tile=%d stages=%d splitk=%d waves=%.3g%s", s->chosen,
              id, tile, stages, splitk, (double)h->wavesCount,
-             !fp8 ? "" : s->scale_ptrs ? " fast_accum=1 scale_ptrs=1" : " fast_accum=1 scale_ptrs=0");
+             !fp8              ? ""
+             : s->scale_ptrs   ? " fast_accum=1 scale_ptrs=1"
+                               : " fast_accum=1 scale_ptrs=0");
 }
 
 static int run(void *state, const struct aug_prof_point *p, const struct aug_prof_run_cfg *cfg,

@@ -216,9 +216,9 @@ static void warn_throttle(FILE *log, const struct aug_prof_device *dev, const ch
     int slow = dev->sm_clock_mhz > 0 && c->sm_mhz > 0 && c->sm_mhz < 0.9 * dev->sm_clock_mhz;
     if (!thermal && !slow)
         return;
-    const char *why = thermal                                        ? ", thermal or hardware slowdown"
-                      : (c->throttle & AUG_PROF_THROTTLE_POWER_CAP) ? ", at its power cap"
-                                                                    : "";
+    const char *why = ", thermal or hardware slowdown";
+    if (!thermal)
+        why = c->throttle & AUG_PROF_THROTTLE_POWER_CAP ? ", at its power cap" : "";
     logf_(log, "%s: warning: %s ran throttled: SM clock %.0f MHz of %.0f, %.0f C, %.0f W%s "
           "(NVML reasons 0x%llx); its time is that of a slowed GPU", fam, desc, c->sm_mhz,
           dev->sm_clock_mhz, c->temp_c, c->power_w, why, c->throttle);

@@ -80,10 +80,11 @@ struct aug_prof_clocks {
     unsigned long long throttle;/* NVML clocks-event reasons (AUG_PROF_THROTTLE_* bits) */
 };
 /* NVML's clocks-event reason bits (nvml.h). SwPowerCap 0x4 is how a Hopper GPU runs any
- * long GEMM at its power limit: an H200 at 700 W held 1890-1980 MHz through most of its
- * first sweep (kernels-db/h200-141g/raw), so alone it is no reason to distrust a time. The
- * others are: HwSlowdown 0x8, SwThermalSlowdown 0x20, HwThermalSlowdown 0x40,
- * HwPowerBrakeSlowdown 0x80. Idle (0x1) and application clocks (0x2) are not slowdowns. */
+ * long kernel at its power limit: on the first H100 and H200 sweeps it was set on most
+ * points, many of them within 1% of the maximum clock, so alone it is no reason to
+ * distrust a time (the clock itself is compared with 90% of the maximum). The others are:
+ * HwSlowdown 0x8, SwThermalSlowdown 0x20, HwThermalSlowdown 0x40, HwPowerBrakeSlowdown
+ * 0x80. Idle (0x1) and application clocks (0x2) are not slowdowns. */
 #define AUG_PROF_THROTTLE_POWER_CAP 0x4ULL
 #define AUG_PROF_THROTTLE_THERMAL_OR_HW 0xE8ULL
 
