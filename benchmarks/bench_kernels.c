@@ -548,11 +548,34 @@ static void vidur_fit(const struct aug_gpu *g, enum aug_dtype dt, const struct s
         }
 }
 
-/* Median |error| of GEMMs of at least 10 us and below, one line. */
-static void print_errs(const char *what, double *big, int nb, double *sm, int ns)
+/* Room for n errors of each kind (exits on out of memory, as push does). */
+static struct errs errs_new(int n)
 {
-    printf("  %s: >=10us n %d median |err| %.1f%%, <10us n %d median %.1f%%\n", what, nb,
-           100 * median(big, nb), ns, 100 * median(sm, ns));
+    struct errs e = {malloc(sizeof(double) * (size_t)n), malloc(sizeof(double) * (size_t)n), 0, 0};
+    if (!e.big || !e.small) {
+        fprintf(stderr, "out of memory\n");
+        exit(1);
+    }
+    return e;
+}
+
+/* |predicted / measured - 1| of one point, filed by its measured time. */
+static void errs_add(struct errs *e, double pred_us, double meas_us)
+{
+    double err = fabs(pred_us / meas_us - 1);
+    if (meas_us >= 10)
+        e->big[e->nb++] = err;
+    else
+        e->small[e->ns++] = err;
+}
+
+/* One line of medians, then the arrays are freed. */
+static void errs_print(struct errs *e, const char *what)
+{
+    printf("  %s: >=10us n %d median |err| %.1f%%, <10us n %d median %.1f%%\n", what, e->nb,
+           100 * median(e->big, e->nb), e->ns, 100 * median(e->small, e->ns));
+    free(e->big);
+    free(e->small);
 }
 
 /* Within one GPU: 5-fold (fit the rate fraction and overhead on four folds, report the
@@ -560,26 +583,14 @@ static void print_errs(const char *what, double *big, int nb, double *sm, int ns
 static void within_gpu(const struct aug_gpu *g, enum aug_dtype dt, const struct set *s,
                        const char *name, double *scratch, double *frac, double *ov)
 {
-    double *big = malloc(sizeof(double) * (size_t)s->n);
-    double *sm = malloc(sizeof(double) * (size_t)s->n);
-    if (!big || !sm) {
-        fprintf(stderr, "out of memory\n");
-        exit(1);
-    }
-    int nb = 0, ns = 0;
+    struct errs e = errs_new(s->n);
     for (int fold = 0; fold < 5; fold++) {
         double f = 0.8, o = 2.5;
         vidur_fit(g, dt, s, fold, scratch, &f, &o);
         struct params p = {f, 0.90, 0, 0};
-        for (int j = 0; j < s->n; j++) {
-            if (!in_part(j, fold, 1))
-                continue;
-            double e = fabs(kernel_us(g, dt, &p, &s->v[j], o) / s->v[j].t_us - 1);
-            if (s->v[j].t_us >= 10)
-                big[nb++] = e;
-            else
-                sm[ns++] = e;
-        }
+        for (int j = 0; j < s->n; j++)
+            if (in_part(j, fold, 1))
+                errs_add(&e, kernel_us(g, dt, &p, &s->v[j], o), s->v[j].t_us);
     }
     *frac = 0.8;
     *ov = 2.5;
@@ -588,36 +599,21 @@ static void within_gpu(const struct aug_gpu *g, enum aug_dtype dt, const struct 
     snprintf(what, sizeof what,
              "%-10s %s within, 5-fold (all: rate %.2f of peak, overhead %.2f us)", name,
              aug_dtype_name(dt), *frac, *ov);
-    print_errs(what, big, nb, sm, ns);
-    free(big);
-    free(sm);
+    errs_print(&e, what);
 }
 
 /* A GPU's points predicted with another GPU's fitted fraction and overhead. */
 static void transfer(const struct aug_gpu *g, enum aug_dtype dt, const struct set *s, double frac,
                      double ov, const char *from, const char *to)
 {
-    double *big = malloc(sizeof(double) * (size_t)s->n);
-    double *sm = malloc(sizeof(double) * (size_t)s->n);
-    if (!big || !sm) {
-        fprintf(stderr, "out of memory\n");
-        exit(1);
-    }
-    int nb = 0, ns = 0;
+    struct errs e = errs_new(s->n);
     struct params p = {frac, 0.90, 0, 0};
-    for (int q = 0; q < s->n; q++) {
-        double e = fabs(kernel_us(g, dt, &p, &s->v[q], ov) / s->v[q].t_us - 1);
-        if (s->v[q].t_us >= 10)
-            big[nb++] = e;
-        else
-            sm[ns++] = e;
-    }
+    for (int q = 0; q < s->n; q++)
+        errs_add(&e, kernel_us(g, dt, &p, &s->v[q], ov), s->v[q].t_us);
     char what[160];
     snprintf(what, sizeof what, "%-10s -> %-10s %s (transfer fraction and overhead)", from, to,
              aug_dtype_name(dt));
-    print_errs(what, big, nb, sm, ns);
-    free(big);
-    free(sm);
+    errs_print(&e, what);
 }
 
 static int vidur(const char *shared, const char *kdb)
@@ -725,7 +721,6 @@ static int profiled(const char *shared, const char *kdb)
             return 1;
     printf("augur-profile's own GEMM runs (kernels-db/<gpu>/raw, CUPTI kernel time, one point "
            "per distinct shape)\n");
-    double h100_bf16[2] = {0, 0};
     for (int d = 0; d < 2; d++) {
         struct set s[2], c[2];
         memset(s, 0, sizeof s);
@@ -755,8 +750,6 @@ static int profiled(const char *shared, const char *kdb)
         for (int i = 0; i < 2; i++)
             transfer(&g[1 - i], dts[d], &s[1 - i], fo[i][0], fo[i][1], ids[i], ids[1 - i]);
         if (dts[d] == AUG_DTYPE_BF16) {
-            h100_bf16[0] = fo[0][0];
-            h100_bf16[1] = fo[0][1];
             /* Vidur's fp16 sweep of an H100 (2024 software) against these points: the two
              * 16-bit dtypes share the tensor-core rate */
             struct set v;
@@ -764,11 +757,13 @@ static int profiled(const char *shared, const char *kdb)
             if (vidur_load(shared, "h100", &v) == 0) {
                 unique_shapes(&v);
                 double *sv = malloc(sizeof(double) * (size_t)v.n), f = 0.8, o = 2.5;
-                if (!sv)
-                    return 1;
+                if (!sv) {
+                    fprintf(stderr, "out of memory\n");
+                    exit(1);
+                }
                 vidur_fit(&g[0], AUG_DTYPE_FP16, &v, -1, sv, &f, &o);
                 transfer(&g[0], AUG_DTYPE_BF16, &s[0], f, o, "Vidur h100", "own h100");
-                transfer(&g[0], AUG_DTYPE_FP16, &v, h100_bf16[0], h100_bf16[1], "own h100",
+                transfer(&g[0], AUG_DTYPE_FP16, &v, fo[0][0], fo[0][1], "own h100",
                          "Vidur h100");
                 free(sv);
             }
