@@ -5,7 +5,8 @@
  * stage and the micro-batches; then augur's whole-step prediction (with overlap, bubble,
  * data-parallel and pipeline traffic) for comparison. The default plan is NeMo's
  * DeepSeek-V3 H100 recipe of NVIDIA dgxc-benchmarking v25.05.05 (512 GPUs, TP 2, PP 8,
- * EP 64, ETP 1, capacity factor 1.0, selective recompute, global batch 4096, seq 4096).
+ * EP 64, ETP 1, capacity factor 1.0, selective recompute of the MLA up projections
+ * (recompute_modules mla_up_proj), global batch 4096, seq 4096).
  * Run: ./build/benchmarks/bench_moe_breakdown [model system gpus tp pp ep global_batch] */
 #include <stdio.h>
 #include <stdlib.h>
@@ -71,6 +72,7 @@ int main(int argc, char **argv) {
     p.micro_batch = 1;
     p.seq = 4096;
     p.recompute = AUG_RECOMPUTE_SELECTIVE;
+    p.recompute_modules = AUG_RC_MLA_UP_PROJ;
     p.zero = 1;
     p.moe_capacity_factor = 1.0;
     p.uneven_pp = 1;
@@ -102,6 +104,8 @@ int main(int argc, char **argv) {
            "EP exposed %.2f, TP %.2f, PP %.2f, DP exposed %.2f, bubble %.2f, optimizer %.2f)\n",
            r.step_time_s, b->compute_s, b->attention_s, b->embedding_s, b->ep_comm_s,
            b->tp_comm_s, b->pp_comm_s, b->dp_comm_s, b->pipeline_bubble_s, b->optimizer_s);
+    printf("recompute %.2f s; memory per GPU %.2f GiB of %.2f (activations %.2f)\n",
+           b->recompute_s, r.memory.total_gib, r.memory_capacity_gib, r.memory.activations_gib);
     aug_kdb_close(kdb);
     return 0;
 }

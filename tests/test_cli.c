@@ -248,6 +248,35 @@ static void test_train_output_file(void **state) {
     json_decref(o);
 }
 
+/* --recompute-modules: implies selective, prints the modules on the plan line and in
+ * JSON, and a plan written as JSON reads back with them (--plan). */
+static void test_train_recompute_modules(void **state) {
+    (void)state;
+    char path[192];
+    snprintf(path, sizeof path, "%s/rc.json", tmp_root);
+    expect_exit(RUN("train", "--model", "llama2-7b", "--system", "dgx-h100", "--gpus", "8",
+                    "--micro-batch", "1", "--global-batch", "8", "--recompute-modules",
+                    "mlp,layernorm", "--format", "json", "--output", path), 0);
+    json_error_t e;
+    json_t *o = json_load_file(path, 0, &e);
+    assert_non_null(o);
+    json_t *plan = json_object_get(o, "plan");
+    assert_string_equal(json_string_value(json_object_get(plan, "recompute")), "selective");
+    assert_string_equal(json_string_value(json_object_get(plan, "recompute_modules")),
+                        "layernorm,mlp");
+    json_decref(o);
+    expect_exit(RUN("train", "--plan", path), 0);
+    out_has("recompute selective (layernorm,mlp)");
+    expect_exit(RUN("train", "--model", "llama2-7b", "--system", "dgx-h100", "--gpus", "8",
+                    "--micro-batch", "1", "--global-batch", "8", "--recompute", "full",
+                    "--recompute-modules", "mlp"), 2);
+    err_has("--recompute-modules needs --recompute selective");
+    expect_exit(RUN("train", "--model", "llama2-7b", "--system", "dgx-h100", "--gpus", "8",
+                    "--micro-batch", "1", "--global-batch", "8", "--recompute-modules",
+                    "mla_up_proj"), 2);
+    err_has("no multi-head latent attention");
+}
+
 static void test_train_csv(void **state) {
     (void)state;
     expect_exit(RUN("train", "--model", "llama2-7b", "--system", "dgx-h100", "--gpus", "8",
@@ -367,6 +396,7 @@ int main(void) {
         cmocka_unit_test(test_train_json),
         cmocka_unit_test(test_train_framework),
         cmocka_unit_test(test_train_output_file),
+        cmocka_unit_test(test_train_recompute_modules),
         cmocka_unit_test(test_train_csv),
         cmocka_unit_test(test_validate),
         cmocka_unit_test(test_validate_bad_row),

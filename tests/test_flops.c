@@ -176,6 +176,40 @@ static void test_selective_flash_costs_time(void **state) {
     assert_true(rb.breakdown.recompute_s < rb.breakdown.attention_s);
 }
 
+/* recompute_modules mlp (Megatron-Core core_r0.13.0) repeats the MLP forward: its two
+ * GEMMs, 2 B s h 4h FLOPs each, and the GELU at 10 FLOPs per inner element (the
+ * activation op of model/graph_build.c): 16 B s h^2 + 40 B s h per layer, on top of the
+ * core attention of core_attn. On one node (no bubble, no gradient traffic) the recompute
+ * time of two modules is the sum of each one's, and the MLP forward outweighs the causal
+ * attention forward at s = 2048, h = 12288 (16 h^2 against 2 s h per token). */
+static void test_recompute_modules_flops_and_time(void **state) {
+    (void)state;
+    struct aug_model m = gpt175b();
+    struct aug_system s = load_system("dgx-a100-80g");
+    double B = 1536, sq = 2048, l = 96, h = 12288, V = 51200;
+    double D = causal_saving(B, sq, h), core = 2.0 * B * h * sq * (sq + 1.0);
+    struct aug_plan p = plan_175b(AUG_RECOMPUTE_SELECTIVE);
+    p.recompute_modules = AUG_RC_CORE_ATTN | AUG_RC_MLP;
+    struct aug_train_result r = predict(&m, &s, &p);
+    assert_rel(r.hardware_flops,
+               model_flops(B, sq, l, h, V) - 3.0 * l * D + l * core +
+                   l * (16.0 * B * sq * h * h + 40.0 * B * sq * h),
+               1e-9);
+    assert_true(r.hfu <= 1.0 && r.mfu < r.hfu);
+    static const unsigned mods[3] = {AUG_RC_CORE_ATTN, AUG_RC_MLP, AUG_RC_CORE_ATTN | AUG_RC_MLP};
+    double rec[3];
+    for (int i = 0; i < 3; i++) {
+        struct aug_plan q = plan_175b(AUG_RECOMPUTE_SELECTIVE);
+        q.gpus = 8;
+        q.pp = 1;
+        q.global_batch = 4;
+        q.recompute_modules = mods[i];
+        rec[i] = predict(&m, &s, &q).breakdown.recompute_s;
+    }
+    assert_rel(rec[2], rec[0] + rec[1], 1e-9);
+    assert_true(rec[1] > 4.0 * rec[0]);
+}
+
 static void test_flops_independent_of_plan(void **state) {
     (void)state;
     /* 6 x params x tokens + attention is a property of the model, not of the split */
@@ -245,6 +279,7 @@ int main(void) {
         cmocka_unit_test(test_hardware_flops_full_recompute_eq3),
         cmocka_unit_test(test_flops_other_recompute_modes),
         cmocka_unit_test(test_selective_flash_costs_time),
+        cmocka_unit_test(test_recompute_modules_flops_and_time),
         cmocka_unit_test(test_flops_independent_of_plan),
         cmocka_unit_test(test_gpt3_params_classic_count),
         cmocka_unit_test(test_llama2_7b_official_count),

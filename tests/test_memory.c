@@ -90,6 +90,78 @@ static void test_table2_no_parallelism(void **state) {
     assert_near(layer_act(1, 0, AUG_RECOMPUTE_NONE, 0), 1912602624.0, 0.5);
 }
 
+/* Megatron-Core recompute_modules (core_r0.13.0 transformer_config.py) on Korthikanti
+ * et al.'s Table 2 layer without parallelism, whose 34 sbh split as: attention block 11 sbh
+ * (QKV input 2, Q K V 6, attention output 2, dropout mask 1), MLP block 19 sbh (input 2,
+ * GELU input 8, second linear's input 8, dropout mask 1), the two LayerNorm inputs 4 sbh.
+ * layernorm discards the two norm outputs, the QKV and MLP inputs: 34 - 4 = 30 sbh; mlp
+ * keeps only the MLP's input: 34 - 16 = 18 sbh; both: 14 sbh; core_attn (unfused) drops
+ * the 5as^2b of scores, so layernorm alone keeps them. */
+static double layer_act_modules(unsigned mods) {
+    struct aug_model m = gpt(8, (long)H_, (long)A_, 51200, (long)S_);
+    struct aug_plan p = act_plan(1, 0, AUG_RECOMPUTE_SELECTIVE, 0);
+    p.recompute_modules = mods;
+    if (aug_plan_resolve(&p, &m, &sys) != AUG_OK)
+        fail_msg("plan: %s", aug_last_error());
+    return aug_train_layer_activation_bytes(&m, &p);
+}
+
+static void test_recompute_modules_activations(void **state) {
+    (void)state;
+    double sbh = S_ * B_ * H_, scores = 5.0 * A_ * S_ * S_ * B_;
+    assert_rel(layer_act_modules(AUG_RC_CORE_ATTN), 34.0 * sbh, 1e-12);
+    assert_rel(layer_act_modules(AUG_RC_CORE_ATTN | AUG_RC_LAYERNORM), 30.0 * sbh, 1e-12);
+    assert_rel(layer_act_modules(AUG_RC_CORE_ATTN | AUG_RC_MLP), 18.0 * sbh, 1e-12);
+    assert_rel(layer_act_modules(AUG_RC_CORE_ATTN | AUG_RC_LAYERNORM | AUG_RC_MLP), 14.0 * sbh,
+               1e-12);
+    assert_rel(layer_act_modules(AUG_RC_LAYERNORM), 30.0 * sbh + scores, 1e-12);
+    /* 14 sbh = 234,881,024 bytes for these dimensions */
+    assert_near(layer_act_modules(AUG_RC_CORE_ATTN | AUG_RC_LAYERNORM | AUG_RC_MLP),
+                234881024.0, 0.5);
+}
+
+/* DeepSeek-V3's mla_up_proj discards the up-projected query, key and value the core
+ * attention reads: per token 128 heads x (2 x (128 + 64) + 128) = 65,536 values, 2 bytes
+ * each, split over TP 2 with SP: 65,536 x 2 x 4096 / 2 = 268,435,456 bytes per layer at one
+ * 4096-token sequence. The MoE modules: moe drops everything of the routed experts (and the
+ * shared expert), so it frees more than moe_act, which drops the routed activation outputs
+ * only; shared_experts drops the shared expert's inner activations. */
+static void test_recompute_modules_mla_and_moe(void **state) {
+    (void)state;
+    struct aug_model m;
+    if (aug_model_load(AUG_TEST_SOURCE_DIR "/predictor", "deepseek-v3", &m) != AUG_OK)
+        fail_msg("deepseek-v3: %s", aug_last_error());
+    struct aug_system h100;
+    if (aug_system_load(KDB, "dgx-h100", &h100) != AUG_OK)
+        fail_msg("dgx-h100: %s", aug_last_error());
+    double b[5];
+    static const unsigned mods[5] = {AUG_RC_CORE_ATTN, AUG_RC_CORE_ATTN | AUG_RC_MLA_UP_PROJ,
+                                     AUG_RC_MOE_ACT, AUG_RC_MOE, AUG_RC_SHARED_EXPERTS};
+    for (int i = 0; i < 5; i++) {
+        struct aug_plan p;
+        aug_plan_init(&p);
+        p.gpus = 512;
+        p.tp = 2;
+        p.pp = 8;
+        p.ep = 64;
+        p.etp = 1;
+        p.sp = 1;
+        p.micro_batch = 1;
+        p.global_batch = 4096;
+        p.seq = 4096;
+        p.uneven_pp = 1;
+        p.moe_capacity_factor = 1.0;
+        p.recompute = AUG_RECOMPUTE_SELECTIVE;
+        p.recompute_modules = mods[i];
+        if (aug_plan_resolve(&p, &m, &h100) != AUG_OK)
+            fail_msg("plan: %s", aug_last_error());
+        b[i] = aug_train_layer_activation_bytes(&m, &p);
+    }
+    assert_near(b[0] - b[1], 268435456.0, 0.5);
+    assert_true(b[3] < b[2] && b[2] < b[0]);
+    assert_true(b[4] < b[0]); /* with FlashAttention core_attn frees nothing measurable */
+}
+
 static void test_table2_tensor_parallel(void **state) {
     (void)state;
     double sbh = S_ * B_ * H_;
@@ -301,6 +373,8 @@ int main(void) {
         cmocka_unit_test(test_fsdp_matches_zero3_and_hybrid_shards_in_node),
         cmocka_unit_test(test_fp32_states),
         cmocka_unit_test(test_tensor_parallel_weights),
+        cmocka_unit_test(test_recompute_modules_activations),
+        cmocka_unit_test(test_recompute_modules_mla_and_moe),
     };
     return cmocka_run_group_tests(tests, group_setup, NULL);
 }

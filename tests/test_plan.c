@@ -329,6 +329,43 @@ static void test_ep_zero_fsdp_dtype(void **state) {
     resolve_fails(p, &e, "experts 8");
 }
 
+/* recompute_modules: Megatron-Core's names in any order and separator, printed back in
+ * the fixed order; an unknown name is named; a module the model lacks, or a list without
+ * selective recomputation, is refused rather than silently ignored. */
+static void test_recompute_modules(void **state) {
+    (void)state;
+    unsigned mods = 0;
+    assert_int_equal(aug_rc_modules_parse("mlp, core_attn+layernorm", &mods), AUG_OK);
+    assert_int_equal(mods, AUG_RC_CORE_ATTN | AUG_RC_LAYERNORM | AUG_RC_MLP);
+    char buf[128];
+    aug_rc_modules_format(mods, buf, sizeof buf);
+    assert_string_equal(buf, "core_attn,layernorm,mlp");
+    aug_rc_modules_format(AUG_RC_ALL, buf, sizeof buf);
+    assert_string_equal(buf, "core_attn,mla_up_proj,layernorm,mlp,moe,moe_act,shared_experts");
+    aug_rc_modules_format(0, buf, sizeof buf);
+    assert_string_equal(buf, "none");
+    assert_int_equal(aug_rc_modules_parse("core_attn,router", &mods), AUG_EUSAGE);
+    assert_error_has("'router'");
+    assert_int_equal(aug_rc_modules_parse(" , ", &mods), AUG_EUSAGE);
+    assert_error_has("empty");
+    struct aug_model m = gpt(8, 1024, 16, 16);
+    struct aug_plan p = plan(8, 8, 1, 1, 8);
+    assert_int_equal(aug_plan_rc_modules(&p), AUG_RC_CORE_ATTN); /* Megatron's default */
+    p.recompute = AUG_RECOMPUTE_SELECTIVE;
+    p.recompute_modules = AUG_RC_MLA_UP_PROJ;
+    resolve_fails(p, &m, "no multi-head latent attention");
+    p.recompute_modules = AUG_RC_MOE_ACT;
+    resolve_fails(p, &m, "need an MoE model");
+    p.recompute_modules = AUG_RC_SHARED_EXPERTS;
+    resolve_fails(p, &m, "no shared experts");
+    p.recompute = AUG_RECOMPUTE_FULL;
+    p.recompute_modules = AUG_RC_MLP;
+    resolve_fails(p, &m, "need --recompute selective");
+    p.recompute = AUG_RECOMPUTE_SELECTIVE;
+    resolve_ok(&p, &m);
+    assert_int_equal(aug_plan_rc_modules(&p), AUG_RC_MLP);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_defaults),
@@ -342,6 +379,7 @@ int main(void) {
         cmocka_unit_test(test_embed_loss_slots),
         cmocka_unit_test(test_sequence_rules),
         cmocka_unit_test(test_ep_zero_fsdp_dtype),
+        cmocka_unit_test(test_recompute_modules),
     };
     return cmocka_run_group_tests(tests, group_setup, NULL);
 }

@@ -220,10 +220,22 @@ static void test_vtrain_importer(void **state) {
  * parallelism) whose gradients are reduce-scattered in fp32 moves twice the bytes of the
  * fp16 one, so its prediction is the one aug_train makes with main_grads fp32 (error 0
  * against that value) and the same row without the column is faster (negative error). */
-static double predict_zero3(enum aug_main_grads g) {
+/* The plan of the 4-GPU rows of the column tests (12 x 2048 GPT, seq 1024, fp16, pure
+ * data parallelism of one sequence per GPU), as the validator builds it. */
+static void small_row_plan(struct aug_plan *p) {
+    aug_plan_init(p);
+    p->gpus = 4;
+    p->micro_batch = 1;
+    p->global_batch = 4;
+    p->seq = 1024;
+    p->dtype = AUG_DTYPE_FP16;
+    p->uneven_pp = 1;
+}
+
+/* Step time of that row's model under plan p (fallback only). */
+static double predict_small_row(struct aug_plan *p) {
     struct aug_model m;
     struct aug_system s;
-    struct aug_plan p;
     aug_model_init(&m);
     snprintf(m.name, sizeof m.name, "t");
     m.layers = 12;
@@ -233,21 +245,19 @@ static double predict_zero3(enum aug_main_grads g) {
     m.vocab = 50257;
     assert_int_equal(aug_model_finish(&m, "test"), AUG_OK);
     assert_int_equal(aug_system_load(NULL, "dgx-a100-80g", &s), AUG_OK);
-    aug_plan_init(&p);
-    p.gpus = 4;
-    p.micro_batch = 1;
-    p.global_batch = 4;
-    p.seq = 1024;
-    p.recompute = AUG_RECOMPUTE_NONE;
-    p.dtype = AUG_DTYPE_FP16;
-    p.zero = 3;
-    p.main_grads = g;
-    p.uneven_pp = 1;
-    assert_int_equal(aug_plan_resolve(&p, &m, &s), AUG_OK);
+    assert_int_equal(aug_plan_resolve(p, &m, &s), AUG_OK);
     struct aug_train_options o = {NULL, 0, NULL};
     struct aug_train_result r;
-    assert_int_equal(aug_train_predict(&m, &s, &p, &o, &r), AUG_OK);
+    assert_int_equal(aug_train_predict(&m, &s, p, &o, &r), AUG_OK);
     return r.step_time_s;
+}
+
+static double predict_zero3(enum aug_main_grads g) {
+    struct aug_plan p;
+    small_row_plan(&p);
+    p.zero = 3;
+    p.main_grads = g;
+    return predict_small_row(&p);
 }
 
 static void test_main_grads_column(void **state) {
@@ -281,6 +291,48 @@ static void test_main_grads_column(void **state) {
     assert_int_equal(aug_validate_file(path, AUG_VALIDATE_AUTO, &opt, &r), AUG_EDATA);
     assert_non_null(strstr(aug_last_error(), "acc.csv:2"));
     assert_non_null(strstr(aug_last_error(), "column 'main_grads'"));
+}
+
+/* The recompute_modules column: a row with "core_attn,mlp" predicts what the plan with
+ * those modules predicts (more than core_attn alone); a list on a row without selective
+ * recomputation names the column and the line. */
+static double predict_modules(unsigned mods) {
+    struct aug_plan p;
+    small_row_plan(&p);
+    p.recompute = AUG_RECOMPUTE_SELECTIVE;
+    p.recompute_modules = mods;
+    return predict_small_row(&p);
+}
+
+static void test_recompute_modules_column(void **state) {
+    (void)state;
+    double t2 = predict_modules(AUG_RC_CORE_ATTN | AUG_RC_MLP), t1 = predict_modules(0);
+    assert_true(t2 > t1);
+    char csv[2048];
+    snprintf(csv, sizeof csv,
+             "%.*s,recompute_modules\n"
+             "r2,A,t,,,12,2048,16,,,,gelu,1024,,,dgx-a100-80g,,4,1,1,,,,0,,1,4,selective,0,"
+             "fp16,step_time_s,%.17g,s,,\"core_attn,mlp\"\n"
+             "r1,A,t,,,12,2048,16,,,,gelu,1024,,,dgx-a100-80g,,4,1,1,,,,0,,1,4,selective,0,"
+             "fp16,step_time_s,%.17g,s,,\n",
+             (int)strlen(header) - 1, header, t2, t2);
+    const char *path = write_file("acc.csv", csv);
+    struct aug_validate_options opt = {NULL, 1, NULL, NULL};
+    struct aug_validate_report *r = NULL;
+    assert_int_equal(aug_validate_file(path, AUG_VALIDATE_AUTO, &opt, &r), AUG_OK);
+    assert_int_equal(r->predicted_rows, 2);
+    assert_rel(r->rows[0].predicted, t2, 1e-12);
+    assert_rel(r->rows[1].predicted, t1, 1e-12);
+    aug_validate_report_free(r);
+    snprintf(csv, sizeof csv,
+             "%.*s,recompute_modules\n"
+             "r,A,t,,,12,2048,16,,,,gelu,1024,,,dgx-a100-80g,,4,1,1,,,,0,,1,4,full,0,fp16,"
+             "step_time_s,1.0,s,,mlp\n",
+             (int)strlen(header) - 1, header);
+    write_file("acc.csv", csv);
+    assert_int_equal(aug_validate_file(path, AUG_VALIDATE_AUTO, &opt, &r), AUG_EDATA);
+    assert_non_null(strstr(aug_last_error(), "acc.csv:2"));
+    assert_non_null(strstr(aug_last_error(), "column 'recompute_modules'"));
 }
 
 static void test_bad_rows_name_file_and_line(void **state) {
@@ -355,6 +407,7 @@ int main(void) {
         cmocka_unit_test(test_vtrain_importer),
         cmocka_unit_test(test_bad_rows_name_file_and_line),
         cmocka_unit_test(test_main_grads_column),
+        cmocka_unit_test(test_recompute_modules_column),
     };
     return cmocka_run_group_tests_name("validate", tests, setup, teardown);
 }

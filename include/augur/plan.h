@@ -18,9 +18,29 @@ extern "C" {
 
 struct aug_model;
 struct aug_system;
+struct aug_plan;
 
 enum aug_recompute { AUG_RECOMPUTE_NONE, AUG_RECOMPUTE_SELECTIVE, AUG_RECOMPUTE_FULL,
                      AUG_RECOMPUTE_COUNT };
+/* What selective recomputation repeats: Megatron-Core's recompute_modules
+ * (TransformerConfig, core_r0.13.0 transformer_config.py; default ["core_attn"]), one bit
+ * each. core_attn: the attention core; mla_up_proj: MLA's up projections and RoPE;
+ * layernorm: input_layernorm and pre_mlp_layernorm; mlp: a dense layer's MLP; moe: the
+ * whole MoE layer (router, permutation, all-to-alls, experts, shared experts); moe_act: the
+ * routed experts' activation function; shared_experts: the shared experts' MLP. moe_act,
+ * layernorm and mla_up_proj free their outputs (output-discarding checkpointing), the
+ * others keep only their inputs. */
+enum aug_rc_module {
+    AUG_RC_CORE_ATTN = 1u << 0,
+    AUG_RC_MLA_UP_PROJ = 1u << 1,
+    AUG_RC_LAYERNORM = 1u << 2,
+    AUG_RC_MLP = 1u << 3,
+    AUG_RC_MOE = 1u << 4,
+    AUG_RC_MOE_ACT = 1u << 5,
+    AUG_RC_SHARED_EXPERTS = 1u << 6,
+};
+#define AUG_RC_MODULE_COUNT 7
+#define AUG_RC_ALL ((1u << AUG_RC_MODULE_COUNT) - 1u)
 enum aug_fsdp { AUG_FSDP_NONE, AUG_FSDP_FULL, AUG_FSDP_HYBRID, AUG_FSDP_COUNT };
 /* Context parallelism: ring attention passes K/V blocks around the CP ring by send/recv
  * overlapped with blockwise attention (Liu et al. 2023; Megatron-CP, causal load-balanced);
@@ -55,6 +75,13 @@ enum aug_attn_kernel { AUG_ATTN_KERNEL_CUDNN, AUG_ATTN_KERNEL_FA3, AUG_ATTN_KERN
 
 const char *aug_recompute_name(enum aug_recompute r);
 int aug_recompute_from_name(const char *s, enum aug_recompute *out);
+/* A list of recompute module names separated by ',', '+' or spaces ("core_attn,mlp") into
+ * a set of enum aug_rc_module bits (non-empty; AUG_EUSAGE naming an unknown module), and
+ * back ("core_attn,mlp"; "none" for no module). */
+int aug_rc_modules_parse(const char *list, unsigned *out);
+void aug_rc_modules_format(unsigned mods, char *buf, size_t n);
+/* The modules selective recomputation repeats under plan p (core_attn when none is set). */
+unsigned aug_plan_rc_modules(const struct aug_plan *p);
 const char *aug_fsdp_name(enum aug_fsdp f);
 int aug_fsdp_from_name(const char *s, enum aug_fsdp *out);
 const char *aug_cp_algo_name(enum aug_cp_algo a);             /* "ring", "ulysses", "allgather" */
@@ -77,6 +104,8 @@ struct aug_plan {
     long global_batch;       /* sequences per iteration over all DP ranks */
     long seq;                /* tokens per sequence (0 = model max_seq) */
     enum aug_recompute recompute;
+    unsigned recompute_modules; /* enum aug_rc_module bits selective recomputation repeats
+                                   (default core_attn) */
     int zero;                /* ZeRO stage 0-3 (DeepSpeed / Megatron distributed optimizer) */
     enum aug_fsdp fsdp;      /* PyTorch FSDP: full = ZeRO-3 over dp, hybrid = within node */
     enum aug_dtype dtype;    /* compute dtype of GEMMs */

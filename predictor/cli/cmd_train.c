@@ -17,6 +17,7 @@ static void help(void) {
     printf("usage: augur train --model M --system S --gpus N [--tp T] [--pp P] [--dp D] [--cp C]\n"
            "                   [--ep E] [--sp] [--interleave V] --micro-batch B --global-batch G\n"
            "                   [--seq L] [--recompute none|selective|full] [--zero 0|1|2|3]\n"
+           "                   [--recompute-modules LIST]\n"
            "                   [--fsdp full|hybrid] [--dtype bf16|fp16|fp8|fp32] [--kdb DIR]\n"
            "                   [--attention fused|unfused] [--attention-kernel cudnn|fa3|fa2]\n"
            "                   [--no-dp-overlap] [--uneven-pp] [--pp-embed-loss-slots] [--roofline]\n"
@@ -68,6 +69,11 @@ static void help(void) {
            "                        in the pipeline split: the first and last ranks hold a layer\n"
            "                        fewer, (layers + 2) must divide by pp*interleave (Megatron-Core\n"
            "                        --account-for-embedding/loss-in-pipeline-split; Llama 3)\n"
+           "  --recompute-modules L what selective recomputation repeats (implies --recompute\n"
+           "                        selective): Megatron-Core recompute_modules joined by commas,\n"
+           "                        core_attn (default), mla_up_proj, layernorm, mlp, moe,\n"
+           "                        moe_act, shared_experts; time repeats their forward, memory\n"
+           "                        drops what each keeps\n"
            "  --moe-overlap O       what hides the expert-parallel all-to-alls: none (default),\n"
            "                        shared (the shared expert beside dispatch and combine,\n"
            "                        Megatron-Core moe_shared_expert_overlap) or batch (another\n"
@@ -106,7 +112,7 @@ enum {
     OPT_CP_ALGO, OPT_ETP, OPT_EP_PLACEMENT, OPT_MOE_CF, OPT_MOE_IMB, OPT_TERNARY, OPT_TP_OVERLAP,
     OPT_PP_OVERLAP, OPT_COMM_SLOWDOWN, OPT_COMPARE, OPT_MOE_OVERLAP, OPT_FRAMEWORK, OPT_NO_SP,
     OPT_DP_OVERLAP, OPT_NO_TP_OVERLAP, OPT_NO_PP_OVERLAP, OPT_PP_SCATTER, OPT_MAIN_GRADS, OPT_CUDA_GRAPHS,
-    OPT_BUCKET, OPT_PARAM_GATHER, OPT_PLAN, OPT_ATTN_KERNEL, OPT_PP_SLOTS
+    OPT_BUCKET, OPT_PARAM_GATHER, OPT_PLAN, OPT_ATTN_KERNEL, OPT_PP_SLOTS, OPT_RC_MODULES
 };
 
 static const struct option options[] = {
@@ -124,6 +130,7 @@ static const struct option options[] = {
     {"global-batch", required_argument, 0, OPT_GB},
     {"seq", required_argument, 0, OPT_SEQ},
     {"recompute", required_argument, 0, OPT_RECOMPUTE},
+    {"recompute-modules", required_argument, 0, OPT_RC_MODULES},
     {"zero", required_argument, 0, OPT_ZERO},
     {"fsdp", required_argument, 0, OPT_FSDP},
     {"dtype", required_argument, 0, OPT_DTYPE},
@@ -188,6 +195,7 @@ int aug_cmd_train(int argc, char **argv) {
     const char *model_arg = NULL, *system_arg = NULL, *kdb_arg = NULL, *output = NULL;
     enum aug_format fmt = AUG_FORMAT_TABLE;
     int roofline = 0, have_mb = 0, have_gb = 0, compare = 0, rc, framework = AUG_FW_NONE;
+    int rec_given = 0, mods_given = 0;
     unsigned set = 0; /* plan fields given explicitly (a framework profile leaves them) */
     struct aug_plan plan;
     aug_plan_init(&plan);
@@ -244,6 +252,12 @@ int aug_cmd_train(int argc, char **argv) {
         case OPT_RECOMPUTE:
             if (aug_recompute_from_name(optarg, &plan.recompute) != AUG_OK)
                 return aug_cli_usage(cmd, "--recompute: %s", aug_last_error());
+            rec_given = 1;
+            break;
+        case OPT_RC_MODULES:
+            if (aug_rc_modules_parse(optarg, &plan.recompute_modules) != AUG_OK)
+                return aug_cli_usage(cmd, "--recompute-modules: %s", aug_last_error());
+            mods_given = 1;
             break;
         case OPT_ZERO:
             if ((rc = aug_cli_long(cmd, "--zero", optarg, 0, 3, &v))) return rc;
@@ -368,6 +382,12 @@ int aug_cmd_train(int argc, char **argv) {
     }
     if (optind < argc)
         return aug_cli_usage(cmd, "unexpected argument '%s'", argv[optind]);
+    if (mods_given) {
+        if (rec_given && plan.recompute != AUG_RECOMPUTE_SELECTIVE)
+            return aug_cli_usage(cmd, "--recompute-modules needs --recompute selective (not %s)",
+                                 aug_recompute_name(plan.recompute));
+        plan.recompute = AUG_RECOMPUTE_SELECTIVE;
+    }
     if (!model_arg)
         return aug_cli_usage(cmd, "--model is required");
     if (!system_arg)

@@ -20,6 +20,9 @@ static json_t *plan_json(const struct aug_plan *p) {
                      p->dp_overlap);
     if (!o)
         return NULL;
+    char rcm[128];
+    aug_rc_modules_format(aug_plan_rc_modules(p), rcm, sizeof rcm);
+    json_object_set_new(o, "recompute_modules", json_string(rcm));
     json_object_set_new(o, "attention_kernel", json_string(aug_attn_kernel_name(p->attn_kernel)));
     json_object_set_new(o, "cp_algo", json_string(aug_cp_algo_name(p->cp_algo)));
     json_object_set_new(o, "etp", json_integer((json_int_t)aug_plan_etp(p)));
@@ -144,15 +147,18 @@ void aug_cli_train_table(FILE *f, const struct aug_model *m, const struct aug_sy
                          const struct aug_kdb *kdb) {
     const struct aug_train_breakdown *b = &r->breakdown;
     const struct aug_train_memory *mem = &r->memory;
-    char prov[128];
+    char prov[128], rcm[128];
     aug_cli_provenance_text(&r->provenance, prov, sizeof prov);
+    int sel = p->recompute == AUG_RECOMPUTE_SELECTIVE;
+    aug_rc_modules_format(aug_plan_rc_modules(p), rcm, sizeof rcm);
     fprintf(f, "# augur train: %s (%.3g B params) on %s, %ld x %s\n", m->name, r->params / 1e9,
             s->name, p->gpus, s->gpu.name);
     fprintf(f, "# plan: tp %ld, pp %ld, dp %ld, cp %ld, ep %ld, sp %s, interleave %ld, "
-               "micro-batch %ld, global batch %ld, seq %ld, recompute %s, zero %d, fsdp %s, %s, "
-               "attention %s%s\n",
+               "micro-batch %ld, global batch %ld, seq %ld, recompute %s%s%s%s, zero %d, fsdp %s, "
+               "%s, attention %s%s\n",
             p->tp, p->pp, p->dp, p->cp, p->ep, p->sp ? "on" : "off", p->interleave, p->micro_batch,
-            p->global_batch, p->seq, aug_recompute_name(p->recompute), p->zero,
+            p->global_batch, p->seq, aug_recompute_name(p->recompute), sel ? " (" : "",
+            sel ? rcm : "", sel ? ")" : "", p->zero,
             aug_fsdp_name(p->fsdp), aug_dtype_name(p->dtype), p->flash_attention ? "fused" : "unfused",
             !p->flash_attention ? ""
             : p->attn_kernel == AUG_ATTN_KERNEL_FA2 ? " (FlashAttention-2)"

@@ -242,14 +242,14 @@ static int collect_unit(const struct unit *u, void *user) {
     return 0;
 }
 
-/* Seconds at dense peak of the GEMM and attention ops of a list (all, or the selective
- * ones). */
+/* Seconds at dense peak of the GEMM and attention ops of a list (all, or with `only` those
+ * of these recompute modules). */
 static double peak_seconds(const struct aug_system *s, const struct aug_graph_op *ops, int n,
-                           int selective_only) {
+                           unsigned only) {
     double t = 0.0;
     for (int i = 0; i < n; i++) {
         const struct aug_op *op = &ops[i].op;
-        if (selective_only && !ops[i].selective)
+        if (only && !(ops[i].rc & only))
             continue;
         if (op->kind != AUG_OP_GEMM && op->kind != AUG_OP_ATTENTION)
             continue;
@@ -346,7 +346,7 @@ static int run_unit(struct worker *w, const struct unit *u) {
             aug_graph_layer(m, &p, s, &w->graph);
             lb_fwd[g] = peak_seconds(s, w->graph.fwd, w->graph.n_fwd, 0);
             lb_bwd[g] = peak_seconds(s, w->graph.bwd, w->graph.n_bwd, 0);
-            lb_sel[g] = peak_seconds(s, w->graph.fwd, w->graph.n_fwd, 1);
+            lb_sel[g] = peak_seconds(s, w->graph.fwd, w->graph.n_fwd, aug_plan_rc_modules(&p));
         }
     }
     int sp_list[2], n_sp = 0;

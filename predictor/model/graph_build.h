@@ -41,30 +41,37 @@ static inline void aug_gb_add_ovl(struct aug_graph_op *arr, int *n, const struct
     struct aug_graph_op *o = &arr[(*n)++];
     o->op = *op;
     o->cat = cat;
-    o->selective = 0;
+    o->rc = 0;
     o->group = group;
     o->ovl = ovl;
     o->ovl_n = steps;
     o->same_as = -1;
 }
 
-/* Append op to a list; `sel` marks it as recomputed under selective recomputation. */
+/* Append op to a list; `rc` names the recompute modules it belongs to (enum
+ * aug_rc_module bits, 0: none). */
 static inline void aug_gb_add_p(struct aug_graph_op *arr, int *n, const struct aug_op *op,
-                                enum aug_cat cat, int sel) {
+                                enum aug_cat cat, unsigned rc) {
     aug_gb_add_ovl(arr, n, op, cat, 0, AUG_OVL_NONE, 0);
     if (*n > 0 && *n <= AUG_GRAPH_MAX_OPS)
-        arr[*n - 1].selective = sel;
+        arr[*n - 1].rc = rc;
 }
 static inline void aug_gb_add(struct aug_graph_op *arr, int *n, struct aug_op op,
-                              enum aug_cat cat, int sel) {
-    aug_gb_add_p(arr, n, &op, cat, sel);
+                              enum aug_cat cat, unsigned rc) {
+    aug_gb_add_p(arr, n, &op, cat, rc);
+}
+
+/* Add recompute modules `rc` to ops [from, to) of a list. */
+static inline void aug_gb_tag(struct aug_graph_op *arr, int from, int to, unsigned rc) {
+    for (int i = from < 0 ? 0 : from; i < to && i < AUG_GRAPH_MAX_OPS; i++)
+        arr[i].rc |= rc;
 }
 
 /* Append op, which is identical to op `first` of the same list (its time is reused). */
 static inline void aug_gb_add_same(struct aug_graph_op *arr, int *n, int first, enum aug_cat cat) {
     if (first < 0 || first >= *n || *n >= AUG_GRAPH_MAX_OPS)
         return;
-    aug_gb_add_p(arr, n, &arr[first].op, cat, arr[first].selective);
+    aug_gb_add_p(arr, n, &arr[first].op, cat, arr[first].rc);
     arr[*n - 1].same_as = first;
 }
 

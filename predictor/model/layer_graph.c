@@ -146,18 +146,18 @@ static void attention_fwd(const struct attn_plan *ap, const struct aug_plan *p,
     if (p->flash_attention) {
         /* selective recomputation re-runs the fused core attention forward too
          * (Megatron-Core 0.12 recompute_modules ["core_attn"]) */
-        aug_gb_add(g->fwd, &g->n_fwd, flash_op(ap, 0), AUG_CAT_ATTENTION, 1);
+        aug_gb_add(g->fwd, &g->n_fwd, flash_op(ap, 0), AUG_CAT_ATTENTION, AUG_RC_CORE_ATTN);
         *last = g->n_fwd - 1;
         return;
     }
     struct aug_op qk, sm, dr, av;
     double scores;
     unfused_ops(ap, x, &qk, &sm, &dr, &av, &scores);
-    aug_gb_add(g->fwd, &g->n_fwd, qk, AUG_CAT_ATTENTION, 1);
-    aug_gb_add(g->fwd, &g->n_fwd, sm, AUG_CAT_ATTENTION, 1);
+    aug_gb_add(g->fwd, &g->n_fwd, qk, AUG_CAT_ATTENTION, AUG_RC_CORE_ATTN);
+    aug_gb_add(g->fwd, &g->n_fwd, sm, AUG_CAT_ATTENTION, AUG_RC_CORE_ATTN);
     if (x->dropout)
-        aug_gb_add(g->fwd, &g->n_fwd, dr, AUG_CAT_ATTENTION, 1);
-    aug_gb_add(g->fwd, &g->n_fwd, av, AUG_CAT_ATTENTION, 1);
+        aug_gb_add(g->fwd, &g->n_fwd, dr, AUG_CAT_ATTENTION, AUG_RC_CORE_ATTN);
+    aug_gb_add(g->fwd, &g->n_fwd, av, AUG_CAT_ATTENTION, AUG_RC_CORE_ATTN);
     *last = g->n_fwd - 1;
 }
 
@@ -289,8 +289,10 @@ static void attn_block_fwd(const struct aug_model *m, const struct aug_plan *p,
         aug_gb_add(g->fwd, &g->n_fwd, *qkv, AUG_CAT_COMPUTE, 0);
         *i_qkv = g->n_fwd - 1;
     }
+    /* MLA applies RoPE inside its up-projection checkpoint (mla_up_proj) */
     if (m->pos == AUG_POS_ROPE)
-        aug_gb_add(g->fwd, &g->n_fwd, *rope, AUG_CAT_COMPUTE, 0);
+        aug_gb_add(g->fwd, &g->n_fwd, *rope, AUG_CAT_COMPUTE,
+                   m->attention == AUG_ATTN_MLA ? AUG_RC_MLA_UP_PROJ : 0);
     attention_cores(ap, p, s, x, g, 0);
     aug_gb_add(g->fwd, &g->n_fwd, *proj, AUG_CAT_COMPUTE, 0);
     *i_proj = g->n_fwd - 1;
@@ -496,7 +498,7 @@ static void graph_layer_mix(const struct aug_model *m, const struct aug_plan *p,
     attn_plan_init(m, p, s, &x, (double)m->sliding_window, f_win, &ap[1]);
 
     /* ---- forward ---- */
-    aug_gb_add(g->fwd, &g->n_fwd, norm, AUG_CAT_COMPUTE, 0);
+    aug_gb_add(g->fwd, &g->n_fwd, norm, AUG_CAT_COMPUTE, AUG_RC_LAYERNORM);
     int i_norm = g->n_fwd - 1;
     int ag1 = -1, rs1 = -1, ag2 = -1, rs2 = -1;
     if (x.sp)
@@ -517,11 +519,13 @@ static void graph_layer_mix(const struct aug_model *m, const struct aug_plan *p,
     if (moe_layer) {
         aug_moe_layer_fwd(m, p, s, &x, g);
         scale_counts(g->fwd, n0, g->n_fwd, f_moe);
+        aug_gb_tag(g->fwd, n0, g->n_fwd, AUG_RC_MOE);
     }
     n0 = g->n_fwd;
     if (f_dense > 0) {
         aug_gb_mlp(m, &x, g, x.T, (m->arch == AUG_ARCH_MOE ? fd : x.f) / x.t, 1, 0, &mi);
         scale_counts(g->fwd, n0, g->n_fwd, f_dense);
+        aug_gb_tag(g->fwd, n0, g->n_fwd, AUG_RC_MLP);
     }
     if (mlp_sp_colls && rs1 >= 0) {
         aug_gb_add_same(g->fwd, &g->n_fwd, rs1, AUG_CAT_TP);
@@ -635,7 +639,7 @@ static void graph_layer_parallel(const struct aug_model *m, const struct aug_pla
     attn_plan_init(m, p, s, &x, (double)m->sliding_window, f_win, &ap[1]);
 
     /* ---- forward ---- */
-    aug_gb_add(g->fwd, &g->n_fwd, norm, AUG_CAT_COMPUTE, 0);
+    aug_gb_add(g->fwd, &g->n_fwd, norm, AUG_CAT_COMPUTE, AUG_RC_LAYERNORM);
     int i_norm = g->n_fwd - 1;
     if (two_norms)
         aug_gb_add_same(g->fwd, &g->n_fwd, i_norm, AUG_CAT_COMPUTE);
@@ -650,7 +654,9 @@ static void graph_layer_parallel(const struct aug_model *m, const struct aug_pla
     int i_qkv, i_proj;
     attn_block_fwd(m, p, s, &x, ap, &qkv, &rope, &proj, g, &i_qkv, &i_proj);
     struct aug_mlp_idx mi = {-1, -1, -1, -1};
+    int n_mlp = g->n_fwd;
     aug_gb_mlp(m, &x, g, x.T, x.f / x.t, 1, 0, &mi);
+    aug_gb_tag(g->fwd, n_mlp, g->n_fwd, AUG_RC_MLP);
     int rs = aug_gb_tp_coll(g->fwd, &g->n_fwd, x.sp ? "sp_reduce_scatter" : "tp_all_reduce",
                             c_out, &x, AUG_CAT_TP);
     aug_gb_add(g->fwd, &g->n_fwd, resid, AUG_CAT_COMPUTE, 0);

@@ -37,7 +37,8 @@ enum aug_ovl_kind {
 struct aug_graph_op {
     struct aug_op op;
     enum aug_cat cat;
-    int selective;     /* recomputed under selective recomputation (unfused attention core) */
+    unsigned rc;       /* the recompute modules it belongs to (enum aug_rc_module bits):
+                          selective recomputation repeats it when the plan names one */
     int group;         /* overlap group (0: none) */
     enum aug_ovl_kind ovl;
     int ovl_n;         /* steps or chunks of the group */

@@ -107,15 +107,19 @@ double aug_train_stage_params_per_gpu(const struct aug_model *m, const struct au
     return params;
 }
 
-/* Routed-expert activations one MoE layer keeps on one rank (not split further by TP). */
+/* Routed-expert activations one MoE layer keeps on one rank (not split further by TP):
+ * router logits and top-k state per token, then per routed row the expert input and the
+ * inner activations (gate and up outputs and the activation output when gated); with
+ * `act_recomputed` (recompute_modules moe_act) the activation output is discarded and
+ * recomputed from the kept gate and up outputs. */
 static double moe_routed_activation_bytes(const struct aug_model *m, const struct aug_plan *p,
-                                          double e, double tokens_local) {
+                                          double e, double tokens_local, int act_recomputed) {
     struct aug_moe_routing r;
     aug_moe_routing(m, p, e, &r);
     double E = (double)m->moe_experts, k = (double)m->moe_topk, h = (double)m->hidden;
     double fl = (double)m->ffn_hidden / (double)aug_plan_etp(p);
     double rows = r.tokens_per_expert * r.local_experts;
-    double inner = (m->mlp == AUG_MLP_SWIGLU ? 3.0 : 2.0) * fl;
+    double inner = ((m->mlp == AUG_MLP_SWIGLU ? 3.0 : 2.0) - (act_recomputed ? 1.0 : 0.0)) * fl;
     return tokens_local * (8.0 * E + 12.0 * k) + rows * e * (h + inner);
 }
 
@@ -131,28 +135,43 @@ double aug_train_layer_activation_bytes(const struct aug_model *m, const struct 
 
     if (p->recompute == AUG_RECOMPUTE_FULL)
         return e * sb * h / (p->sp ? t : 1.0);
+    /* Megatron-Core recompute_modules (plan.h): what each one stops keeping */
+    unsigned rc = p->recompute == AUG_RECOMPUTE_SELECTIVE ? aug_plan_rc_modules(p) : 0;
 
-    /* kept whole by TP without SP: two norm inputs, QKV and MLP inputs, dropout masks */
-    double whole = e * sb * h * 4.0 + (dropout ? 2.0 * sb * h : 0.0);
-    /* split by TP: Q, K, V, attention output; MLP inner activations */
-    double split = e * sb * (2.0 * q + 2.0 * kv);
+    /* kept whole by TP without SP: two norm inputs, QKV and MLP inputs, dropout masks;
+     * layernorm recomputation discards the two norm outputs (the QKV and MLP inputs) */
+    double whole = e * sb * h * ((rc & AUG_RC_LAYERNORM) ? 2.0 : 4.0) +
+                   (dropout ? 2.0 * sb * h : 0.0);
+    /* split by TP: Q, K, V, attention output; mla_up_proj discards the up-projected Q, K
+     * and V the core attention reads (a (d_n + d_r) twice and a d_v per token) */
+    double attn = 2.0 * q + 2.0 * kv;
+    if ((rc & AUG_RC_MLA_UP_PROJ) && m->attention == AUG_ATTN_MLA) {
+        double up = a * (2.0 * (double)(m->qk_nope_head_dim + m->qk_rope_head_dim) +
+                         (double)m->v_head_dim);
+        attn = attn > up ? attn - up : 0.0;
+    }
+    double split = e * sb * attn;
     /* gate and up outputs and the down-projection input (SwiGLU); GELU input and the
-     * down-projection input (GELU); MoE: of the shared experts only */
-    double fm = moe_share(m);
-    double mlp_f = m->arch == AUG_ARCH_MOE
-                       ? fm * f * (double)m->moe_shared_experts +
-                             (1.0 - fm) * (double)aug_model_dense_ffn(m)
-                       : f;
-    split += e * sb * (m->mlp == AUG_MLP_SWIGLU ? 3.0 : 2.0) * mlp_f;
+     * down-projection input (GELU): of the dense layers' MLP (dropped by mlp
+     * recomputation) and the MoE layers' shared experts (dropped by shared_experts or moe) */
+    double fm = moe_share(m), per_f = m->mlp == AUG_MLP_SWIGLU ? 3.0 : 2.0;
+    double dense_f = m->arch == AUG_ARCH_MOE ? (1.0 - fm) * (double)aug_model_dense_ffn(m) : f;
+    double shared_f = m->arch == AUG_ARCH_MOE ? fm * f * (double)m->moe_shared_experts : 0.0;
+    if (!(rc & AUG_RC_MLP))
+        split += e * sb * per_f * dense_f;
+    if (!(rc & (AUG_RC_SHARED_EXPERTS | AUG_RC_MOE)))
+        split += e * sb * per_f * shared_f;
     double routed = 0.0;
-    if (m->arch == AUG_ARCH_MOE) {
+    if (m->arch == AUG_ARCH_MOE && !(rc & AUG_RC_MOE)) {
         int sp_ = p->sp && p->tp > 1;
-        routed = fm * moe_routed_activation_bytes(m, p, e, sp_ ? sb / t : sb);
+        routed = fm * moe_routed_activation_bytes(m, p, e, sp_ ? sb / t : sb,
+                                                  (rc & AUG_RC_MOE_ACT) != 0);
     }
     /* attention scores: softmax output (e) + dropout mask (1) + dropout output (e) per
-     * score, 5as^2b at e = 2; only the unfused path without selective recompute keeps them */
+     * score, 5as^2b at e = 2; only the unfused path without core_attn recomputation keeps
+     * them */
     double scores = 0.0;
-    if (!p->flash_attention && p->recompute != AUG_RECOMPUTE_SELECTIVE)
+    if (!p->flash_attention && !(rc & AUG_RC_CORE_ATTN))
         scores = a * s * s * b * (dropout ? 2.0 * e + 1.0 : e);
     else if (p->flash_attention)
         scores = a * s * b * 4.0; /* the fp32 log-sum-exp FlashAttention keeps */

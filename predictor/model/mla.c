@@ -61,7 +61,10 @@ int aug_mla_qkv_fwd(const struct aug_model *m, const struct aug_dims *x, struct 
     struct mla_gemm o[4];
     int n = mla_gemms(m, x, o), first_col = -1;
     for (int i = 0; i < n; i++) {
-        aug_gb_add(g->fwd, &g->n_fwd, o[i].op, AUG_CAT_COMPUTE, 0);
+        /* the column-parallel projections are the up projections Megatron-Core's
+         * mla_up_proj recomputes (the full-rank W_Q of a model without q_lora_rank too) */
+        aug_gb_add(g->fwd, &g->n_fwd, o[i].op, AUG_CAT_COMPUTE,
+                   o[i].column ? AUG_RC_MLA_UP_PROJ : 0);
         if (first_col < 0 && o[i].column)
             first_col = g->n_fwd - 1;
     }

@@ -56,6 +56,7 @@ void aug_moe_layer_fwd(const struct aug_model *m, const struct aug_plan *p,
                                      (double)etp * r.dispatch_bytes, etp, etpd), AUG_CAT_EP, 0);
     struct aug_mlp_idx ix;
     aug_gb_mlp(m, x, g, r.tokens_per_expert, x->f / (double)etp, r.local_experts, 1, &ix);
+    aug_gb_tag(g->fwd, ix.up + 1, ix.up + 2, AUG_RC_MOE_ACT); /* expert_act */
     if (etp > 1)
         aug_gb_add(g->fwd, &g->n_fwd,
                    aug_op_collective("moe_etp_reduce_scatter", AUG_COLL_REDUCE_SCATTER,
@@ -69,7 +70,9 @@ void aug_moe_layer_fwd(const struct aug_model *m, const struct aug_plan *p,
                aug_gb_act("moe_unpermute", "copy", x, (tok + disp) * x->h * x->e, disp * x->h),
                AUG_CAT_COMPUTE, 0);
     if (m->moe_shared_experts > 0) {
+        int n_shared = g->n_fwd;
         aug_gb_mlp(m, x, g, x->T, x->f * (double)m->moe_shared_experts / x->t, 1, 0, &ix);
+        aug_gb_tag(g->fwd, n_shared, g->n_fwd, AUG_RC_SHARED_EXPERTS);
         if (p->moe_overlap == AUG_MOE_OVERLAP_SHARED && i_disp >= 0) {
             /* Megatron-Core moe_shared_expert_overlap: fc1 beside the dispatch, fc2 beside
              * the combine */

@@ -5,6 +5,7 @@
  * (Ulysses needs the heads to split over cp) and the MatMul-free recurrence (no CP). */
 #include "augur/plan.h"
 
+#include <stdio.h>
 #include <string.h>
 #include <strings.h>
 
@@ -22,6 +23,9 @@ static const char *const ternary_names[] = {"accumulate", "tensor"};
 static const char *const moe_overlap_names[] = {"none", "shared", "batch"};
 static const char *const attn_kernel_names[] = {"cudnn", "fa3", "fa2"};
 static const char *const grads_names[] = {"dtype", "fp32", "fp32-copy"};
+/* by bit position of enum aug_rc_module */
+static const char *const rc_module_names[] = {"core_attn", "mla_up_proj", "layernorm", "mlp",
+                                              "moe",       "moe_act",     "shared_experts"};
 _Static_assert(COUNT(recompute_names) == AUG_RECOMPUTE_COUNT, "recompute names");
 _Static_assert(COUNT(fsdp_names) == AUG_FSDP_COUNT, "fsdp names");
 _Static_assert(COUNT(cp_algo_names) == AUG_CP_COUNT, "cp names");
@@ -29,6 +33,7 @@ _Static_assert(COUNT(ternary_names) == AUG_TERNARY_COUNT, "ternary names");
 _Static_assert(COUNT(moe_overlap_names) == AUG_MOE_OVERLAP_COUNT, "moe overlap names");
 _Static_assert(COUNT(attn_kernel_names) == AUG_ATTN_KERNEL_COUNT, "attention kernel names");
 _Static_assert(COUNT(grads_names) == AUG_GRADS_COUNT, "main-grads names");
+_Static_assert(COUNT(rc_module_names) == AUG_RC_MODULE_COUNT, "recompute module names");
 
 /* Index of s in names (case-insensitive), or -1. */
 static int name_index(const char *s, const char *const *names, int n) {
@@ -126,6 +131,57 @@ int aug_recompute_from_name(const char *s, enum aug_recompute *out) {
     return AUG_OK;
 }
 
+int aug_rc_modules_parse(const char *list, unsigned *out) {
+    unsigned mods = 0;
+    const char *c = list ? list : "";
+    while (*c) {
+        size_t len = strcspn(c, ", +\t");
+        if (len > 0) {
+            char name[32];
+            int i = -1;
+            if (len < sizeof name) {
+                memcpy(name, c, len);
+                name[len] = '\0';
+                i = name_index(name, rc_module_names, COUNT(rc_module_names));
+            }
+            if (i < 0)
+                return aug_errorf(AUG_EUSAGE, "unknown recompute module '%.*s' (use core_attn, "
+                                              "mla_up_proj, layernorm, mlp, moe, moe_act or "
+                                              "shared_experts)", (int)(len > 40 ? 40 : len), c);
+            mods |= 1u << i;
+        }
+        c += len;
+        if (*c)
+            c++;
+    }
+    if (!mods)
+        return aug_errorf(AUG_EUSAGE, "empty recompute module list");
+    *out = mods;
+    return AUG_OK;
+}
+
+unsigned aug_plan_rc_modules(const struct aug_plan *p) {
+    return p->recompute_modules & AUG_RC_ALL ? p->recompute_modules & AUG_RC_ALL
+                                             : (unsigned)AUG_RC_CORE_ATTN;
+}
+
+void aug_rc_modules_format(unsigned mods, char *buf, size_t n) {
+    if (!buf || n == 0)
+        return;
+    buf[0] = '\0';
+    size_t len = 0;
+    for (int i = 0; i < AUG_RC_MODULE_COUNT; i++) {
+        if (!(mods & (1u << i)))
+            continue;
+        int w = snprintf(buf + len, n - len, "%s%s", len ? "," : "", rc_module_names[i]);
+        if (w < 0 || (size_t)w >= n - len)
+            return;
+        len += (size_t)w;
+    }
+    if (!len)
+        snprintf(buf, n, "none");
+}
+
 const char *aug_fsdp_name(enum aug_fsdp f) {
     return ENUM_NAME(fsdp_names, f);
 }
@@ -145,6 +201,7 @@ void aug_plan_init(struct aug_plan *p) {
     p->interleave = 1;
     p->micro_batch = 1;
     p->recompute = AUG_RECOMPUTE_NONE;
+    p->recompute_modules = AUG_RC_CORE_ATTN;
     p->dtype = AUG_DTYPE_BF16;
     p->flash_attention = 1;
     p->attn_kernel = AUG_ATTN_KERNEL_CUDNN;
@@ -198,6 +255,41 @@ long aug_plan_microbatches(const struct aug_plan *p) {
 /* More GPUs than any machine has: the bound keeps every product of degrees exact. */
 #define AUG_PLAN_MAX_GPUS 1073741824.0
 
+/* Recompute modules apply only to selective recomputation and to parts the model has: a
+ * module with nothing to repeat would silently change nothing, so it is refused. */
+static int check_rc_modules(const struct aug_plan *p, const struct aug_model *m) {
+    unsigned rc = p->recompute_modules & AUG_RC_ALL;
+    if (p->recompute_modules & ~AUG_RC_ALL)
+        return aug_errorf(AUG_EUSAGE, "recompute modules: unknown module bits 0x%x",
+                          p->recompute_modules & ~AUG_RC_ALL);
+    if (p->recompute != AUG_RECOMPUTE_SELECTIVE) {
+        if (rc && rc != AUG_RC_CORE_ATTN)
+            return aug_errorf(AUG_EUSAGE, "recompute modules need --recompute selective "
+                                          "(recompute is %s)", aug_recompute_name(p->recompute));
+        return AUG_OK;
+    }
+    char names[128];
+    aug_rc_modules_format(rc & ~(unsigned)AUG_RC_CORE_ATTN, names, sizeof names);
+    if (m->arch == AUG_ARCH_MATMULFREE && (rc & ~(unsigned)AUG_RC_CORE_ATTN))
+        return aug_errorf(AUG_EUSAGE, "recompute modules %s: a MatMul-free model has no such "
+                                      "modules (selective recomputation repeats its token "
+                                      "mixer only)", names);
+    if ((rc & AUG_RC_MLA_UP_PROJ) && m->attention != AUG_ATTN_MLA)
+        return aug_errorf(AUG_EUSAGE, "recompute module mla_up_proj: model '%s' has no "
+                                      "multi-head latent attention", m->name);
+    int moe = m->arch == AUG_ARCH_MOE;
+    if ((rc & (AUG_RC_MOE | AUG_RC_MOE_ACT)) && !moe)
+        return aug_errorf(AUG_EUSAGE, "recompute modules moe and moe_act need an MoE model "
+                                      "('%s' is dense)", m->name);
+    if ((rc & AUG_RC_SHARED_EXPERTS) && !(moe && m->moe_shared_experts > 0))
+        return aug_errorf(AUG_EUSAGE, "recompute module shared_experts: model '%s' has no "
+                                      "shared experts", m->name);
+    if ((rc & AUG_RC_MLP) && moe && m->moe_dense_layers == 0 && m->moe_layer_freq <= 1)
+        return aug_errorf(AUG_EUSAGE, "recompute module mlp: every layer of '%s' is MoE (no "
+                                      "dense MLP; use moe, moe_act or shared_experts)", m->name);
+    return AUG_OK;
+}
+
 int aug_plan_resolve(struct aug_plan *p, const struct aug_model *m, const struct aug_system *s) {
     if (p->tp < 1 || p->pp < 1 || p->cp < 1 || p->ep < 1 || p->dp < 0)
         return aug_errorf(AUG_EUSAGE, "parallel degrees must be positive (tp %ld, pp %ld, dp %ld, "
@@ -238,6 +330,9 @@ int aug_plan_resolve(struct aug_plan *p, const struct aug_model *m, const struct
                           p->seq, m->max_seq);
     if (p->micro_batch <= 0)
         return aug_errorf(AUG_EUSAGE, "--micro-batch must be positive");
+    int st = check_rc_modules(p, m);
+    if (st != AUG_OK)
+        return st;
     if (p->global_batch <= 0)
         return aug_errorf(AUG_EUSAGE, "--global-batch must be positive");
     if (p->global_batch % (p->micro_batch * p->dp) != 0)

@@ -47,7 +47,7 @@ static int string_key(const char *ctx, json_t *o, const char *key, char *buf, si
 static int read_plan(const char *ctx, json_t *o, struct aug_plan *p) {
     static const char *const known[] = {
         "gpus", "tp", "pp", "dp", "cp", "ep", "sp", "interleave", "micro_batch", "global_batch",
-        "seq", "recompute", "zero", "fsdp", "dtype", "attention", "attention_kernel",
+        "seq", "recompute", "recompute_modules", "zero", "fsdp", "dtype", "attention", "attention_kernel",
         "dp_overlap", "cp_algo", "etp", "ep_placement", "moe_capacity_factor", "moe_imbalance", "ternary_kernel", "tp_overlap",
         "pp_overlap", "comm_slowdown", "uneven_pp", "pp_embed_loss_slots", "moe_overlap", "framework", "pp_scatter",
         "main_grads", "cuda_graphs", "bucket_params", "param_gather_overlap", NULL};
@@ -97,6 +97,11 @@ static int read_plan(const char *ctx, json_t *o, struct aug_plan *p) {
         return st;
     if (s[0] && aug_recompute_from_name(s, &p->recompute) != AUG_OK)
         return aug_errorf(AUG_EDATA, "%s: field 'recompute': %s", ctx, aug_last_error());
+    char mods[128] = "";
+    if ((st = string_key(ctx, o, "recompute_modules", mods, sizeof mods)))
+        return st;
+    if (mods[0] && aug_rc_modules_parse(mods, &p->recompute_modules) != AUG_OK)
+        return aug_errorf(AUG_EDATA, "%s: field 'recompute_modules': %s", ctx, aug_last_error());
     s[0] = '\0';
     if ((st = string_key(ctx, o, "fsdp", s, sizeof s)))
         return st;

@@ -80,14 +80,14 @@ struct grp {
 };
 #define MAX_GROUPS 24
 
-/* Time every op of a list (only the selectively recomputed ones with selective_only).
+/* Time every op of a list (with `only`, just the ops of those recompute modules).
  * Grouped ops: compute counts in full, the communication only by what the overlap of
  * the group adds to the compute (overlap.h), with slowdown s. The host issues the list
  * kernel by kernel (host_dispatch.h) starting with the GPU; a grouped collective runs on
  * its own stream (it costs the host its issue, the compute stream nothing); what the GPU
  * waits for the host is host-bound time. */
 static int time_list(const struct aug_op_ctx *ctx, const struct aug_graph_op *ops, int n,
-                     int selective_only, double s, const struct host_costs *hc,
+                     unsigned only, double s, const struct host_costs *hc,
                      struct acc *a) {
     struct aug_host_tl tl;
     aug_host_tl_init(&tl);
@@ -96,11 +96,11 @@ static int time_list(const struct aug_op_ctx *ctx, const struct aug_graph_op *op
     double once[AUG_GRAPH_MAX_OPS];        /* one execution of each op timed so far */
     enum aug_source from[AUG_GRAPH_MAX_OPS];
     for (int i = 0; i < n; i++) {
-        if (selective_only && !ops[i].selective)
+        if (only && !(ops[i].rc & only))
             continue;
         struct aug_op_time t;
         int same = ops[i].same_as;
-        if (same >= 0 && same < i && (!selective_only || ops[same].selective)) {
+        if (same >= 0 && same < i && (!only || (ops[same].rc & only))) {
             t.time_s = once[same]; /* an identical op timed before */
             t.source = from[same];
         } else {
@@ -191,12 +191,14 @@ int aug_train_predict(const struct aug_model *m, const struct aug_system *s,
     if ((st = time_list(&ctx, layer.fwd, layer.n_fwd, 0, slow, &hc, &fwd)) != AUG_OK ||
         (st = time_list(&ctx, layer.bwd, layer.n_bwd, 0, slow, &hc, &bwd)) != AUG_OK)
         return st;
-    /* selective recomputation repeats the core attention forward (Korthikanti et al. 2022
-     * sec. 4.2; Megatron-Core 0.12 checkpoints core_attention, fused or not) */
+    /* selective recomputation repeats the forward of the plan's recompute modules: by
+     * default the core attention (Korthikanti et al. 2022 sec. 4.2; Megatron-Core
+     * checkpoints core_attention, fused or not), or what recompute_modules names */
     if (p->recompute == AUG_RECOMPUTE_FULL)
         rec = fwd;
     else if (p->recompute == AUG_RECOMPUTE_SELECTIVE &&
-             (st = time_list(&ctx, layer.fwd, layer.n_fwd, 1, slow, &hc, &rec)) != AUG_OK)
+             (st = time_list(&ctx, layer.fwd, layer.n_fwd, aug_plan_rc_modules(p), slow, &hc,
+                             &rec)) != AUG_OK)
         return st;
     for (int i = 0; i < 2; i++) {
         struct aug_graph *g = i ? &last : &first;
@@ -413,12 +415,22 @@ int aug_train_predict(const struct aug_model *m, const struct aug_system *s,
      * and causal attention counts the pairs it needs (model_flops.c), so MFU <= HFU <= 1 */
     double fwd_flops = aug_model_fwd_flops_processed(m, p, (double)p->seq) * (double)p->global_batch;
     out->model_flops = 3.0 * fwd_flops;
-    double rec_flops = 0.0;
-    if (p->recompute == AUG_RECOMPUTE_FULL)
+    double rec_flops = 0.0, rec_graph = 0.0;
+    unsigned rc = aug_plan_rc_modules(p);
+    if (p->recompute == AUG_RECOMPUTE_FULL) {
         rec_flops = aug_layers_fwd_flops_processed(m, p, (double)p->seq);
-    else if (p->recompute == AUG_RECOMPUTE_SELECTIVE)
-        rec_flops = aug_attn_core_fwd_flops_per_seq(m, (double)p->seq);
-    out->hardware_flops = out->model_flops + rec_flops * (double)p->global_batch;
+    } else if (p->recompute == AUG_RECOMPUTE_SELECTIVE) {
+        if (rc & AUG_RC_CORE_ATTN)
+            rec_flops = aug_attn_core_fwd_flops_per_seq(m, (double)p->seq);
+        /* the other modules' forward FLOPs as the mean layer's graph runs them on one GPU,
+         * summed over the GPUs of a stage and the layers (replicated work included: the
+         * hardware does it) */
+        for (int i = 0; i < layer.n_fwd; i++)
+            if (layer.fwd[i].rc & rc & ~(unsigned)AUG_RC_CORE_ATTN)
+                rec_graph += layer.fwd[i].op.flops * layer.fwd[i].op.count;
+        rec_graph *= (double)nmb * (double)m->layers * (double)p->gpus / (double)p->pp;
+    }
+    out->hardware_flops = out->model_flops + rec_flops * (double)p->global_batch + rec_graph;
     double peak = s->gpu.peak_tflops[p->dtype] * 1e12 * (double)p->gpus;
     out->mfu = out->model_flops / (out->step_time_s * peak);
     out->hfu = out->hardware_flops / (out->step_time_s * peak);

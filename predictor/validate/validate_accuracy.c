@@ -108,6 +108,17 @@ static int read_plan(const struct aug_csv *t, size_t i, struct aug_plan *p) {
     const char *rc = aug_vrow_cell(t, i, "recompute");
     if (rc[0] && aug_recompute_from_name(rc, &p->recompute) != AUG_OK)
         return aug_csv_cell_error(t, i, "recompute", "'%s' is not none, selective or full", rc);
+    /* recompute_modules: Megatron-Core's list (e.g. "mla_up_proj" or "core_attn,mlp");
+     * empty means core_attn, and a list needs recompute selective */
+    const char *rcm = aug_vrow_cell(t, i, "recompute_modules");
+    if (rcm[0]) {
+        if (aug_rc_modules_parse(rcm, &p->recompute_modules) != AUG_OK)
+            return aug_csv_cell_error(t, i, "recompute_modules", "%s", aug_last_error());
+        if (p->recompute != AUG_RECOMPUTE_SELECTIVE)
+            return aug_csv_cell_error(t, i, "recompute_modules", "'%s' needs recompute "
+                                      "'selective' (the row says '%s')", rcm,
+                                      aug_recompute_name(p->recompute));
+    }
     const char *dt = aug_vrow_cell(t, i, "dtype");
     if (dt[0] && aug_dtype_from_name(dt, &p->dtype) != AUG_OK)
         return aug_csv_cell_error(t, i, "dtype", "unknown dtype '%s'", dt);
