@@ -275,6 +275,14 @@ static void test_train_recompute_modules(void **state) {
                     "--micro-batch", "1", "--global-batch", "8", "--recompute-modules",
                     "mla_up_proj"), 2);
     err_has("no multi-head latent attention");
+    expect_exit(RUN("train", "--model", "llama2-7b", "--system", "dgx-h100", "--gpus", "8",
+                    "--pp", "4", "--micro-batch", "1", "--global-batch", "8",
+                    "--recompute-layers", "3"), 0);
+    out_has("recompute full (first 3 layers of each chunk)");
+    expect_exit(RUN("train", "--model", "llama2-7b", "--system", "dgx-h100", "--gpus", "8",
+                    "--micro-batch", "1", "--global-batch", "8", "--recompute-layers", "2",
+                    "--recompute-modules", "mlp"), 2);
+    err_has("exclude each other");
 }
 
 static void test_train_csv(void **state) {

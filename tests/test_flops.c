@@ -210,6 +210,25 @@ static void test_recompute_modules_flops_and_time(void **state) {
     assert_true(rec[1] > 4.0 * rec[0]);
 }
 
+/* The block method repeats the forward of N of each chunk's layers: with 96 layers on 16
+ * stages (6 per chunk) and N = 2, a third of full recomputation's time and FLOPs (Narayanan
+ * eq. (3) counts all of it: the extra forward is l (24 B s h^2 + 4 B s^2 h) / 3 here). */
+static void test_recompute_layers_share(void **state) {
+    (void)state;
+    struct aug_model m = gpt175b();
+    struct aug_system s = load_system("dgx-a100-80g");
+    struct aug_plan full = plan_175b(AUG_RECOMPUTE_FULL), none = plan_175b(AUG_RECOMPUTE_NONE),
+                    part = plan_175b(AUG_RECOMPUTE_FULL);
+    part.recompute_layers = 2;
+    struct aug_train_result rf = predict(&m, &s, &full), rn = predict(&m, &s, &none),
+                            rp = predict(&m, &s, &part);
+    assert_rel(rp.breakdown.recompute_s, rf.breakdown.recompute_s / 3.0, 1e-9);
+    assert_rel(rp.hardware_flops - rn.hardware_flops, (rf.hardware_flops - rn.hardware_flops) / 3.0,
+               1e-12);
+    assert_rel(rp.model_flops, rn.model_flops, 1e-15);
+    assert_true(rp.step_time_s < rf.step_time_s && rp.step_time_s > rn.step_time_s);
+}
+
 static void test_flops_independent_of_plan(void **state) {
     (void)state;
     /* 6 x params x tokens + attention is a property of the model, not of the split */
@@ -280,6 +299,7 @@ int main(void) {
         cmocka_unit_test(test_flops_other_recompute_modes),
         cmocka_unit_test(test_selective_flash_costs_time),
         cmocka_unit_test(test_recompute_modules_flops_and_time),
+        cmocka_unit_test(test_recompute_layers_share),
         cmocka_unit_test(test_flops_independent_of_plan),
         cmocka_unit_test(test_gpt3_params_classic_count),
         cmocka_unit_test(test_llama2_7b_official_count),

@@ -162,6 +162,33 @@ static void test_recompute_modules_mla_and_moe(void **state) {
     assert_true(b[4] < b[0]); /* with FlashAttention core_attn frees nothing measurable */
 }
 
+/* Megatron-Core's block method (--recompute-layers N): the first N layers of each chunk
+ * keep only their input (Table 2 "full recomputation": 2 sbh), the others everything
+ * (34 sbh + 5as^2b without parallelism). The 8-layer model on one stage with N = 2: the
+ * mean layer is (2 x 2 + 6 x (34 + 5as/h)) / 8 sbh; on 2 stages with 2 chunks each (2
+ * layers per chunk) N = 1 recomputes half: (2 + 34 + 5as/h) / 2 sbh. */
+static void test_recompute_layers_block(void **state) {
+    (void)state;
+    double sbh = S_ * B_ * H_, none = 34.0 + 5.0 * A_ * S_ / H_;
+    struct aug_model m = gpt(8, (long)H_, (long)A_, 51200, (long)S_);
+    struct aug_plan p = act_plan(1, 0, AUG_RECOMPUTE_FULL, 0);
+    p.recompute_layers = 2;
+    if (aug_plan_resolve(&p, &m, &sys) != AUG_OK)
+        fail_msg("plan: %s", aug_last_error());
+    assert_rel(aug_train_layer_activation_bytes(&m, &p), sbh * (2.0 * 2.0 + 6.0 * none) / 8.0,
+               1e-12);
+    p = act_plan(1, 0, AUG_RECOMPUTE_FULL, 0);
+    p.gpus = 2;
+    p.pp = 2;
+    p.interleave = 2;
+    p.global_batch = 2 * (long)B_;
+    p.recompute_layers = 1;
+    if (aug_plan_resolve(&p, &m, &sys) != AUG_OK)
+        fail_msg("plan: %s", aug_last_error());
+    assert_rel(aug_plan_full_recompute_share(&p, &m), 0.5, 1e-15);
+    assert_rel(aug_train_layer_activation_bytes(&m, &p), sbh * (2.0 + none) / 2.0, 1e-12);
+}
+
 static void test_table2_tensor_parallel(void **state) {
     (void)state;
     double sbh = S_ * B_ * H_;
@@ -374,6 +401,7 @@ int main(void) {
         cmocka_unit_test(test_fp32_states),
         cmocka_unit_test(test_tensor_parallel_weights),
         cmocka_unit_test(test_recompute_modules_activations),
+        cmocka_unit_test(test_recompute_layers_block),
         cmocka_unit_test(test_recompute_modules_mla_and_moe),
     };
     return cmocka_run_group_tests(tests, group_setup, NULL);

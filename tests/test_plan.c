@@ -364,6 +364,16 @@ static void test_recompute_modules(void **state) {
     p.recompute = AUG_RECOMPUTE_SELECTIVE;
     resolve_ok(&p, &m);
     assert_int_equal(aug_plan_rc_modules(&p), AUG_RC_MLP);
+    /* the block method: full recomputation only, at most a chunk's layers (8 / pp 1) */
+    p = plan(8, 8, 1, 1, 8);
+    p.recompute_layers = 2;
+    resolve_fails(p, &m, "needs --recompute full");
+    p.recompute = AUG_RECOMPUTE_FULL;
+    p.recompute_layers = 9;
+    resolve_fails(p, &m, "exceeds the 8 layers of a pipeline chunk");
+    p.recompute_layers = 8;
+    resolve_ok(&p, &m);
+    assert_rel(aug_plan_full_recompute_share(&p, &m), 1.0, 0.0);
 }
 
 int main(void) {

@@ -295,7 +295,8 @@ static void test_main_grads_column(void **state) {
 
 /* The recompute_modules column: a row with "core_attn,mlp" predicts what the plan with
  * those modules predicts (more than core_attn alone); a list on a row without selective
- * recomputation names the column and the line. */
+ * recomputation names the column and the line. The same for recompute_layers (the block
+ * method of full recomputation). */
 static double predict_modules(unsigned mods) {
     struct aug_plan p;
     small_row_plan(&p);
@@ -333,6 +334,32 @@ static void test_recompute_modules_column(void **state) {
     assert_int_equal(aug_validate_file(path, AUG_VALIDATE_AUTO, &opt, &r), AUG_EDATA);
     assert_non_null(strstr(aug_last_error(), "acc.csv:2"));
     assert_non_null(strstr(aug_last_error(), "column 'recompute_modules'"));
+    /* recompute_layers: the block method on a full-recomputation row */
+    struct aug_plan q;
+    small_row_plan(&q);
+    q.recompute = AUG_RECOMPUTE_FULL;
+    q.recompute_layers = 3;
+    double t3 = predict_small_row(&q);
+    snprintf(csv, sizeof csv,
+             "%.*s,recompute_layers\n"
+             "r,A,t,,,12,2048,16,,,,gelu,1024,,,dgx-a100-80g,,4,1,1,,,,0,,1,4,full,0,fp16,"
+             "step_time_s,%.17g,s,,3\n"
+             "s,A,t,,,12,2048,16,,,,gelu,1024,,,dgx-a100-80g,,4,1,1,,,,0,,1,4,none,0,fp16,"
+             "step_time_s,1.0,s,,3\n",
+             (int)strlen(header) - 1, header, t3);
+    write_file("acc.csv", csv);
+    assert_int_equal(aug_validate_file(path, AUG_VALIDATE_AUTO, &opt, &r), AUG_EDATA);
+    assert_non_null(strstr(aug_last_error(), "acc.csv:3"));
+    assert_non_null(strstr(aug_last_error(), "column 'recompute_layers'"));
+    snprintf(csv, sizeof csv,
+             "%.*s,recompute_layers\n"
+             "r,A,t,,,12,2048,16,,,,gelu,1024,,,dgx-a100-80g,,4,1,1,,,,0,,1,4,full,0,fp16,"
+             "step_time_s,%.17g,s,,3\n",
+             (int)strlen(header) - 1, header, t3);
+    write_file("acc.csv", csv);
+    assert_int_equal(aug_validate_file(path, AUG_VALIDATE_AUTO, &opt, &r), AUG_OK);
+    assert_rel(r->rows[0].predicted, t3, 1e-12);
+    aug_validate_report_free(r);
 }
 
 static void test_bad_rows_name_file_and_line(void **state) {

@@ -82,6 +82,10 @@ int aug_rc_modules_parse(const char *list, unsigned *out);
 void aug_rc_modules_format(unsigned mods, char *buf, size_t n);
 /* The modules selective recomputation repeats under plan p (core_attn when none is set). */
 unsigned aug_plan_rc_modules(const struct aug_plan *p);
+/* The share of a pipeline stage's layers that full recomputation repeats: 1 for every
+ * layer, recompute_layers of each chunk's layers with the block method, 0 without full
+ * recomputation. */
+double aug_plan_full_recompute_share(const struct aug_plan *p, const struct aug_model *m);
 const char *aug_fsdp_name(enum aug_fsdp f);
 int aug_fsdp_from_name(const char *s, enum aug_fsdp *out);
 const char *aug_cp_algo_name(enum aug_cp_algo a);             /* "ring", "ulysses", "allgather" */
@@ -106,6 +110,9 @@ struct aug_plan {
     enum aug_recompute recompute;
     unsigned recompute_modules; /* enum aug_rc_module bits selective recomputation repeats
                                    (default core_attn) */
+    long recompute_layers;   /* full recomputation of only the first N layers of each
+                                pipeline chunk (Megatron-Core recompute_method block,
+                                recompute_num_layers N); 0: every layer */
     int zero;                /* ZeRO stage 0-3 (DeepSpeed / Megatron distributed optimizer) */
     enum aug_fsdp fsdp;      /* PyTorch FSDP: full = ZeRO-3 over dp, hybrid = within node */
     enum aug_dtype dtype;    /* compute dtype of GEMMs */

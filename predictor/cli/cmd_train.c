@@ -17,7 +17,7 @@ static void help(void) {
     printf("usage: augur train --model M --system S --gpus N [--tp T] [--pp P] [--dp D] [--cp C]\n"
            "                   [--ep E] [--sp] [--interleave V] --micro-batch B --global-batch G\n"
            "                   [--seq L] [--recompute none|selective|full] [--zero 0|1|2|3]\n"
-           "                   [--recompute-modules LIST]\n"
+           "                   [--recompute-modules LIST] [--recompute-layers N]\n"
            "                   [--fsdp full|hybrid] [--dtype bf16|fp16|fp8|fp32] [--kdb DIR]\n"
            "                   [--attention fused|unfused] [--attention-kernel cudnn|fa3|fa2]\n"
            "                   [--no-dp-overlap] [--uneven-pp] [--pp-embed-loss-slots] [--roofline]\n"
@@ -74,6 +74,10 @@ static void help(void) {
            "                        core_attn (default), mla_up_proj, layernorm, mlp, moe,\n"
            "                        moe_act, shared_experts; time repeats their forward, memory\n"
            "                        drops what each keeps\n"
+           "  --recompute-layers N  full recomputation of only the first N layers of each\n"
+           "                        pipeline chunk, the rest keeping their activations\n"
+           "                        (implies --recompute full; Megatron-Core\n"
+           "                        --recompute-method block --recompute-num-layers N)\n"
            "  --moe-overlap O       what hides the expert-parallel all-to-alls: none (default),\n"
            "                        shared (the shared expert beside dispatch and combine,\n"
            "                        Megatron-Core moe_shared_expert_overlap) or batch (another\n"
@@ -112,7 +116,8 @@ enum {
     OPT_CP_ALGO, OPT_ETP, OPT_EP_PLACEMENT, OPT_MOE_CF, OPT_MOE_IMB, OPT_TERNARY, OPT_TP_OVERLAP,
     OPT_PP_OVERLAP, OPT_COMM_SLOWDOWN, OPT_COMPARE, OPT_MOE_OVERLAP, OPT_FRAMEWORK, OPT_NO_SP,
     OPT_DP_OVERLAP, OPT_NO_TP_OVERLAP, OPT_NO_PP_OVERLAP, OPT_PP_SCATTER, OPT_MAIN_GRADS, OPT_CUDA_GRAPHS,
-    OPT_BUCKET, OPT_PARAM_GATHER, OPT_PLAN, OPT_ATTN_KERNEL, OPT_PP_SLOTS, OPT_RC_MODULES
+    OPT_BUCKET, OPT_PARAM_GATHER, OPT_PLAN, OPT_ATTN_KERNEL, OPT_PP_SLOTS, OPT_RC_MODULES,
+    OPT_RC_LAYERS
 };
 
 static const struct option options[] = {
@@ -131,6 +136,7 @@ static const struct option options[] = {
     {"seq", required_argument, 0, OPT_SEQ},
     {"recompute", required_argument, 0, OPT_RECOMPUTE},
     {"recompute-modules", required_argument, 0, OPT_RC_MODULES},
+    {"recompute-layers", required_argument, 0, OPT_RC_LAYERS},
     {"zero", required_argument, 0, OPT_ZERO},
     {"fsdp", required_argument, 0, OPT_FSDP},
     {"dtype", required_argument, 0, OPT_DTYPE},
@@ -195,7 +201,7 @@ int aug_cmd_train(int argc, char **argv) {
     const char *model_arg = NULL, *system_arg = NULL, *kdb_arg = NULL, *output = NULL;
     enum aug_format fmt = AUG_FORMAT_TABLE;
     int roofline = 0, have_mb = 0, have_gb = 0, compare = 0, rc, framework = AUG_FW_NONE;
-    int rec_given = 0, mods_given = 0;
+    int rec_given = 0, mods_given = 0, layers_given = 0;
     unsigned set = 0; /* plan fields given explicitly (a framework profile leaves them) */
     struct aug_plan plan;
     aug_plan_init(&plan);
@@ -258,6 +264,12 @@ int aug_cmd_train(int argc, char **argv) {
             if (aug_rc_modules_parse(optarg, &plan.recompute_modules) != AUG_OK)
                 return aug_cli_usage(cmd, "--recompute-modules: %s", aug_last_error());
             mods_given = 1;
+            break;
+        case OPT_RC_LAYERS:
+            if ((rc = aug_cli_long(cmd, "--recompute-layers", optarg, 1, 1L << 20,
+                                   &plan.recompute_layers)))
+                return rc;
+            layers_given = 1;
             break;
         case OPT_ZERO:
             if ((rc = aug_cli_long(cmd, "--zero", optarg, 0, 3, &v))) return rc;
@@ -382,6 +394,15 @@ int aug_cmd_train(int argc, char **argv) {
     }
     if (optind < argc)
         return aug_cli_usage(cmd, "unexpected argument '%s'", argv[optind]);
+    if (layers_given) {
+        if (rec_given && plan.recompute != AUG_RECOMPUTE_FULL)
+            return aug_cli_usage(cmd, "--recompute-layers needs --recompute full (not %s)",
+                                 aug_recompute_name(plan.recompute));
+        if (mods_given)
+            return aug_cli_usage(cmd, "--recompute-layers (full recomputation) and "
+                                      "--recompute-modules (selective) exclude each other");
+        plan.recompute = AUG_RECOMPUTE_FULL;
+    }
     if (mods_given) {
         if (rec_given && plan.recompute != AUG_RECOMPUTE_SELECTIVE)
             return aug_cli_usage(cmd, "--recompute-modules needs --recompute selective (not %s)",

@@ -23,6 +23,7 @@ static json_t *plan_json(const struct aug_plan *p) {
     char rcm[128];
     aug_rc_modules_format(aug_plan_rc_modules(p), rcm, sizeof rcm);
     json_object_set_new(o, "recompute_modules", json_string(rcm));
+    json_object_set_new(o, "recompute_layers", json_integer((json_int_t)p->recompute_layers));
     json_object_set_new(o, "attention_kernel", json_string(aug_attn_kernel_name(p->attn_kernel)));
     json_object_set_new(o, "cp_algo", json_string(aug_cp_algo_name(p->cp_algo)));
     json_object_set_new(o, "etp", json_integer((json_int_t)aug_plan_etp(p)));
@@ -151,6 +152,10 @@ void aug_cli_train_table(FILE *f, const struct aug_model *m, const struct aug_sy
     aug_cli_provenance_text(&r->provenance, prov, sizeof prov);
     int sel = p->recompute == AUG_RECOMPUTE_SELECTIVE;
     aug_rc_modules_format(aug_plan_rc_modules(p), rcm, sizeof rcm);
+    if (p->recompute == AUG_RECOMPUTE_FULL && p->recompute_layers > 0) {
+        sel = 1; /* the parenthesis names the block method's layers instead */
+        snprintf(rcm, sizeof rcm, "first %ld layers of each chunk", p->recompute_layers);
+    }
     fprintf(f, "# augur train: %s (%.3g B params) on %s, %ld x %s\n", m->name, r->params / 1e9,
             s->name, p->gpus, s->gpu.name);
     fprintf(f, "# plan: tp %ld, pp %ld, dp %ld, cp %ld, ep %ld, sp %s, interleave %ld, "

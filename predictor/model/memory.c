@@ -123,7 +123,8 @@ static double moe_routed_activation_bytes(const struct aug_model *m, const struc
     return tokens_local * (8.0 * E + 12.0 * k) + rows * e * (h + inner);
 }
 
-double aug_train_layer_activation_bytes(const struct aug_model *m, const struct aug_plan *p) {
+/* One layer's bytes under the plan's recomputation mode, every layer alike. */
+static double layer_activation_bytes(const struct aug_model *m, const struct aug_plan *p) {
     if (m->arch == AUG_ARCH_MATMULFREE)
         return aug_mmf_layer_activation_bytes(m, p);
     double s = (double)(p->seq / p->cp), b = (double)p->micro_batch, h = (double)m->hidden;
@@ -178,6 +179,17 @@ double aug_train_layer_activation_bytes(const struct aug_model *m, const struct 
     if (p->sp)
         return (whole + split + scores) / t + routed;
     return whole + (split + scores) / t + routed;
+}
+
+/* With the block method only a share of each chunk's layers is recomputed (keeping its
+ * input); the others keep everything, as without recomputation: the mean layer. */
+double aug_train_layer_activation_bytes(const struct aug_model *m, const struct aug_plan *p) {
+    double share = aug_plan_full_recompute_share(p, m);
+    if (p->recompute != AUG_RECOMPUTE_FULL || share >= 1.0)
+        return layer_activation_bytes(m, p);
+    struct aug_plan none = *p;
+    none.recompute = AUG_RECOMPUTE_NONE;
+    return share * layer_activation_bytes(m, p) + (1.0 - share) * layer_activation_bytes(m, &none);
 }
 
 /* Activation bytes of pipeline rank `stage`: 1F1B keeps pp - stage micro-batches in flight

@@ -165,6 +165,18 @@ unsigned aug_plan_rc_modules(const struct aug_plan *p) {
                                              : (unsigned)AUG_RC_CORE_ATTN;
 }
 
+double aug_plan_full_recompute_share(const struct aug_plan *p, const struct aug_model *m) {
+    if (p->recompute != AUG_RECOMPUTE_FULL)
+        return 0.0;
+    long stage = aug_plan_stage_layers(p, m), v = p->interleave > 0 ? p->interleave : 1;
+    if (p->recompute_layers <= 0 || stage <= 0)
+        return 1.0;
+    /* Megatron-Core TransformerBlock._checkpointed_forward, method block: the first
+     * recompute_num_layers layers of each model chunk (a stage holds v of them) */
+    double r = (double)(p->recompute_layers * v) / (double)stage;
+    return r < 1.0 ? r : 1.0;
+}
+
 void aug_rc_modules_format(unsigned mods, char *buf, size_t n) {
     if (!buf || n == 0)
         return;
@@ -333,6 +345,10 @@ int aug_plan_resolve(struct aug_plan *p, const struct aug_model *m, const struct
     int st = check_rc_modules(p, m);
     if (st != AUG_OK)
         return st;
+    if (p->recompute_layers < 0 ||
+        (p->recompute_layers > 0 && p->recompute != AUG_RECOMPUTE_FULL))
+        return aug_errorf(AUG_EUSAGE, "--recompute-layers %ld needs --recompute full (recompute "
+                          "is %s)", p->recompute_layers, aug_recompute_name(p->recompute));
     if (p->global_batch <= 0)
         return aug_errorf(AUG_EUSAGE, "--global-batch must be positive");
     if (p->global_batch % (p->micro_batch * p->dp) != 0)
@@ -453,5 +469,12 @@ int aug_plan_resolve(struct aug_plan *p, const struct aug_model *m, const struct
     if (s && s->gpu.peak_tflops[p->dtype] <= 0)
         return aug_errorf(AUG_EUSAGE, "%s cannot compute in %s (no peak for that dtype)", s->gpu.name,
                           aug_dtype_name(p->dtype));
+    if (p->recompute_layers > 0) {
+        long v = p->interleave > 0 ? p->interleave : 1;
+        long chunk = (aug_plan_stage_layers(p, m) + v - 1) / v;
+        if (p->recompute_layers > chunk)
+            return aug_errorf(AUG_EUSAGE, "--recompute-layers %ld exceeds the %ld layers of a "
+                              "pipeline chunk", p->recompute_layers, chunk);
+    }
     return AUG_OK;
 }

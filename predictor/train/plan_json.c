@@ -47,7 +47,7 @@ static int string_key(const char *ctx, json_t *o, const char *key, char *buf, si
 static int read_plan(const char *ctx, json_t *o, struct aug_plan *p) {
     static const char *const known[] = {
         "gpus", "tp", "pp", "dp", "cp", "ep", "sp", "interleave", "micro_batch", "global_batch",
-        "seq", "recompute", "recompute_modules", "zero", "fsdp", "dtype", "attention", "attention_kernel",
+        "seq", "recompute", "recompute_modules", "recompute_layers", "zero", "fsdp", "dtype", "attention", "attention_kernel",
         "dp_overlap", "cp_algo", "etp", "ep_placement", "moe_capacity_factor", "moe_imbalance", "ternary_kernel", "tp_overlap",
         "pp_overlap", "comm_slowdown", "uneven_pp", "pp_embed_loss_slots", "moe_overlap", "framework", "pp_scatter",
         "main_grads", "cuda_graphs", "bucket_params", "param_gather_overlap", NULL};
@@ -75,6 +75,7 @@ static int read_plan(const char *ctx, json_t *o, struct aug_plan *p) {
         (st = long_key(ctx, o, "seq", 1, 1L << 30, &p->seq)) ||
         (st = long_key(ctx, o, "zero", 0, 3, &zero)) ||
         (st = long_key(ctx, o, "etp", 1, 1 << 20, &p->etp)) ||
+        (st = long_key(ctx, o, "recompute_layers", 0, 1 << 20, &p->recompute_layers)) ||
         (st = bool_key(ctx, o, "sp", &p->sp)) ||
         (st = bool_key(ctx, o, "dp_overlap", &p->dp_overlap)) ||
         (st = bool_key(ctx, o, "tp_overlap", &p->tp_overlap)) ||

@@ -194,8 +194,8 @@ int aug_train_predict(const struct aug_model *m, const struct aug_system *s,
     /* selective recomputation repeats the forward of the plan's recompute modules: by
      * default the core attention (Korthikanti et al. 2022 sec. 4.2; Megatron-Core
      * checkpoints core_attention, fused or not), or what recompute_modules names */
-    if (p->recompute == AUG_RECOMPUTE_FULL)
-        rec = fwd;
+    if (p->recompute == AUG_RECOMPUTE_FULL) /* every layer, or the block method's share */
+        acc_scale_into(&rec, &fwd, aug_plan_full_recompute_share(p, m));
     else if (p->recompute == AUG_RECOMPUTE_SELECTIVE &&
              (st = time_list(&ctx, layer.fwd, layer.n_fwd, aug_plan_rc_modules(p), slow, &hc,
                              &rec)) != AUG_OK)
@@ -418,7 +418,8 @@ int aug_train_predict(const struct aug_model *m, const struct aug_system *s,
     double rec_flops = 0.0, rec_graph = 0.0;
     unsigned rc = aug_plan_rc_modules(p);
     if (p->recompute == AUG_RECOMPUTE_FULL) {
-        rec_flops = aug_layers_fwd_flops_processed(m, p, (double)p->seq);
+        rec_flops = aug_layers_fwd_flops_processed(m, p, (double)p->seq) *
+                    aug_plan_full_recompute_share(p, m);
     } else if (p->recompute == AUG_RECOMPUTE_SELECTIVE) {
         if (rc & AUG_RC_CORE_ATTN)
             rec_flops = aug_attn_core_fwd_flops_per_seq(m, (double)p->seq);

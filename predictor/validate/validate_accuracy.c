@@ -108,6 +108,14 @@ static int read_plan(const struct aug_csv *t, size_t i, struct aug_plan *p) {
     const char *rc = aug_vrow_cell(t, i, "recompute");
     if (rc[0] && aug_recompute_from_name(rc, &p->recompute) != AUG_OK)
         return aug_csv_cell_error(t, i, "recompute", "'%s' is not none, selective or full", rc);
+    /* recompute_layers: Megatron-Core's block method, N layers per chunk (needs full) */
+    long nrl = 0;
+    if ((st = aug_vrow_long(t, i, "recompute_layers", AUG_CSV_NONNEG, &nrl)) != AUG_OK)
+        return st;
+    if (nrl > 0 && p->recompute != AUG_RECOMPUTE_FULL)
+        return aug_csv_cell_error(t, i, "recompute_layers", "%ld needs recompute 'full' (the "
+                                  "row says '%s')", nrl, aug_recompute_name(p->recompute));
+    p->recompute_layers = nrl;
     /* recompute_modules: Megatron-Core's list (e.g. "mla_up_proj" or "core_attn,mlp");
      * empty means core_attn, and a list needs recompute selective */
     const char *rcm = aug_vrow_cell(t, i, "recompute_modules");
