@@ -335,6 +335,48 @@ static void test_pinned_space_is_train(void **state) {
     aug_sweep_result_free(&r);
 }
 
+/* Llama 3 70B on 64 H100 at TP 4, PP 2, DP 8, one 8192-token sequence per micro-batch and
+ * ZeRO 1 needs 88 GiB per GPU without recomputation and 49 GiB recomputing every layer:
+ * the sweep adds the block method's plan that recomputes the fewest layers per chunk that
+ * fit (three plans evaluated, two fit), and that plan is the fastest one that fits. */
+static void test_fewest_recompute_layers(void **state) {
+    (void)state;
+    struct aug_model m;
+    struct aug_system s;
+    struct aug_sweep_config c;
+    if (aug_model_load(NULL, "llama3-70b", &m) != AUG_OK)
+        fail_msg("%s", aug_last_error());
+    load_system("dgx-h100", &s);
+    config(&c, &m, &s, 64, 128);
+    c.base.seq = 8192;
+    c.space.tp = 4;
+    c.space.pp = 2;
+    c.space.cp = 1;
+    c.space.interleave = 1;
+    c.space.micro_batch = 1;
+    c.space.sp = 1;
+    c.space.zero = 1;
+    c.space.fsdp = AUG_FSDP_NONE;
+    struct aug_sweep_result r;
+    run(&c, &r);
+    assert_true(r.plans_evaluated == 3);
+    assert_true(r.plans_valid == 2);
+    check_entries(&c, r.top, r.n_top);
+    struct aug_plan p = r.top[0].plan;
+    long n = p.recompute_layers;
+    assert_int_equal(p.recompute, AUG_RECOMPUTE_FULL);
+    assert_true(n > 0 && n < 40); /* 40 layers per chunk */
+    struct aug_train_memory mem;
+    aug_train_memory(&m, &s, &p, &mem);
+    assert_true(mem.total_gib <= s.gpu.hbm_gib);
+    p.recompute_layers = n - 1; /* one layer fewer does not fit */
+    aug_train_memory(&m, &s, &p, &mem);
+    assert_true(mem.total_gib > s.gpu.hbm_gib);
+    assert_true(r.top[0].result.step_time_s < r.top[1].result.step_time_s);
+    assert_int_equal(r.top[1].plan.recompute_layers, 0);
+    aug_sweep_result_free(&r);
+}
+
 /* GPT-3 175B needs 16 bytes x 175e9 = 2.8 TB of model states: 8 A100 40GB (320 GB) hold no
  * plan, even fully sharded. */
 static void test_nothing_fits(void **state) {
@@ -780,6 +822,7 @@ int main(void) {
         cmocka_unit_test(test_threads_prune_parts_agree),
         cmocka_unit_test(test_pinned_space_is_train),
         cmocka_unit_test(test_nothing_fits),
+        cmocka_unit_test(test_fewest_recompute_layers),
         cmocka_unit_test(test_bad_inputs),
         cmocka_unit_test(test_double_bandwidth_never_slows),
         cmocka_unit_test(test_scale_one_is_identity),

@@ -86,6 +86,10 @@ unsigned aug_plan_rc_modules(const struct aug_plan *p);
  * layer, recompute_layers of each chunk's layers with the block method, 0 without full
  * recomputation. */
 double aug_plan_full_recompute_share(const struct aug_plan *p, const struct aug_model *m);
+/* The recomputation of plan p in a few characters: "none", "selective", "full", "full(N)"
+ * with the block method's N layers per chunk, "selective(mla_up_proj,mlp)" with modules
+ * other than the default. */
+void aug_plan_recompute_label(const struct aug_plan *p, char *buf, size_t n);
 const char *aug_fsdp_name(enum aug_fsdp f);
 int aug_fsdp_from_name(const char *s, enum aug_fsdp *out);
 const char *aug_cp_algo_name(enum aug_cp_algo a);             /* "ring", "ulysses", "allgather" */

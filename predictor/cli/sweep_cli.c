@@ -112,10 +112,12 @@ static int other_layout(const struct aug_sweep_result *r, int ru) {
 }
 
 static void plan_text(const struct aug_plan *p, char *buf, size_t n) {
+    char rec[160];
+    aug_plan_recompute_label(p, rec, sizeof rec);
     snprintf(buf, n, "tp %ld pp %ld dp %ld cp %ld%s%s ep %ld sp %s v %ld mb %ld recompute %s zero %d%s%s",
              p->tp, p->pp, p->dp, p->cp, p->cp > 1 ? " " : "",
              p->cp > 1 ? aug_cp_algo_name(p->cp_algo) : "", p->ep, p->sp ? "on" : "off",
-             p->interleave, p->micro_batch, aug_recompute_name(p->recompute), p->zero,
+             p->interleave, p->micro_batch, rec, p->zero,
              p->fsdp ? " fsdp " : "", p->fsdp ? aug_fsdp_name(p->fsdp) : "");
 }
 
@@ -252,14 +254,15 @@ json_t *aug_sweep_cli_train_json(const struct aug_sweep_view *v, const struct au
 /* ---- table ---- */
 
 static void row_plan(FILE *f, const struct aug_plan *p) {
-    char sh[16];
+    char sh[16], rec[160];
+    aug_plan_recompute_label(p, rec, sizeof rec);
     if (p->fsdp != AUG_FSDP_NONE)
         snprintf(sh, sizeof sh, "fsdp-%s", aug_fsdp_name(p->fsdp));
     else
         snprintf(sh, sizeof sh, "zero-%d", p->zero);
     fprintf(f, " %3ld %4ld %5ld %4ld %-9s %3ld %-3s %3ld %4ld %-9s %-11s\n", p->tp, p->pp, p->dp,
             p->cp, p->cp > 1 ? aug_cp_algo_name(p->cp_algo) : "-", p->ep, p->sp ? "on" : "off",
-            p->interleave, p->micro_batch, aug_recompute_name(p->recompute), sh);
+            p->interleave, p->micro_batch, rec, sh);
 }
 
 static const char plan_head[] =
@@ -374,6 +377,7 @@ static void csv_row(struct aug_csv_writer *w, const char *set, int rank, const s
     for (size_t i = 0; i < sizeof deg / sizeof *deg; i++)
         aug_csv_write_int(w, deg[i]);
     aug_csv_write_str(w, aug_recompute_name(p->recompute));
+    aug_csv_write_int(w, p->recompute_layers);
     aug_csv_write_int(w, p->zero);
     aug_csv_write_str(w, aug_fsdp_name(p->fsdp));
     aug_csv_write_str(w, aug_cp_algo_name(p->cp_algo));
@@ -391,7 +395,8 @@ int aug_sweep_cli_train_csv(FILE *f, const struct aug_sweep_view *v, const struc
     if (aug_csv_writer_fp(f, &w) != AUG_OK)
         return 1;
     static const char *const head[] = {"set", "rank", "tp", "pp", "dp", "cp", "ep", "sp",
-                                       "interleave", "micro_batch", "recompute", "zero", "fsdp",
+                                       "interleave", "micro_batch", "recompute",
+                                       "recompute_layers", "zero", "fsdp",
                                        "cp_algo", "step_time_s", "tokens_per_s", "mfu", "hfu",
                                        "memory_gib_per_gpu", "bubble_fraction"};
     for (size_t i = 0; i < sizeof head / sizeof *head; i++)

@@ -31,15 +31,15 @@ static int split(const char *list, char *buf, size_t bufsz, char **items, int ca
 }
 
 static void plan_short(const struct aug_plan *p, char *buf, size_t n) {
-    char sh[24];
+    char sh[24], rec[160];
+    aug_plan_recompute_label(p, rec, sizeof rec);
     if (p->fsdp != AUG_FSDP_NONE)
         snprintf(sh, sizeof sh, "fsdp-%s", aug_fsdp_name(p->fsdp));
     else
         snprintf(sh, sizeof sh, "zero-%d", p->zero);
     snprintf(buf, n, "tp %ld pp %ld dp %ld cp %ld%s%s ep %ld sp %s v %ld mb %ld %s %s", p->tp,
              p->pp, p->dp, p->cp, p->cp > 1 ? " " : "", p->cp > 1 ? aug_cp_algo_name(p->cp_algo) : "",
-             p->ep, p->sp ? "on" : "off", p->interleave, p->micro_batch,
-             aug_recompute_name(p->recompute), sh);
+             p->ep, p->sp ? "on" : "off", p->interleave, p->micro_batch, rec, sh);
 }
 
 static json_t *num_or_null(double v) { return isfinite(v) ? json_real(v) : json_null(); }

@@ -14,8 +14,12 @@
  * model cannot tell apart are enumerated once: with DP = 1 every ZeRO stage equals stage
  * 0; FSDP full sharding is ZeRO-3; FSDP hybrid is listed only when its shard group is
  * strictly between 1 and DP; SP is off when TP = 1; selective recomputation only touches
- * the unfused attention core, so with FlashAttention it equals no recomputation. Pinned
- * knobs take exactly the value given. Every plan still goes through aug_plan_resolve().
+ * the unfused attention core, so with FlashAttention it equals no recomputation. Where a
+ * plan fits with full recomputation but not without, one more plan recomputes only the
+ * fewest layers per pipeline chunk that fit (Megatron-Core's block method, --recompute-
+ * layers): faster than recomputing all of them, and the plan NeMo's recipes pick by hand.
+ * Pinned knobs take exactly the value given. Every plan still goes through
+ * aug_plan_resolve().
  *
  * Work units are the (tp, cp, pp, ep, micro-batch) tuples in enumeration order; a plan's
  * index is (unit << 32) | position inside the unit. Threads take units from an atomic
@@ -260,6 +264,55 @@ static double peak_seconds(const struct aug_system *s, const struct aug_graph_op
     return t;
 }
 
+/* The fewest layers per pipeline chunk whose full recomputation (block method) lets plan
+ * p fit, p fitting with every layer recomputed; 0 when only every layer fits. Memory falls
+ * as more layers recompute, so a bisection finds it. */
+static long fewest_recompute_layers(const struct aug_model *m, const struct aug_system *s,
+                                    const struct aug_plan *p) {
+    long v = p->interleave > 0 ? p->interleave : 1;
+    long chunk = (aug_plan_stage_layers(p, m) + v - 1) / v;
+    struct aug_plan q = *p;
+    struct aug_train_memory mem;
+    long lo = 1, hi = chunk; /* hi (every layer of a chunk) fits */
+    while (lo < hi) {
+        long mid = lo + (hi - lo) / 2;
+        q.recompute_layers = mid;
+        aug_train_memory(m, s, &q, &mem);
+        if (mem.total_gib <= s->gpu.hbm_gib)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    return hi < chunk ? hi : 0;
+}
+
+/* Time plan e (skipped when its lower bound `lb` can enter neither the top K nor the
+ * front) and file it under `index`. */
+static int consider(struct worker *w, struct aug_sweep_entry *e, uint64_t index, double lb) {
+    struct sweep_ctx *c = w->c;
+    const struct aug_sweep_config *cfg = c->cfg;
+    int k = cfg->top_k;
+    if (!cfg->no_prune && w->n_top == k && lb > w->top[k - 1].result.step_time_s &&
+        aug_rank_front_beats(&train_keys, w->front, w->n_front, e->result.memory.total_gib, lb))
+        return AUG_OK;
+    int st = aug_train_predict(cfg->model, cfg->system, &e->plan, &cfg->options, &e->result);
+    if (st != AUG_OK) {
+        snprintf(w->err, sizeof w->err, "plan tp %ld pp %ld dp %ld cp %ld ep %ld micro-batch %ld: %s",
+                 e->plan.tp, e->plan.pp, e->plan.dp, e->plan.cp, e->plan.ep, e->plan.micro_batch,
+                 aug_last_error());
+        return st;
+    }
+    w->timed++;
+    e->index = index;
+    aug_rank_top_insert(&train_keys, w->top, &w->n_top, k, e);
+    if ((st = aug_rank_front_insert(&train_keys, (void **)&w->front, &w->n_front, &w->cap_front,
+                                    e)) != AUG_OK) {
+        snprintf(w->err, sizeof w->err, "%s", aug_last_error());
+        return st;
+    }
+    return AUG_OK;
+}
+
 /* One unit: every interleave, SP, recomputation and sharding choice. */
 static int run_unit(struct worker *w, const struct unit *u) {
     struct sweep_ctx *c = w->c;
@@ -267,7 +320,6 @@ static int run_unit(struct worker *w, const struct unit *u) {
     const struct aug_sweep_space *sp = &cfg->space;
     const struct aug_model *m = cfg->model;
     const struct aug_system *s = cfg->system;
-    int k = cfg->top_k;
 
     struct aug_plan p = cfg->base;
     p.tp = u->tp;
@@ -375,6 +427,7 @@ static int run_unit(struct worker *w, const struct unit *u) {
         double stage_layers = (double)aug_plan_stage_layers(&p, m);
         for (int g = 0; g < n_algo; g++) {
         for (int a = 0; a < n_sp; a++) {
+            int none_fit[6] = {-1, -1, -1, -1, -1, -1}; /* per sharding choice, once timed */
             for (int b = 0; b < n_rec; b++) {
                 for (int d = 0; d < n_shard; d++, pos++) {
                     if (atomic_load_explicit(&c->stop, memory_order_relaxed))
@@ -390,37 +443,40 @@ static int run_unit(struct worker *w, const struct unit *u) {
                         continue;
                     w->evaluated++;
                     aug_train_memory(m, s, &e->plan, &e->result.memory);
-                    if (!(e->result.memory.total_gib <= s->gpu.hbm_gib))
+                    int fits = e->result.memory.total_gib <= s->gpu.hbm_gib;
+                    if (rec_list[b] == AUG_RECOMPUTE_NONE)
+                        none_fit[d] = fits;
+                    if (!fits)
                         continue;
+                    /* full recomputation of every layer fits where none does not: the
+                     * fewest layers per chunk that still fit (block method) is a plan of
+                     * its own, faster and between the two in memory */
+                    long partial = rec_list[b] == AUG_RECOMPUTE_FULL && none_fit[d] == 0
+                                       ? fewest_recompute_layers(m, s, &e->plan)
+                                       : 0;
                     w->fit++;
+                    if (partial > 0) {
+                        w->evaluated++;
+                        w->fit++;
+                    }
                     if (c->count_only)
                         continue;
-                    if (!cfg->no_prune && w->n_top == k) {
-                        double rec = rec_list[b] == AUG_RECOMPUTE_FULL        ? lb_fwd[g]
-                                     : rec_list[b] == AUG_RECOMPUTE_SELECTIVE ? lb_sel[g]
-                                                                              : 0.0;
-                        double lb = chunks * stage_layers * (lb_fwd[g] + lb_bwd[g] + rec);
-                        if (lb > w->top[k - 1].result.step_time_s &&
-                            aug_rank_front_beats(&train_keys, w->front, w->n_front,
-                                                 e->result.memory.total_gib, lb))
-                            continue;
+                    double lb_rec = rec_list[b] == AUG_RECOMPUTE_FULL        ? lb_fwd[g]
+                                    : rec_list[b] == AUG_RECOMPUTE_SELECTIVE ? lb_sel[g]
+                                                                             : 0.0;
+                    double lb = chunks * stage_layers * (lb_fwd[g] + lb_bwd[g] + lb_rec);
+                    int st = consider(w, e, (u->gidx << 32) | pos, lb);
+                    if (st == AUG_OK && partial > 0) {
+                        struct aug_sweep_entry *f = &w->scratch;
+                        f->plan.recompute_layers = partial;
+                        aug_train_memory(m, s, &f->plan, &f->result.memory);
+                        double share = aug_plan_full_recompute_share(&f->plan, m);
+                        lb = chunks * stage_layers * (lb_fwd[g] + lb_bwd[g] + share * lb_fwd[g]);
+                        /* its own index: the position with the top bit set */
+                        st = consider(w, f, (u->gidx << 32) | pos | 0x80000000u, lb);
                     }
-                    int st = aug_train_predict(m, s, &e->plan, &cfg->options, &e->result);
-                    if (st != AUG_OK) {
-                        snprintf(w->err, sizeof w->err,
-                                 "plan tp %ld pp %ld dp %ld cp %ld ep %ld micro-batch %ld: %s",
-                                 e->plan.tp, e->plan.pp, e->plan.dp, e->plan.cp, e->plan.ep,
-                                 e->plan.micro_batch, aug_last_error());
+                    if (st != AUG_OK)
                         return st;
-                    }
-                    w->timed++;
-                    e->index = (u->gidx << 32) | pos;
-                    aug_rank_top_insert(&train_keys, w->top, &w->n_top, k, e);
-                    if ((st = aug_rank_front_insert(&train_keys, (void **)&w->front, &w->n_front,
-                                                    &w->cap_front, e)) != AUG_OK) {
-                        snprintf(w->err, sizeof w->err, "%s", aug_last_error());
-                        return st;
-                    }
                 }
             }
         }

@@ -177,6 +177,21 @@ double aug_plan_full_recompute_share(const struct aug_plan *p, const struct aug_
     return r < 1.0 ? r : 1.0;
 }
 
+void aug_plan_recompute_label(const struct aug_plan *p, char *buf, size_t n) {
+    if (!buf || n == 0)
+        return;
+    unsigned rc = aug_plan_rc_modules(p);
+    if (p->recompute == AUG_RECOMPUTE_FULL && p->recompute_layers > 0) {
+        snprintf(buf, n, "full(%ld)", p->recompute_layers);
+    } else if (p->recompute == AUG_RECOMPUTE_SELECTIVE && rc != AUG_RC_CORE_ATTN) {
+        char mods[128];
+        aug_rc_modules_format(rc, mods, sizeof mods);
+        snprintf(buf, n, "selective(%s)", mods);
+    } else {
+        snprintf(buf, n, "%s", aug_recompute_name(p->recompute));
+    }
+}
+
 void aug_rc_modules_format(unsigned mods, char *buf, size_t n) {
     if (!buf || n == 0)
         return;
