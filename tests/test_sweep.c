@@ -377,6 +377,47 @@ static void test_fewest_recompute_layers(void **state) {
     aug_sweep_result_free(&r);
 }
 
+/* With FlashAttention selective recomputation of the default module equals none and is not
+ * enumerated; --recompute-modules makes it a plan of its own: the tiny model's space grows by
+ * one selective plan per (none) plan, every selective plan recomputes the named module and
+ * no other plan carries it; a module the model lacks is refused before the sweep. */
+static void test_sweep_recompute_modules(void **state) {
+    (void)state;
+    struct aug_model m;
+    struct aug_system s;
+    struct aug_sweep_config c;
+    tiny_model(&m, 4);
+    load_system("dgx-a100-80g", &s);
+    config(&c, &m, &s, 8, 8);
+    c.space.sp = 0;
+    c.space.zero = 0;
+    c.space.fsdp = AUG_FSDP_NONE;
+    c.space.cp = 1;
+    c.top_k = AUG_SWEEP_MAX_TOP;
+    struct aug_sweep_result r0, r1;
+    run(&c, &r0);
+    c.base.recompute_modules = AUG_RC_MLP;
+    run(&c, &r1);
+    assert_true(r1.plans_evaluated == r0.plans_evaluated + r0.plans_evaluated / 2);
+    int selective = 0;
+    for (int i = 0; i < r1.n_top; i++) {
+        const struct aug_plan *p = &r1.top[i].plan;
+        if (p->recompute == AUG_RECOMPUTE_SELECTIVE) {
+            selective++;
+            assert_int_equal(p->recompute_modules, AUG_RC_MLP);
+        } else {
+            assert_int_equal(aug_plan_rc_modules(p), AUG_RC_CORE_ATTN);
+        }
+    }
+    assert_true(selective > 0);
+    check_entries(&c, r1.top, r1.n_top);
+    aug_sweep_result_free(&r0);
+    aug_sweep_result_free(&r1);
+    c.base.recompute_modules = AUG_RC_MLA_UP_PROJ;
+    assert_int_equal(aug_sweep_check(&c), AUG_EUSAGE);
+    assert_non_null(strstr(aug_last_error(), "mla_up_proj"));
+}
+
 /* GPT-3 175B needs 16 bytes x 175e9 = 2.8 TB of model states: 8 A100 40GB (320 GB) hold no
  * plan, even fully sharded. */
 static void test_nothing_fits(void **state) {
@@ -823,6 +864,7 @@ int main(void) {
         cmocka_unit_test(test_pinned_space_is_train),
         cmocka_unit_test(test_nothing_fits),
         cmocka_unit_test(test_fewest_recompute_layers),
+        cmocka_unit_test(test_sweep_recompute_modules),
         cmocka_unit_test(test_bad_inputs),
         cmocka_unit_test(test_double_bandwidth_never_slows),
         cmocka_unit_test(test_scale_one_is_identity),

@@ -82,6 +82,10 @@ int aug_rc_modules_parse(const char *list, unsigned *out);
 void aug_rc_modules_format(unsigned mods, char *buf, size_t n);
 /* The modules selective recomputation repeats under plan p (core_attn when none is set). */
 unsigned aug_plan_rc_modules(const struct aug_plan *p);
+/* AUG_EUSAGE naming the module when p's recompute modules need selective recomputation
+ * (p is not selective) or name a part model m lacks (mla_up_proj without MLA, moe on a
+ * dense model, ...); aug_plan_resolve() runs it. */
+int aug_plan_check_rc_modules(const struct aug_plan *p, const struct aug_model *m);
 /* The share of a pipeline stage's layers that full recomputation repeats: 1 for every
  * layer, recompute_layers of each chunk's layers with the block method, 0 without full
  * recomputation. */

@@ -189,6 +189,9 @@ static json_t *space_json(const struct aug_sweep_config *c, const struct aug_sys
     json_object_set_new(o, "sp", sp->sp < 0 ? json_string("open") : json_boolean(sp->sp));
     json_object_set_new(o, "recompute", sp->recompute < 0 ? json_string("open")
                                           : json_string(aug_recompute_name(sp->recompute)));
+    char rcm[128];
+    aug_rc_modules_format(aug_plan_rc_modules(&c->base), rcm, sizeof rcm);
+    json_object_set_new(o, "recompute_modules", json_string(rcm));
     json_object_set_new(o, "zero", sp->zero < 0 ? json_string("open") : json_integer(sp->zero));
     json_object_set_new(o, "fsdp", sp->fsdp < 0 ? json_string("open")
                                      : json_string(aug_fsdp_name(sp->fsdp)));

@@ -13,8 +13,10 @@
  * divisible by TP), recomputation and sharding (ZeRO 0-3, FSDP hybrid). Plans that the
  * model cannot tell apart are enumerated once: with DP = 1 every ZeRO stage equals stage
  * 0; FSDP full sharding is ZeRO-3; FSDP hybrid is listed only when its shard group is
- * strictly between 1 and DP; SP is off when TP = 1; selective recomputation only touches
- * the unfused attention core, so with FlashAttention it equals no recomputation. Where a
+ * strictly between 1 and DP; SP is off when TP = 1; selective recomputation of the default
+ * module only touches the unfused attention core, so with FlashAttention it equals no
+ * recomputation (other recompute modules, --recompute-modules, make it a plan of its
+ * own; the plans that do not recompute selectively leave them unset). Where a
  * plan fits with full recomputation but not without, one more plan recomputes only the
  * fewest layers per pipeline chunk that fit (Megatron-Core's block method, --recompute-
  * layers): faster than recomputing all of them, and the plan NeMo's recipes pick by hand.
@@ -371,7 +373,8 @@ static int run_unit(struct worker *w, const struct unit *u) {
     int rec_list[AUG_RECOMPUTE_COUNT], n_rec = 0;
     for (int r = 0; r < AUG_RECOMPUTE_COUNT; r++) {
         if (sp->recompute >= 0 ? r != sp->recompute
-                               : (r == AUG_RECOMPUTE_SELECTIVE && cfg->base.flash_attention))
+                               : (r == AUG_RECOMPUTE_SELECTIVE && cfg->base.flash_attention &&
+                                  aug_plan_rc_modules(&cfg->base) == AUG_RC_CORE_ATTN))
             continue;
         rec_list[n_rec++] = r;
     }
@@ -436,6 +439,8 @@ static int run_unit(struct worker *w, const struct unit *u) {
                     e->plan = p;
                     e->plan.sp = sp_list[a];
                     e->plan.recompute = (enum aug_recompute)rec_list[b];
+                    if (rec_list[b] != AUG_RECOMPUTE_SELECTIVE) /* modules are selective's */
+                        e->plan.recompute_modules = AUG_RC_CORE_ATTN;
                     e->plan.zero = shard_z[d];
                     e->plan.fsdp = (enum aug_fsdp)shard_f[d];
                     e->plan.cp_algo = (enum aug_cp_algo)algo_list[g];
@@ -531,7 +536,15 @@ int aug_sweep_check(const struct aug_sweep_config *cfg) {
     if (cfg->system->gpu.peak_tflops[cfg->base.dtype] <= 0)
         return aug_errorf(AUG_EUSAGE, "%s cannot compute in %s (no peak for that dtype)",
                           cfg->system->gpu.name, aug_dtype_name(cfg->base.dtype));
-    return AUG_OK;
+    struct aug_plan sel = cfg->base; /* the modules selective plans will repeat */
+    sel.recompute = AUG_RECOMPUTE_SELECTIVE;
+    int st = aug_plan_check_rc_modules(&sel, cfg->model);
+    if (st == AUG_OK && cfg->space.recompute >= 0 && cfg->space.recompute != AUG_RECOMPUTE_SELECTIVE &&
+        aug_plan_rc_modules(&cfg->base) != AUG_RC_CORE_ATTN)
+        return aug_errorf(AUG_EUSAGE, "--recompute-modules needs --recompute selective or an "
+                          "open recomputation (recompute is pinned to %s)",
+                          aug_recompute_name((enum aug_recompute)cfg->space.recompute));
+    return st;
 }
 
 static int default_threads(void) {

@@ -284,7 +284,7 @@ long aug_plan_microbatches(const struct aug_plan *p) {
 
 /* Recompute modules apply only to selective recomputation and to parts the model has: a
  * module with nothing to repeat would silently change nothing, so it is refused. */
-static int check_rc_modules(const struct aug_plan *p, const struct aug_model *m) {
+int aug_plan_check_rc_modules(const struct aug_plan *p, const struct aug_model *m) {
     unsigned rc = p->recompute_modules & AUG_RC_ALL;
     if (p->recompute_modules & ~AUG_RC_ALL)
         return aug_errorf(AUG_EUSAGE, "recompute modules: unknown module bits 0x%x",
@@ -357,7 +357,7 @@ int aug_plan_resolve(struct aug_plan *p, const struct aug_model *m, const struct
                           p->seq, m->max_seq);
     if (p->micro_batch <= 0)
         return aug_errorf(AUG_EUSAGE, "--micro-batch must be positive");
-    int st = check_rc_modules(p, m);
+    int st = aug_plan_check_rc_modules(p, m);
     if (st != AUG_OK)
         return st;
     if (p->recompute_layers < 0 ||
