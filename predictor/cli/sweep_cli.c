@@ -256,20 +256,37 @@ json_t *aug_sweep_cli_train_json(const struct aug_sweep_view *v, const struct au
 
 /* ---- table ---- */
 
-static void row_plan(FILE *f, const struct aug_plan *p) {
+/* The plan columns of a table row; `rw` is the width of the recompute column. */
+static void row_plan(FILE *f, const struct aug_plan *p, int rw) {
     char sh[16], rec[160];
     aug_plan_recompute_label(p, rec, sizeof rec);
     if (p->fsdp != AUG_FSDP_NONE)
         snprintf(sh, sizeof sh, "fsdp-%s", aug_fsdp_name(p->fsdp));
     else
         snprintf(sh, sizeof sh, "zero-%d", p->zero);
-    fprintf(f, " %3ld %4ld %5ld %4ld %-9s %3ld %-3s %3ld %4ld %-9s %-11s\n", p->tp, p->pp, p->dp,
+    fprintf(f, " %3ld %4ld %5ld %4ld %-9s %3ld %-3s %3ld %4ld %-*s %-11s\n", p->tp, p->pp, p->dp,
             p->cp, p->cp > 1 ? aug_cp_algo_name(p->cp_algo) : "-", p->ep, p->sp ? "on" : "off",
-            p->interleave, p->micro_batch, rec, sh);
+            p->interleave, p->micro_batch, rw, rec, sh);
 }
 
-static const char plan_head[] =
-    "  tp   pp    dp   cp cp_algo    ep sp    v   mb recompute sharding";
+/* The header of the plan columns for a recompute column `rw` wide. */
+static void plan_head(char *buf, size_t n, int rw) {
+    snprintf(buf, n, "  tp   pp    dp   cp cp_algo    ep sp    v   mb %-*s sharding", rw,
+             "recompute");
+}
+
+/* The recompute column's width: its longest label among the rows a table shows (at least
+ * the header's 9), so "selective(mla_up_proj)" keeps the columns after it aligned. */
+static int recompute_width(const struct aug_sweep_entry *e, int n, int w) {
+    char rec[160];
+    for (int i = 0; i < n; i++) {
+        aug_plan_recompute_label(&e[i].plan, rec, sizeof rec);
+        int len = (int)strlen(rec);
+        if (len > w)
+            w = len;
+    }
+    return w;
+}
 
 static void why_table(FILE *f, const struct aug_sweep_entry *a, int ra,
                       const struct aug_sweep_entry *b, int rb) {
@@ -331,13 +348,16 @@ void aug_sweep_cli_train_table(FILE *f, const struct aug_sweep_view *v,
     char prov[128];
     aug_cli_provenance_text(&r->top[0].result.provenance, prov, sizeof prov);
     fprintf(f, "# rank 1 time by source: %s\n", prov);
+    int rw = recompute_width(r->pareto, r->n_pareto, recompute_width(r->top, r->n_top, 9));
+    char head[160];
+    plan_head(head, sizeof head, rw);
     fprintf(f, "\ntop %d by throughput:\nrank     step_s     tokens/s   MFU%%  mem_GiB %s\n",
-            r->n_top, plan_head);
+            r->n_top, head);
     for (int i = 0; i < r->n_top; i++) {
         const struct aug_sweep_entry *e = &r->top[i];
         fprintf(f, "%4d %10.5g %12.5g %6.2f %8.2f", i + 1, e->result.step_time_s,
                 e->result.tokens_per_s, 100.0 * e->result.mfu, e->result.memory.total_gib);
-        row_plan(f, &e->plan);
+        row_plan(f, &e->plan, rw);
     }
     int shown = r->n_pareto < AUG_SWEEP_TABLE_FRONT ? r->n_pareto : AUG_SWEEP_TABLE_FRONT;
     fprintf(f, "\nPareto front, step time against memory per GPU (%d plans, memory ascending",
@@ -345,13 +365,13 @@ void aug_sweep_cli_train_table(FILE *f, const struct aug_sweep_view *v,
     if (shown < r->n_pareto)
         fprintf(f, "; %d of them evenly spread, both ends included: --format json or csv lists "
                    "all", shown);
-    fprintf(f, "):\n mem_GiB     step_s     tokens/s   MFU%% %s\n", plan_head);
+    fprintf(f, "):\n mem_GiB     step_s     tokens/s   MFU%% %s\n", head);
     for (int j = 0; j < shown; j++) {
         int i = shown < 2 ? j : (int)((long)j * (r->n_pareto - 1) / (shown - 1));
         const struct aug_sweep_entry *e = &r->pareto[i];
         fprintf(f, "%8.2f %10.5g %12.5g %6.2f", e->result.memory.total_gib, e->result.step_time_s,
                 e->result.tokens_per_s, 100.0 * e->result.mfu);
-        row_plan(f, &e->plan);
+        row_plan(f, &e->plan, rw);
     }
     int ru = runner_up(r);
     if (ru > 0) {
