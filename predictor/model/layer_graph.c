@@ -314,6 +314,25 @@ static void attn_block_bwd(const struct aug_model *m, const struct aug_plan *p,
                    : aug_gb_gemm_bwd(g, qkv, "qkv_dgrad", "qkv_wgrad", AUG_CAT_COMPUTE, 1);
 }
 
+/* Sequence parallelism keeps only its shard of a column-parallel linear's input, so the
+ * backward all-gathers it again for the weight gradient (Korthikanti et al. 2022 sec.
+ * 4.2.2; Megatron-LM LinearWithGradAccumulationAndAsyncCommunication.backward issues the
+ * all-gather asynchronously beside the data-gradient GEMM, Transformer Engine's
+ * LayerNormLinear overlaps it the same way): one all-gather of the T x h input, paired
+ * with GEMM `with` of the backward list (the data gradient, or with TP overlap, where that
+ * one already hides the reduce-scatter, the weight gradient after it). Returns its index. */
+static int sp_regather(struct aug_graph *g, const struct aug_dims *x, int with) {
+    int i = aug_gb_tp_coll(g->bwd, &g->n_bwd, "sp_regather_bwd", AUG_COLL_ALL_GATHER, x,
+                           AUG_CAT_TP);
+    if (i >= 0 && with >= 0 && with < g->n_bwd) {
+        if (g->bwd[with].group != 0)
+            with++; /* the weight gradient that follows the data gradient */
+        if (with < i && g->bwd[with].group == 0)
+            aug_gb_pair(g, g->bwd, with, i, AUG_OVL_PAIR, 1);
+    }
+    return i;
+}
+
 /* ---- one layer ------------------------------------------------------------------------- */
 
 static void graph_layer(const struct aug_model *m, const struct aug_plan *p,
@@ -598,6 +617,15 @@ static void graph_layer_mix(const struct aug_model *m, const struct aug_plan *p,
         aug_gb_pair(g, g->bwd, i_proj_d, bag2, AUG_OVL_RING, tpn);
         aug_gb_pair(g, g->bwd, i_qkv_d, brs2, AUG_OVL_RING, tpn);
     }
+    /* SP's re-gathers of the saved input shards: the QKV input (MLA gathers its input
+     * outside its linears and keeps it whole) and the dense MLP's */
+    if (x.sp && !mla)
+        sp_regather(g, &x, i_qkv_d);
+    if (x.sp && f_dense > 0 && mi.up_dgrad >= 0) {
+        int r = sp_regather(g, &x, mi.up_dgrad);
+        if (r >= 0)
+            scale_counts(g->bwd, r, r + 1, f_dense);
+    }
     if (x.dt == AUG_DTYPE_FP8)
         aug_gb_fp8_casts(g, 0);
     if (moe_layer && p->moe_overlap == AUG_MOE_OVERLAP_BATCH && p->ep > 1) {
@@ -689,6 +717,13 @@ static void graph_layer_parallel(const struct aug_model *m, const struct aug_pla
     if (ovl) {
         aug_gb_pair(g, g->bwd, mi.down_dgrad, bag, AUG_OVL_RING, tpn);
         aug_gb_pair(g, g->bwd, i_qkv_d, brs, AUG_OVL_RING, tpn);
+    }
+    /* SP's re-gathers of the saved input shard(s) for the weight gradients: one shared
+     * input, or one per branch with two norms */
+    if (x.sp) {
+        sp_regather(g, &x, i_qkv_d);
+        if (two_norms)
+            sp_regather(g, &x, mi.up_dgrad);
     }
     if (x.dt == AUG_DTYPE_FP8)
         aug_gb_fp8_casts(g, 0);
