@@ -10,7 +10,9 @@
  * Backward: every GEMM becomes a data-gradient and a weight-gradient GEMM of the same
  * FLOPs; memory-bound kernels move about twice their forward bytes (the softmax backward
  * reads P and dP and writes dS: Dao et al. 2022, Algorithm 3); TP collectives mirror the
- * forward (all-reduce <-> identity, all-gather <-> reduce-scatter).
+ * forward (all-reduce <-> identity, all-gather <-> reduce-scatter), and with SP each
+ * column-parallel linear's saved input shard is all-gathered again for its weight
+ * gradient (sp_regather).
  *
  * Attention bytes and FLOPs come from the IO model of attention_io.c (FlashAttention-2
  * traffic on the GPU's shared memory, exact causal pairs). Context parallelism (plan.h):
