@@ -620,13 +620,19 @@ static void graph_layer_mix(const struct aug_model *m, const struct aug_plan *p,
         aug_gb_pair(g, g->bwd, i_qkv_d, brs2, AUG_OVL_RING, tpn);
     }
     /* SP's re-gathers of the saved input shards: the QKV input (MLA gathers its input
-     * outside its linears and keeps it whole) and the dense MLP's */
+     * outside its linears and keeps it whole) and the MLP input of the dense layers and
+     * the shared experts, as often as the forward gathered it, beside their first data
+     * gradient */
     if (x.sp && !mla)
         sp_regather(g, &x, i_qkv_d);
-    if (x.sp && f_dense > 0 && mi.up_dgrad >= 0) {
-        int r = sp_regather(g, &x, mi.up_dgrad);
+    if (x.sp && mlp_sp_colls && ag2 >= 0) {
+        int with = mi.up_dgrad;
+        for (int i = 0; with < 0 && i < g->n_bwd; i++)
+            if (strcmp(g->bwd[i].op.name, "mlp_up_dgrad") == 0)
+                with = i; /* a shared expert's */
+        int r = sp_regather(g, &x, with);
         if (r >= 0)
-            scale_counts(g->bwd, r, r + 1, f_dense);
+            scale_counts(g->bwd, r, r + 1, coll_share);
     }
     if (x.dt == AUG_DTYPE_FP8)
         aug_gb_fp8_casts(g, 0);
