@@ -430,7 +430,7 @@ static int run_unit(struct worker *w, const struct unit *u) {
         double stage_layers = (double)aug_plan_stage_layers(&p, m);
         for (int g = 0; g < n_algo; g++) {
         for (int a = 0; a < n_sp; a++) {
-            int none_fit[6] = {-1, -1, -1, -1, -1, -1}; /* per sharding choice, once timed */
+            int none_fit[6] = {-1, -1, -1, -1, -1, -1}; /* no-recompute fit per sharding choice */
             for (int b = 0; b < n_rec; b++) {
                 for (int d = 0; d < n_shard; d++, pos++) {
                     if (atomic_load_explicit(&c->stop, memory_order_relaxed))
