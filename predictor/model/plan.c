@@ -299,8 +299,8 @@ int aug_plan_check_rc_modules(const struct aug_plan *p, const struct aug_model *
     aug_rc_modules_format(rc & ~(unsigned)AUG_RC_CORE_ATTN, names, sizeof names);
     if (m->arch == AUG_ARCH_MATMULFREE && (rc & ~(unsigned)AUG_RC_CORE_ATTN))
         return aug_errorf(AUG_EUSAGE, "recompute modules %s: a MatMul-free model has no such "
-                                      "modules (selective recomputation repeats its token "
-                                      "mixer only)", names);
+                                      "modules (nor an attention core: selective "
+                                      "recomputation repeats nothing there)", names);
     if ((rc & AUG_RC_MLA_UP_PROJ) && m->attention != AUG_ATTN_MLA)
         return aug_errorf(AUG_EUSAGE, "recompute module mla_up_proj: model '%s' has no "
                                       "multi-head latent attention", m->name);
