@@ -579,8 +579,9 @@ static void graph_layer_mix(const struct aug_model *m, const struct aug_plan *p,
         scale_counts(g->bwd, n0, g->n_bwd, f_dense);
     }
     n0 = g->n_bwd;
+    int shared_up_d = -1;
     if (moe_layer) {
-        aug_moe_layer_bwd(m, p, s, &x, g);
+        shared_up_d = aug_moe_layer_bwd(m, p, s, &x, g);
         scale_counts(g->bwd, n0, g->n_bwd, f_moe);
     }
     if (mlp_sp_colls) {
@@ -626,11 +627,7 @@ static void graph_layer_mix(const struct aug_model *m, const struct aug_plan *p,
     if (x.sp && !mla)
         sp_regather(g, &x, i_qkv_d);
     if (x.sp && mlp_sp_colls && ag2 >= 0) {
-        int with = mi.up_dgrad;
-        for (int i = 0; with < 0 && i < g->n_bwd; i++)
-            if (strcmp(g->bwd[i].op.name, "mlp_up_dgrad") == 0)
-                with = i; /* a shared expert's */
-        int r = sp_regather(g, &x, with);
+        int r = sp_regather(g, &x, mi.up_dgrad >= 0 ? mi.up_dgrad : shared_up_d);
         if (r >= 0)
             scale_counts(g->bwd, r, r + 1, coll_share);
     }

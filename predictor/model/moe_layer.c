@@ -84,9 +84,9 @@ void aug_moe_layer_fwd(const struct aug_model *m, const struct aug_plan *p,
     }
 }
 
-void aug_moe_layer_bwd(const struct aug_model *m, const struct aug_plan *p,
-                       const struct aug_system *s, const struct aug_dims *x,
-                       struct aug_graph *g) {
+int aug_moe_layer_bwd(const struct aug_model *m, const struct aug_plan *p,
+                      const struct aug_system *s, const struct aug_dims *x,
+                      struct aug_graph *g) {
     struct aug_moe_routing r;
     aug_moe_routing(m, p, x->e, &r);
     double E = (double)m->moe_experts, k = (double)m->moe_topk;
@@ -94,9 +94,11 @@ void aug_moe_layer_bwd(const struct aug_model *m, const struct aug_plan *p,
     int epd = ep_domain(p, s), etpd = aug_ranks_per_domain(s, etp, 1);
     double tok = r.tokens_per_rank, disp = r.dispatch_tokens;
     struct aug_mlp_idx ix;
-    int s0 = g->n_bwd, shared = m->moe_shared_experts > 0;
-    if (shared)
+    int s0 = g->n_bwd, shared = m->moe_shared_experts > 0, ix_shared_up = -1;
+    if (shared) {
         aug_gb_mlp_bwd(m, x, g, x->T, x->f * (double)m->moe_shared_experts / x->t, 1, 0, &ix);
+        ix_shared_up = ix.up_dgrad;
+    }
     aug_gb_add(g->bwd, &g->n_bwd,
                aug_gb_act("moe_unpermute_bwd", "copy", x, (tok + disp) * x->h * x->e, disp * x->h),
                AUG_CAT_COMPUTE, 0);
@@ -138,6 +140,7 @@ void aug_moe_layer_bwd(const struct aug_model *m, const struct aug_plan *p,
                       5.0 * x->Tsp * E), AUG_CAT_COMPUTE, 0);
     struct aug_op router = aug_op_gemm("", aug_gb_non_te_dtype(x), x->Tsp, E, x->h, 1);
     aug_gb_gemm_bwd(g, &router, "router_dgrad", "router_wgrad", AUG_CAT_COMPUTE, 1);
+    return shared ? ix_shared_up : -1;
 }
 
 /* DualPipe-style overlap (DeepSeek-V3 sec. 3.2.1; Megatron-Core's EP communication overlap

@@ -10,8 +10,9 @@
 /* Forward ops of one MoE FFN for one micro-batch on one GPU, appended to g->fwd. */
 void aug_moe_layer_fwd(const struct aug_model *m, const struct aug_plan *p,
                        const struct aug_system *s, const struct aug_dims *x, struct aug_graph *g);
-/* Their backward, appended to g->bwd. */
-void aug_moe_layer_bwd(const struct aug_model *m, const struct aug_plan *p,
+/* Their backward, appended to g->bwd; returns the index of the shared experts' first data
+ * gradient (their up projection's), -1 without shared experts. */
+int aug_moe_layer_bwd(const struct aug_model *m, const struct aug_plan *p,
                        const struct aug_system *s, const struct aug_dims *x, struct aug_graph *g);
 /* AUG_MOE_OVERLAP_BATCH: the list's EP all-to-alls beside its compute (one PAIR group). */
 void aug_moe_batch_overlap(struct aug_graph *g, struct aug_graph_op *arr, int n);
