@@ -53,6 +53,16 @@ static void config(struct aug_sweep_config *c, const struct aug_model *m, const 
     c->threads = 1;
 }
 
+/* Pin the layout knobs: tp, pp, interleave, micro-batch, SP; no context parallelism. */
+static void pin_layout(struct aug_sweep_config *c, long tp, long pp, long v, long mb, int sp) {
+    c->space.tp = tp;
+    c->space.pp = pp;
+    c->space.cp = 1;
+    c->space.interleave = v;
+    c->space.micro_batch = mb;
+    c->space.sp = sp;
+}
+
 static uint64_t count(const struct aug_sweep_config *c, uint64_t *fit) {
     uint64_t valid = 0;
     if (aug_sweep_count(c, &valid, fit) != AUG_OK)
@@ -302,13 +312,8 @@ static void test_pinned_space_is_train(void **state) {
         fail_msg("%s", aug_last_error());
     load_system("dgx-a100-80g", &s);
     config(&c, &m, &s, 1024, 1536);
-    c.space.tp = 8;
-    c.space.pp = 16;
-    c.space.cp = 1;
+    pin_layout(&c, 8, 16, 2, 1, 0);
     c.space.ep = 1;
-    c.space.interleave = 2;
-    c.space.micro_batch = 1;
-    c.space.sp = 0;
     c.space.recompute = AUG_RECOMPUTE_FULL;
     c.space.zero = 0;
     c.space.fsdp = AUG_FSDP_NONE;
@@ -349,12 +354,7 @@ static void test_fewest_recompute_layers(void **state) {
     load_system("dgx-h100", &s);
     config(&c, &m, &s, 64, 128);
     c.base.seq = 8192;
-    c.space.tp = 4;
-    c.space.pp = 2;
-    c.space.cp = 1;
-    c.space.interleave = 1;
-    c.space.micro_batch = 1;
-    c.space.sp = 1;
+    pin_layout(&c, 4, 2, 1, 1, 1);
     c.space.zero = 1;
     c.space.fsdp = AUG_FSDP_NONE;
     struct aug_sweep_result r;

@@ -194,10 +194,12 @@ int aug_train_predict(const struct aug_model *m, const struct aug_system *s,
     /* selective recomputation repeats the forward of the plan's recompute modules: by
      * default the core attention (Korthikanti et al. 2022 sec. 4.2; Megatron-Core
      * checkpoints core_attention, fused or not), or what recompute_modules names */
+    double full_share = aug_plan_full_recompute_share(p, m); /* 0 unless full */
+    unsigned rc = aug_plan_rc_modules(p);
     if (p->recompute == AUG_RECOMPUTE_FULL) /* every layer, or the block method's share */
-        acc_scale_into(&rec, &fwd, aug_plan_full_recompute_share(p, m));
+        acc_scale_into(&rec, &fwd, full_share);
     else if (p->recompute == AUG_RECOMPUTE_SELECTIVE &&
-             (st = time_list(&ctx, layer.fwd, layer.n_fwd, aug_plan_rc_modules(p), slow, &hc,
+             (st = time_list(&ctx, layer.fwd, layer.n_fwd, rc, slow, &hc,
                              &rec)) != AUG_OK)
         return st;
     for (int i = 0; i < 2; i++) {
@@ -416,10 +418,8 @@ int aug_train_predict(const struct aug_model *m, const struct aug_system *s,
     double fwd_flops = aug_model_fwd_flops_processed(m, p, (double)p->seq) * (double)p->global_batch;
     out->model_flops = 3.0 * fwd_flops;
     double rec_flops = 0.0, rec_graph = 0.0;
-    unsigned rc = aug_plan_rc_modules(p);
     if (p->recompute == AUG_RECOMPUTE_FULL) {
-        rec_flops = aug_layers_fwd_flops_processed(m, p, (double)p->seq) *
-                    aug_plan_full_recompute_share(p, m);
+        rec_flops = aug_layers_fwd_flops_processed(m, p, (double)p->seq) * full_share;
     } else if (p->recompute == AUG_RECOMPUTE_SELECTIVE) {
         if (rc & AUG_RC_CORE_ATTN)
             rec_flops = aug_attn_core_fwd_flops_per_seq(m, (double)p->seq);
