@@ -13,7 +13,8 @@
  *   4 x 4096 x (12288 + 4096 + 22016 + 4096) = 4 x 4096 x 42496 bytes over 4 kernels,
  *   i.e. 4096 x 42496 = 174,063,616 bytes per kernel.
  * The output layer (Megatron-Core ColumnParallelLinear) and the MoE router (a plain torch
- * linear) are not TE modules: they stay bf16 under fp8_autocast. */
+ * linear) are not TE modules: they stay bf16 under fp8_autocast. Backward fp8 GEMMs
+ * accumulate through the split accumulator. */
 #include "aug_test.h"
 
 #include "augur/model.h"
@@ -118,11 +119,40 @@ static void test_moe_casts_and_router(void **state) {
     assert_near(b->bytes, 310378496.0, 0);
 }
 
+/* Transformer Engine accumulates the forward fp8 GEMMs fast and the data- and
+ * weight-gradient ones through the split accumulator (_2X_ACC_FPROP False, _2X_ACC_DGRAD
+ * and _2X_ACC_WGRAD True): every fp8 GEMM of the backward list carries split_acc, no
+ * forward one does, and the bf16 output layer and a bf16 recipe carry none. */
+static void test_split_accumulator_in_backward(void **state) {
+    (void)state;
+    struct aug_plan p = plan(&llama, AUG_DTYPE_FP8, 1);
+    aug_graph_all(&llama, &p, &h100, &layer, &first, &last);
+    int fp8_bwd = 0;
+    for (int i = 0; i < layer.n_bwd; i++) {
+        const struct aug_op *o = &layer.bwd[i].op;
+        if (o->kind == AUG_OP_GEMM && o->dtype == AUG_DTYPE_FP8) {
+            assert_int_equal(o->split_acc, 1);
+            fp8_bwd++;
+        }
+    }
+    assert_int_equal(fp8_bwd, 8); /* dgrad and wgrad of qkv, attn_out, mlp_up, mlp_down */
+    for (int i = 0; i < layer.n_fwd; i++)
+        assert_int_equal(layer.fwd[i].op.split_acc, 0);
+    assert_int_equal(find(layer.bwd, layer.n_bwd, "qkv_dgrad")->split_acc, 1);
+    assert_int_equal(find(layer.bwd, layer.n_bwd, "mlp_down_wgrad")->split_acc, 1);
+    assert_int_equal(find(last.bwd, last.n_bwd, "lm_head_wgrad")->split_acc, 0);
+    p = plan(&llama, AUG_DTYPE_BF16, 1);
+    aug_graph_all(&llama, &p, &h100, &layer, &first, &last);
+    for (int i = 0; i < layer.n_bwd; i++)
+        assert_int_equal(layer.bwd[i].op.split_acc, 0);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_cast_transpose_bytes),
         cmocka_unit_test(test_no_casts_without_fp8),
         cmocka_unit_test(test_moe_casts_and_router),
+        cmocka_unit_test(test_split_accumulator_in_backward),
     };
     return cmocka_run_group_tests(tests, group_setup, NULL);
 }

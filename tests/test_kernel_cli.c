@@ -115,6 +115,38 @@ static void test_attention_kernel_option(void **state) {
     err_has("--attention-kernel");
 }
 
+/* --accumulator split on an H100 fp8 8192^3 GEMM: the main loop runs at 1280 / 1.15 =
+ * 1113.04 TFLOP/s (the ceiling stays 1280) and the time grows by 0.15 x 858.993 us =
+ * 128.849 us (test_kernel_model.c derives it); bf16 and non-GEMM kernels refuse it. */
+static void test_accumulator_option(void **state) {
+    (void)state;
+    double t[2];
+    static char fast[] = "fast", split[] = "split";
+    char *a[] = {fast, split};
+    for (int i = 0; i < 2; i++) {
+        expect_exit(RUN("kernel", "gemm", "--gpu", "h100-80g", "--m", "8192", "--n", "8192",
+                        "--k", "8192", "--dtype", "fp8", "--accumulator", a[i], "--format",
+                        "json"), 0);
+        json_t *o = json_out();
+        assert_string_equal(json_string_value(json_object_get(o, "accumulator")), a[i]);
+        assert_rel(json_real_value(json_object_get(o, "model_ceiling_tflops")), 1280, 1e-9);
+        assert_rel(json_real_value(json_object_get(o, "model_mainloop_tflops")),
+                   i ? 1280 / 1.15 : 1280, 1e-9);
+        t[i] = json_real_value(json_object_get(o, "time_s"));
+        json_decref(o);
+    }
+    assert_rel(t[1] - t[0], 128.849e-6, 1e-5);
+    expect_exit(RUN("kernel", "gemm", "--gpu", "h100-80g", "--m", "64", "--n", "64", "--k",
+                    "64", "--accumulator", "split"), 2);
+    err_has("fp8 GEMMs only");
+    expect_exit(RUN("kernel", "memory", "--gpu", "h100-80g", "--bytes", "1M", "--accumulator",
+                    "split"), 2);
+    err_has("gemm only");
+    expect_exit(RUN("kernel", "gemm", "--gpu", "h100-80g", "--m", "64", "--n", "64", "--k",
+                    "64", "--dtype", "fp8", "--accumulator", "slow"), 2);
+    err_has("not fast or split");
+}
+
 int main(void) {
 
     const struct CMUnitTest tests[] = {
@@ -122,6 +154,7 @@ int main(void) {
         cmocka_unit_test(test_unprofiled_gpu_plan),
         cmocka_unit_test(test_transferred_curve_origin),
         cmocka_unit_test(test_attention_kernel_option),
+        cmocka_unit_test(test_accumulator_option),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

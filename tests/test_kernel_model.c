@@ -8,6 +8,7 @@
  * 3350 GB/s (achievable 0.9 x 3350 = 3015), L2 50 MiB. */
 #include "aug_test.h"
 
+#include <errno.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -302,6 +303,75 @@ static void test_fa2_on_hopper(void **state)
     assert_rel((fa2.time_s - launch) / (native.time_s - launch), 1.0 / 0.60551, 1e-4);
 }
 
+/* fp8 with the split accumulator (gemm_model.c, aug_gemm_split_acc_share): Transformer
+ * Engine's data- and weight-gradient GEMMs keep 1 / 1.15 of the fast-accumulation main
+ * loop on Hopper. H100 fp8 8192^3: 2048 tiles of 256 x 128 over 132 SMs, stream-K spreads
+ * them evenly, so the main loop is 2 x 8192^3 / 1280 TFLOP/s (gpus.csv achievable fp8, no
+ * sustained share) = 858.993 us and the split accumulator adds 0.15 of it, 128.849 us; the
+ * fixup and the launch do not change. bf16 ignores the flag, and so does Blackwell
+ * (fp32 accumulation in tensor memory). A calibrated fp8 curve (measured with fast
+ * accumulation) is slowed by the same 1.15 on a compute-bound shape. */
+static void test_fp8_split_accumulator(void **state)
+{
+    (void)state;
+    assert_rel(aug_gemm_split_acc_share(AUG_DTYPE_FP8, 90), 1.0 / 1.15, 1e-15);
+    assert_rel(aug_gemm_split_acc_share(AUG_DTYPE_FP8, 89), 1.0 / 1.15, 1e-15);
+    assert_rel(aug_gemm_split_acc_share(AUG_DTYPE_FP8, 100), 1.0, 0);
+    assert_rel(aug_gemm_split_acc_share(AUG_DTYPE_BF16, 90), 1.0, 0);
+    struct aug_system sys;
+    memset(&sys, 0, sizeof sys);
+    sys.gpu = h100;
+    struct aug_op_ctx ctx = {&sys, NULL, 0};
+    struct aug_op op = aug_op_gemm("g", AUG_DTYPE_FP8, 8192, 8192, 8192, 1);
+    struct aug_op_time fast, split;
+    assert_int_equal(aug_op_time(&ctx, &op, &fast), AUG_OK);
+    op.split_acc = 1;
+    assert_int_equal(aug_op_time(&ctx, &op, &split), AUG_OK);
+    assert_int_equal(split.source, AUG_SOURCE_FALLBACK);
+    assert_rel(split.time_s - fast.time_s, 0.15 * 2.0 * 8192.0 * 8192 * 8192 / 1280e12, 1e-9);
+    assert_rel(split.time_s - fast.time_s, 128.849e-6, 1e-5);
+
+    op = aug_op_gemm("g", AUG_DTYPE_BF16, 8192, 8192, 8192, 1);
+    assert_int_equal(aug_op_time(&ctx, &op, &fast), AUG_OK);
+    op.split_acc = 1;
+    assert_int_equal(aug_op_time(&ctx, &op, &split), AUG_OK);
+    assert_rel(split.time_s, fast.time_s, 0);
+
+    struct aug_gpu b200;
+    assert_int_equal(aug_gpu_lookup(KDB, "b200-180g", &b200), AUG_OK);
+    assert_int_equal(b200.sm_arch, 100);
+    sys.gpu = b200;
+    op = aug_op_gemm("g", AUG_DTYPE_FP8, 8192, 8192, 8192, 1);
+    assert_int_equal(aug_op_time(&ctx, &op, &fast), AUG_OK);
+    op.split_acc = 1;
+    assert_int_equal(aug_op_time(&ctx, &op, &split), AUG_OK);
+    assert_rel(split.time_s, fast.time_s, 0);
+
+    /* the curve path: an fp8 gemm_roof curve of augur-profile's H100 points */
+    char dir[300], path[400];
+    snprintf(dir, sizeof dir, "%s/h100-80g", root);
+    assert_true(mkdir(dir, 0755) == 0 || errno == EEXIST);
+    snprintf(path, sizeof path, "%s/curves.csv", dir);
+    write_file(path, "family,op,dtype,ranks,link,form,p0,p1,p2,p3,p4,p5,p6,p7,x_min,x_max,"
+                     "n_points,rel_rmse,max_rel_err,cv_rel_err,source\n"
+                     "gemm,gemm,fp8,0,,gemm_roof,3.126563383,1.320777016e-10,"
+                     "5.354449042e-10,4.499032958e-07,7.906263698e-11,132,128,1978.9,"
+                     "131072,8.796093022e+12,777,0.14,0.47,0.14,t\n");
+    struct aug_kdb *k = NULL;
+    assert_int_equal(aug_kdb_open(root, "h100-80g", &k), AUG_OK);
+    sys.gpu = h100;
+    ctx.kdb = k;
+    op = aug_op_gemm("g", AUG_DTYPE_FP8, 8192, 8192, 8192, 1);
+    assert_int_equal(aug_op_time(&ctx, &op, &fast), AUG_OK);
+    op.split_acc = 1;
+    assert_int_equal(aug_op_time(&ctx, &op, &split), AUG_OK);
+    assert_int_equal(fast.source, AUG_SOURCE_CURVE);
+    assert_int_equal(split.source, AUG_SOURCE_CURVE);
+    assert_int_equal(fast.compute_bound, 1);
+    assert_rel(split.time_s / fast.time_s, 1.15, 1e-12);
+    aug_kdb_close(k);
+}
+
 /* A curve that claims 100 TB/s (1e-8 us per byte) for an elementwise kernel on A100 is
  * clamped to the HBM bound: 1 GB / 2039 GB/s = 490.44 us; a curve used beyond its
  * measured range (5e-7 us/B = 2 TB/s, measured to 1e8 B) says `extrapolated` and grows at
@@ -548,6 +618,7 @@ int main(void)
         cmocka_unit_test(test_gemm_tile_fit_recovers),
         cmocka_unit_test(test_host_timed_samples_fit_kernel_time),
         cmocka_unit_test(test_fa2_on_hopper),
+        cmocka_unit_test(test_fp8_split_accumulator),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -38,6 +38,9 @@ struct aug_op {
     double count;          /* how many times it runs where it is listed */
     /* GEMM */
     double m, n, k, batch;
+    int split_acc;         /* fp8: the split accumulator, partial sums promoted to fp32 on
+                            * the CUDA cores (cuBLASLt fast accumulation off), as Transformer
+                            * Engine runs its data- and weight-gradient GEMMs */
     /* attention */
     double batch_heads, seq_q, seq_kv, head_dim;
     int causal, backward;

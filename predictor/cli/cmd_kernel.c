@@ -16,6 +16,7 @@
 
 static void help(void) {
     printf("usage: augur kernel gemm      --gpu ID --m M --n N --k K [--batch B] [--dtype D]\n"
+           "                              [--accumulator fast|split]\n"
            "       augur kernel attention --gpu ID --batch B --heads H --seq S --head-dim D\n"
            "                              [--seq-kv S] [--causal] [--backward] [--dtype D]\n"
            "                              [--attention-kernel cudnn|fa3|fa2]\n"
@@ -37,6 +38,10 @@ static void help(void) {
            "synchronization: pre + max(kernel, post), the framework's dispatch before the\n"
            "kernel and its remaining host work after the launch, fitted on NeuSight's\n"
            "event-timed PyTorch data (benchmarks/kernels.md); --host-us US sets pre, post 0.\n"
+           "--accumulator (fp8 GEMMs): fast (default: fast accumulation, as Transformer\n"
+           "Engine's forward GEMMs and augur-profile's fp8 points) or split (partial sums\n"
+           "promoted to fp32, as TE's data- and weight-gradient GEMMs): 1/1.15 of the main-loop\n"
+           "rate on Hopper and Ada, no difference on Blackwell.\n"
            "--attention-kernel: cudnn (default) and fa3 run the GPU's own tensor-core path; fa2\n"
            "(flash-attn 2.x) reaches about 35%% of the dense peak from Hopper on.\n"
            "Sizes accept K, M, G, Ki, Mi, Gi suffixes.\n");
@@ -45,7 +50,8 @@ static void help(void) {
 enum {
     OPT_GPU = 256, OPT_SYSTEM, OPT_M, OPT_N, OPT_K, OPT_BATCH, OPT_DTYPE, OPT_HEADS, OPT_SEQ,
     OPT_SEQKV, OPT_HD, OPT_CAUSAL, OPT_BACKWARD, OPT_BYTES, OPT_OP, OPT_COLL, OPT_RANKS, OPT_RPN,
-    OPT_KDB, OPT_ROOF, OPT_FORMAT, OPT_OUTPUT, OPT_TIMING, OPT_HOSTUS, OPT_HELP, OPT_AKERNEL
+    OPT_KDB, OPT_ROOF, OPT_FORMAT, OPT_OUTPUT, OPT_TIMING, OPT_HOSTUS, OPT_HELP, OPT_AKERNEL,
+    OPT_ACCUM
 };
 static const struct option options[] = {
     {"gpu", required_argument, 0, OPT_GPU},       {"system", required_argument, 0, OPT_SYSTEM},
@@ -62,6 +68,7 @@ static const struct option options[] = {
     {"timing", required_argument, 0, OPT_TIMING}, {"host-us", required_argument, 0, OPT_HOSTUS},
     {"help", no_argument, 0, OPT_HELP},
     {"attention-kernel", required_argument, 0, OPT_AKERNEL},
+    {"accumulator", required_argument, 0, OPT_ACCUM},
     {0, 0, 0, 0},
 };
 
@@ -123,7 +130,7 @@ int aug_cmd_kernel(int argc, char **argv) {
     const char *gpu = NULL, *system = NULL, *kdb_dir = NULL, *output = NULL, *mem_op = "elementwise";
     double m = 0, n = 0, k = 0, batch = 1, heads = 0, seq = 0, seq_kv = 0, hd = 0, bytes = 0;
     long ranks = 0, rpn = 0;
-    int causal = 0, backward = 0, roof = 0, host = 0, rc, c;
+    int causal = 0, backward = 0, roof = 0, host = 0, split_acc = -1, rc, c;
     enum aug_attn_kernel akernel = AUG_ATTN_KERNEL_CUDNN;
     double host_us = -1;
     enum aug_dtype dt = AUG_DTYPE_BF16;
@@ -151,6 +158,11 @@ int aug_cmd_kernel(int argc, char **argv) {
                 return aug_cli_usage(cmd, "--attention-kernel: %s", aug_last_error());
             break;
         case OPT_BACKWARD: backward = 1; break;
+        case OPT_ACCUM:
+            if (strcmp(optarg, "fast") == 0) split_acc = 0;
+            else if (strcmp(optarg, "split") == 0) split_acc = 1;
+            else return aug_cli_usage(cmd, "--accumulator: '%s' is not fast or split", optarg);
+            break;
         case OPT_OP: mem_op = optarg; break;
         case OPT_DTYPE:
             if (aug_dtype_from_name(optarg, &dt) != AUG_OK)
@@ -209,12 +221,18 @@ int aug_cmd_kernel(int argc, char **argv) {
             snprintf(sys.name, sizeof sys.name, "%s", gpu);
     }
 
+    if (split_acc >= 0 && fam != AUG_OP_GEMM)
+        return aug_cli_usage(cmd, "--accumulator applies to gemm only");
     struct aug_op op;
     switch (fam) {
     case AUG_OP_GEMM:
         if (!(m > 0 && n > 0 && k > 0))
             return aug_cli_usage(cmd, "gemm needs --m, --n and --k");
+        if (split_acc >= 0 && dt != AUG_DTYPE_FP8)
+            return aug_cli_usage(cmd, "--accumulator applies to fp8 GEMMs only (--dtype %s "
+                                 "accumulates in its own way)", aug_dtype_name(dt));
         op = aug_op_gemm("gemm", dt, m, n, k, batch);
+        op.split_acc = split_acc > 0;
         break;
     case AUG_OP_ATTENTION: {
         if (!(heads > 0 && seq > 0 && hd > 0))
@@ -312,9 +330,14 @@ int aug_cmd_kernel(int argc, char **argv) {
     json_object_set_new(o, "extrapolated", json_boolean(t.extrapolated));
     json_object_set_new(o, "clamped", json_boolean(t.clamped));
     struct aug_gemm_ceiling ceil_c;
+    if (fam == AUG_OP_GEMM && dt == AUG_DTYPE_FP8)
+        json_object_set_new(o, "accumulator", json_string(op.split_acc ? "split" : "fast"));
     if (fam == AUG_OP_GEMM && !roof && aug_gemm_ceiling_of(&sys.gpu, dt, &ceil_c)) {
         /* the structural model's choice, shown for every GEMM (it times those without a
          * curve) */
+        if (op.split_acc) /* the main loop slows; the ceiling stays the fast one */
+            ceil_c.sustained = (ceil_c.sustained > 0 ? ceil_c.sustained : 1.0) *
+                               aug_gemm_split_acc_share(dt, sys.gpu.sm_arch);
         struct aug_gemm_plan gp;
         if (aug_gemm_model_us(&ceil_c, m, n, k, batch, &gp) > 0) {
             char tile[64];

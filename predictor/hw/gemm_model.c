@@ -163,6 +163,26 @@ int aug_gemm_ceiling_of(const struct aug_gpu *gpu, enum aug_dtype dt, struct aug
     return 1;
 }
 
+/* fp8 accumulation. Hopper's and Ada's fp8 tensor-core instructions accumulate in a
+ * reduced-precision adder (about 14 bits kept: DeepSeek-AI, "DeepSeek-V3 Technical Report",
+ * arXiv 2412.19437, sec. 3.3.2). cuBLASLt's default therefore promotes the partial sums to
+ * fp32 registers on the CUDA cores every few k steps; CUBLASLT_MATMUL_DESC_FAST_ACCUM = 1
+ * skips that. Transformer Engine runs the forward GEMM with fast accumulation and the
+ * data- and weight-gradient GEMMs with the split accumulator (TE 1.x-2.x,
+ * pytorch/module/base.py: _2X_ACC_FPROP = False, _2X_ACC_DGRAD = _2X_ACC_WGRAD = True;
+ * recipe MMParams in 2.x; torchao.float8 defaults the same way). Fast accumulation is
+ * "a 1.1x to 1.2x speedup" on fp8 training GEMMs (pytorch/ao issue #2377, 2025): the
+ * split accumulator keeps 1 / 1.15, the middle of that range, of the main-loop rate. The
+ * fp8 ceilings of gpus.csv and augur-profile's fp8 points are fast-accumulation rates
+ * (profiler/gpu_gemm.c). Blackwell's tcgen05 instructions accumulate in fp32 in tensor
+ * memory and cuBLASLt has no fast-accumulation mode on sm_100 (Transformer Engine
+ * cublaslt_grouped_gemm.cu, 2026), so the share is 1 there. */
+double aug_gemm_split_acc_share(enum aug_dtype dt, int sm_arch)
+{
+    return dt == AUG_DTYPE_FP8 && (sm_arch == 89 || sm_arch == 90) ? AUG_FP8_SPLIT_ACC_SHARE
+                                                                     : 1.0;
+}
+
 static const double tc_tiles[][2] = {{256, 128}, {128, 256}, {128, 128},
                                      {128, 64},  {64, 128},  {64, 64}};
 static const double simt_tiles[][2] = {{128, 128}, {128, 64}, {64, 64}, {32, 128}, {32, 32}};

@@ -44,6 +44,15 @@ struct aug_gemm_plan {
  * the best-shape achievable rate of gpus.csv (see gemm_model.c). */
 #define AUG_GEMM_SUSTAINED 0.89
 
+/* Main-loop rate of an fp8 GEMM with the split accumulator, as a share of the same GEMM
+ * with fast accumulation (see aug_gemm_split_acc_share in gemm_model.c). */
+#define AUG_FP8_SPLIT_ACC_SHARE (1.0 / 1.15)
+
+/* The share of its main-loop rate a GEMM of dtype `dt` keeps on a GPU of compute
+ * capability `sm_arch` (x 10) when it accumulates through the split accumulator:
+ * AUG_FP8_SPLIT_ACC_SHARE for fp8 on sm_89 and sm_90, 1 elsewhere. */
+double aug_gemm_split_acc_share(enum aug_dtype dt, int sm_arch);
+
 /* Default device-side overhead of one GEMM kernel in microseconds (see gemm_model.c). */
 #define AUG_GEMM_OVERHEAD_US 2.5
 

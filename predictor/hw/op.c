@@ -101,6 +101,9 @@ static double model_time_s(const struct aug_gpu *gpu, const struct aug_op *op, d
         return 0.0;
     if (op->kind == AUG_OP_ATTENTION && op->attn_kernel == AUG_ATTN_KERNEL_FA2)
         c.rate_tflops *= aug_attention_fa2_factor(&c, gpu->sm_arch);
+    if (op->kind == AUG_OP_GEMM && op->split_acc)
+        c.sustained = (c.sustained > 0 ? c.sustained : 1.0) *
+                      aug_gemm_split_acc_share(op->dtype, gpu->sm_arch);
     double us = op->kind == AUG_OP_GEMM
                     ? aug_gemm_model_us(&c, op->m, op->n, op->k, op->batch > 0 ? op->batch : 1,
                                         NULL)
@@ -145,6 +148,10 @@ int aug_op_time(const struct aug_op_ctx *ctx, const struct aug_op *op, struct au
         out->compute_bound = op->flops / peak >= op->bytes / bw;
         if (hit && e > 0) {
             out->source = AUG_SOURCE_CURVE;
+            /* fp8 curves are measured with fast accumulation (profiler/gpu_gemm.c): the
+             * split accumulator slows the compute-bound ones by the model's share */
+            if (gemm && op->split_acc && out->compute_bound)
+                e *= aug_gemm_split_acc_share(op->dtype, gpu->sm_arch);
             out->time_s = op->flops / (peak * e);
             double x = gemm ? 2.0 * op->m * op->batch * op->n * op->k : op->seq_kv, lo, hi;
             if (aug_kdb_curve_range(kdb, gemm ? AUG_FAMILY_GEMM : AUG_FAMILY_ATTENTION, NULL,

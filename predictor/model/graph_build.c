@@ -115,8 +115,14 @@ void aug_gb_mlp_bwd(const struct aug_model *m, const struct aug_dims *x, struct 
  * small beside the activations and not charged. Delayed scaling (TE's default recipe) takes
  * its scale from the amax history, so there is no separate amax pass. One op per list
  * carries the casts of all the fp8 GEMMs: its count is their executions, its bytes their
- * mean, so launches and bytes both add up. */
-void aug_gb_fp8_casts(struct aug_graph *g, int fwd_from) {
+ * mean, so launches and bytes both add up.
+ * The data- and weight-gradient GEMMs accumulate through the split accumulator, the
+ * forward ones with fast accumulation (TE pytorch/module/base.py, _2X_ACC_*; the cost is in
+ * hw/gemm_model.c, aug_gemm_split_acc_share). */
+void aug_gb_fp8_recipe(struct aug_graph *g, int fwd_from) {
+    for (int i = 0; i < g->n_bwd; i++)
+        if (g->bwd[i].op.kind == AUG_OP_GEMM && g->bwd[i].op.dtype == AUG_DTYPE_FP8)
+            g->bwd[i].op.split_acc = 1;
     double n = 0, in = 0, out = 0;
     for (int i = fwd_from; i < g->n_fwd; i++) {
         const struct aug_op *o = &g->fwd[i].op;

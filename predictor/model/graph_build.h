@@ -89,9 +89,10 @@ static inline enum aug_dtype aug_gb_non_te_dtype(const struct aug_dims *x) {
     return x->dt == AUG_DTYPE_FP8 ? AUG_DTYPE_BF16 : x->dt;
 }
 
-/* Transformer Engine's fp8 casts of the operands of the fp8 GEMMs in g->fwd from fwd_from
- * on: one op appended to each list (graph_build.c). */
-void aug_gb_fp8_casts(struct aug_graph *g, int fwd_from);
+/* Transformer Engine's fp8 recipe on the graph: the casts of the operands of the fp8 GEMMs
+ * in g->fwd from fwd_from on (one op appended to each list) and the split accumulator of
+ * every fp8 GEMM in g->bwd (graph_build.c). */
+void aug_gb_fp8_recipe(struct aug_graph *g, int fwd_from);
 
 /* A TP collective of the T x h activations (skipped when tp = 1); returns its index or -1. */
 int aug_gb_tp_coll(struct aug_graph_op *arr, int *n, const char *name, enum aug_coll c,

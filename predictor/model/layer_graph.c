@@ -632,7 +632,7 @@ static void graph_layer_mix(const struct aug_model *m, const struct aug_plan *p,
             scale_counts(g->bwd, r, r + 1, coll_share);
     }
     if (x.dt == AUG_DTYPE_FP8)
-        aug_gb_fp8_casts(g, 0);
+        aug_gb_fp8_recipe(g, 0);
     if (moe_layer && p->moe_overlap == AUG_MOE_OVERLAP_BATCH && p->ep > 1) {
         aug_moe_batch_overlap(g, g->fwd, g->n_fwd);
         aug_moe_batch_overlap(g, g->bwd, g->n_bwd);
@@ -731,7 +731,7 @@ static void graph_layer_parallel(const struct aug_model *m, const struct aug_pla
             sp_regather(g, &x, mi.up_dgrad);
     }
     if (x.dt == AUG_DTYPE_FP8)
-        aug_gb_fp8_casts(g, 0);
+        aug_gb_fp8_recipe(g, 0);
 }
 
 static void graph_head(const struct aug_model *m, const struct aug_plan *p,
