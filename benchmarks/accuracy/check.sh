@@ -14,14 +14,17 @@ SHARED=$HERE/../../../shared
 # every other bar fell with it (README.md "Accuracy"). The MoE set took a new row,
 # Qwen3-235B-A22B on 256 H100 (Megatron-Bridge 25.11, augur 29% too fast), and stays under
 # its bars with sequence parallelism's backward re-gathers (17.87% / 18.63% over 48 rows).
-TRAINING_BAR=11.75
-TRAINING_FALLBACK_BAR=13.0
+# The split accumulator of fp8 backward GEMMs on Hopper lowered the training bars from
+# 11.75 / 13.0 (11.28% / 12.34% measured) and the MoE bars from 18.0 / 18.75 (17.07% /
+# 17.83%).
+TRAINING_BAR=11.5
+TRAINING_FALLBACK_BAR=12.5
 VTRAIN_BAR=7.75
 VTRAIN_FALLBACK_BAR=7.75
 INFERENCE_BAR=12.75
 INFERENCE_FALLBACK_BAR=13.75
-TRAINING_MOE_BAR=18.0
-TRAINING_MOE_FALLBACK_BAR=18.75
+TRAINING_MOE_BAR=17.25
+TRAINING_MOE_FALLBACK_BAR=18.0
 INFERENCE_THROUGHPUT_BAR=9.5
 INFERENCE_THROUGHPUT_FALLBACK_BAR=10.25
 
