@@ -113,7 +113,9 @@ static int refit_group_of(const struct aug_fit_result *r, const struct aug_sampl
             continue;
         switch (x->family) {
         case AUG_FAMILY_GEMM:
-            return 1;
+            if (strcmp(aug_gemm_curve_op(x->op), grp->op) == 0)
+                return 1;
+            break;
         case AUG_FAMILY_ATTENTION: {
             char op[sizeof grp->op];
             if (aug_attn_curve_op(x->op, x->seq_q, x->causal, op, sizeof op) == AUG_OK &&

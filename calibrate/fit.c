@@ -616,8 +616,8 @@ static void sample_key(const struct aug_sample *x, struct gkey *k)
     k->family = x->family;
     k->dtype = x->dtype;
     switch (x->family) {
-    case AUG_FAMILY_GEMM:
-        snprintf(k->op, sizeof k->op, "gemm");
+    case AUG_FAMILY_GEMM: /* "gemm", or the fp8 split-accumulator kernel kept apart */
+        snprintf(k->op, sizeof k->op, "%s", aug_gemm_curve_op(x->op));
         break;
     case AUG_FAMILY_ATTENTION:
         /* the whole name, kept apart by kind (decode, causal): aug_samples_add refused

@@ -11,6 +11,7 @@
 #include "augur/csvio.h"
 #include "augur/data.h"
 #include "augur/dtype.h"
+#include "augur/kdb.h"
 #include "augur/status.h"
 
 static const char *const raw_columns[] = {
@@ -144,6 +145,10 @@ int aug_samples_add(struct aug_samples *s, const struct aug_sample *x)
         if (!POS(x->m) || !POS(x->n) || !POS(x->k) || !POS(x->batch))
             return aug_errorf(AUG_EDATA, "%s:%ld: column '%s': GEMM sizes must be positive", f,
                               ln, !POS(x->m) ? "m" : !POS(x->n) ? "n" : !POS(x->k) ? "k" : "batch");
+        if (strcmp(x->op, AUG_GEMM_SPLIT_ACC_OP) == 0 && x->dtype != AUG_DTYPE_FP8)
+            return aug_errorf(AUG_EDATA, "%s:%ld: column 'op': %s is an fp8 GEMM with the split "
+                              "accumulator, not %s", f, ln, AUG_GEMM_SPLIT_ACC_OP,
+                              aug_dtype_name(x->dtype));
         break;
     case AUG_FAMILY_ATTENTION:
         if (!POS(x->batch) || !POS(x->heads) || !POS(x->seq_q) || !POS(x->seq_kv) ||

@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* bench_gemm.c - GEMM sweep points: C[m x n] = A[m x k] * B[k x n] for fp32, tf32, bf16,
- * fp16 and fp8 (fp8 only where the GPU has fp8 tensor cores, sm_89 and later).
+ * fp16 and fp8 (fp8 only where the GPU has fp8 tensor cores, sm_89 and later). fp8 is
+ * measured twice per shape: op "gemm" with fast accumulation, as Transformer Engine runs
+ * its forward GEMMs, and op "gemm_split_acc" with the split accumulator of its data- and
+ * weight-gradient GEMMs (gpu_gemm.c); calibration fits each its own curve.
  *
  * m is the token dimension of a linear layer, so the skinny shapes of decoding are m = 1 to
  * 256 against the (n, k) of real layers. The quick grid has square sizes, decode shapes and
@@ -10,15 +13,25 @@
 #include "bench.h"
 
 #include <stdio.h>
+#include <string.h>
 
+#include "augur/kdb.h"
 #include "augur/status.h"
 
-static int push(struct aug_prof_points *out, enum aug_dtype dt, long m, long n, long k) {
-    struct aug_prof_point p = aug_prof_point_make(AUG_FAMILY_GEMM, "gemm", dt);
+static int push_op(struct aug_prof_points *out, const char *op, enum aug_dtype dt, long m,
+                   long n, long k) {
+    struct aug_prof_point p = aug_prof_point_make(AUG_FAMILY_GEMM, op, dt);
     p.m = m;
     p.n = n;
     p.k = k;
     return aug_prof_points_push(out, &p);
+}
+
+static int push(struct aug_prof_points *out, enum aug_dtype dt, long m, long n, long k) {
+    int rc = push_op(out, AUG_GEMM_OP, dt, m, n, k);
+    if (rc == AUG_OK && dt == AUG_DTYPE_FP8)
+        rc = push_op(out, AUG_GEMM_SPLIT_ACC_OP, dt, m, n, k);
+    return rc;
 }
 
 static int grid_dtype(enum aug_prof_preset preset, enum aug_dtype dt,
@@ -71,6 +84,11 @@ static double estimate_us(const struct aug_prof_point *p) {
 static int supported(const struct aug_prof_point *p, const struct aug_prof_device *dev,
                      char *why, size_t cap) {
     int cc = dev->cc_major * 10 + dev->cc_minor;
+    if (strcmp(p->op, AUG_GEMM_SPLIT_ACC_OP) == 0 && p->dtype != AUG_DTYPE_FP8) {
+        snprintf(why, cap, "the split accumulator is an fp8 GEMM mode (this point: %s)",
+                 aug_dtype_name(p->dtype));
+        return 0;
+    }
     if (p->dtype == AUG_DTYPE_FP8 && cc < 89) {
         snprintf(why, cap, "fp8 GEMM needs compute capability 8.9 or later (this GPU: %d.%d)",
                  dev->cc_major, dev->cc_minor);

@@ -8,15 +8,18 @@
  * token count, is cuBLAS's N. Types: fp32 and tf32 (CUBLAS_COMPUTE_32F_FAST_TF32) in fp32;
  * bf16 and fp16 inputs and outputs with fp32 accumulation; fp8 e4m3 inputs with unit
  * scales (A/B scale pointers, as Transformer Engine passes its scale-inverse tensors) and a
- * bf16 output, with fast accumulation on as Transformer Engine runs its forward GEMMs (TE 1.x,
- * pytorch/module/base.py: _2X_ACC_FPROP = False, i.e. no split accumulator in fprop; its
- * dgrad and wgrad use the split, slower accumulator); the row says fast_accum=1. The
+ * bf16 output. Op "gemm" runs fp8 with fast accumulation on, as Transformer Engine runs its
+ * forward GEMMs (TE 1.x-2.x, pytorch/module/base.py: _2X_ACC_FPROP = False, i.e. no split
+ * accumulator in fprop); op "gemm_split_acc" with it off (CUBLASLT_MATMUL_DESC_FAST_ACCUM
+ * 0: partial sums promoted to fp32), as its dgrad and wgrad run (_2X_ACC_DGRAD/WGRAD True);
+ * the row says fast_accum=1 or 0. The
  * workspace is fixed at 32 MiB for reproducible algorithm choices. Every row records the
  * library and the algorithm the heuristic chose (library_algo column). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "augur/kdb.h"
 #include "augur/status.h"
 #include "backend_cuda.h"
 #include "check.h"
@@ -43,6 +46,7 @@ struct gemm_state {
     void *workspace;
     float *scales; /* device: 1.0f at [0] and [SCALE_STRIDE] (fp8 A and B scales) */
     int scale_ptrs;  /* fp8: this point's descriptor carries the A/B scale pointers */
+    int fast_accum;  /* fp8: CUBLASLT_MATMUL_DESC_FAST_ACCUM of this point (0: split) */
     /* the point being measured */
     int use_lt;
     cublasLtMatmulDesc_t op;
@@ -139,7 +143,7 @@ static int plan_lt(struct gemm_state *s, int fp8) {
     CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(s->op, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta));
     CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(s->op, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof tb));
     if (fp8) {
-        const int8_t fast = 1;
+        const int8_t fast = (int8_t)(s->fast_accum != 0);
         CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(s->op, CUBLASLT_MATMUL_DESC_FAST_ACCUM,
                                                     &fast, sizeof fast));
     }
@@ -219,17 +223,23 @@ static void describe_algo(const struct gemm_state *s, int fp8, char *buf, size_t
                                                &stages, sizeof stages, &w);
     (void)cublasLtMatmulAlgoConfigGetAttribute(&h->algo, CUBLASLT_ALGO_CONFIG_SPLITK_NUM,
                                                &splitk, sizeof splitk, &w);
+    char tail[40] = "";
+    if (fp8)
+        snprintf(tail, sizeof tail, " fast_accum=%d scale_ptrs=%d", s->fast_accum != 0,
+                 s->scale_ptrs != 0);
     snprintf(buf, cap, "heuristic#%d id=%d tile=%d stages=%d splitk=%d waves=%.3g%s", s->chosen,
-             id, tile, stages, splitk, (double)h->wavesCount,
-             !fp8              ? ""
-             : s->scale_ptrs   ? " fast_accum=1 scale_ptrs=1"
-                               : " fast_accum=1 scale_ptrs=0");
+             id, tile, stages, splitk, (double)h->wavesCount, tail);
 }
 
 static int run(void *state, const struct aug_prof_point *p, const struct aug_prof_run_cfg *cfg,
                struct aug_prof_measure *out) {
     struct gemm_state *s = state;
     int fp8 = p->dtype == AUG_DTYPE_FP8;
+    int split = strcmp(p->op, AUG_GEMM_SPLIT_ACC_OP) == 0;
+    if (split && !fp8)
+        return aug_errorf(AUG_EUNSUPPORTED, "the split accumulator is an fp8 GEMM mode, not %s",
+                          aug_dtype_name(p->dtype));
+    s->fast_accum = !split;
     enum aug_dtype out_dt = p->dtype;
     s->m = p->m;
     s->n = p->n;
@@ -275,8 +285,9 @@ static int run(void *state, const struct aug_prof_point *p, const struct aug_pro
     s->use_lt = rc == 1;
     if (!s->use_lt && fp8) {
         destroy_descs(s);
-        return aug_errorf(AUG_EUNSUPPORTED, "cuBLASLt has no fp8 algorithm for m=%ld n=%ld k=%ld"
-                          "%s%s", p->m, p->n, p->k, refused[0] ? " that runs: " : "", refused);
+        return aug_errorf(AUG_EUNSUPPORTED, "cuBLASLt has no fp8 algorithm (fast_accum=%d) for "
+                          "m=%ld n=%ld k=%ld%s%s", s->fast_accum, p->m, p->n, p->k,
+                          refused[0] ? " that runs: " : "", refused);
     }
     struct aug_gpu_call call;
     memset(&call, 0, sizeof call);

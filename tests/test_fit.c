@@ -229,12 +229,76 @@ static void efficiency_above_one(void **state)
     aug_samples_free(&s);
 }
 
+/* fp8 GEMMs measured with the split accumulator ("gemm_split_acc") get a curve of their own,
+ * apart from the fast-accumulation "gemm" points of the same dtype, which other GEMM names
+ * ("linear") join. Synthetic: 5 us + 2mnk at 0.8 of a 1000 TFLOP/s fp8 peak for the two
+ * fast sets (96 points in one group), at 0.8 / 1.15 for the split one (48 in another). */
+static void gemm_split_accumulator_group(void **state)
+{
+    (void)state;
+    struct aug_samples s;
+    aug_samples_init(&s);
+    struct aug_gpu gpu = test_gpu();
+    gpu.peak_tflops[AUG_DTYPE_FP8] = 1000;
+    static const char *const ops[] = {"gemm", "linear", "gemm_split_acc"};
+    for (int o = 0; o < 3; o++)
+        for (int i = 0; i < 48; i++) {
+            struct aug_sample x = aug_sample_blank();
+            x.family = AUG_FAMILY_GEMM;
+            snprintf(x.op, sizeof x.op, "%s", ops[o]);
+            x.dtype = AUG_DTYPE_FP8;
+            x.m = 512 * (1 + i % 8);
+            x.n = 4096 * (1 + (i / 8) % 2);
+            x.k = 1024 * (1 + i / 16);
+            double F = 2 * x.m * x.n * x.k;
+            x.time_us = 5 + F / (0.8e15 / (o == 2 ? 1.15 : 1.0)) * 1e6;
+            snprintf(x.timing, sizeof x.timing, "cupti_kernel");
+            x.file = aug_samples_file(&s, "gemm.csv");
+            x.line = (long)s.n + 2;
+            x.source = aug_samples_source(&s, "synthetic");
+            assert_int_equal(aug_samples_add(&s, &x), AUG_OK);
+        }
+    struct aug_fit_opts o;
+    aug_fit_opts_default(&o);
+    o.gpu = &gpu;
+    struct aug_fit_result r;
+    assert_int_equal(aug_fit_samples(&s, &o, &r), AUG_OK);
+    assert_int_equal((int)r.n_groups, 2);
+    int gi[2] = {-1, -1};
+    for (int g = 0; g < 2; g++) {
+        assert_int_equal(r.groups[g].family, AUG_FAMILY_GEMM);
+        assert_int_equal(r.groups[g].verdict, AUG_FIT_KEPT);
+        gi[strcmp(r.groups[g].op, "gemm_split_acc") == 0] = g;
+    }
+    assert_true(gi[0] >= 0 && gi[1] >= 0);
+    assert_string_equal(r.groups[gi[0]].op, "gemm");
+    assert_int_equal(r.groups[gi[0]].n_idx, 96);
+    assert_int_equal(r.groups[gi[1]].n_idx, 48);
+    aug_fit_result_free(&r);
+    /* a split-accumulator point of another dtype is refused with its file and line */
+    struct aug_sample x = aug_sample_blank();
+    x.family = AUG_FAMILY_GEMM;
+    snprintf(x.op, sizeof x.op, "gemm_split_acc");
+    x.dtype = AUG_DTYPE_BF16;
+    x.m = x.n = x.k = 1024;
+    x.time_us = 10;
+    snprintf(x.timing, sizeof x.timing, "cupti_kernel");
+    x.file = aug_samples_file(&s, "gemm.csv");
+    x.line = 99;
+    x.source = aug_samples_source(&s, "synthetic");
+    assert_int_equal(aug_samples_add(&s, &x), AUG_EDATA);
+    assert_non_null(strstr(aug_last_error(), "gemm.csv:99"));
+    assert_non_null(strstr(aug_last_error(), "split accumulator"));
+    aug_samples_free(&s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(linear_recovery),      cmocka_unit_test(rank_deficient_group),
         cmocka_unit_test(gemm_sat_recovery),    cmocka_unit_test(gemm_roof_recovery),
         cmocka_unit_test(groups_pieces_verdicts), cmocka_unit_test(efficiency_above_one),
+        cmocka_unit_test(gemm_split_accumulator_group),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

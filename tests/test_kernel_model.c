@@ -370,6 +370,35 @@ static void test_fp8_split_accumulator(void **state)
     assert_int_equal(fast.compute_bound, 1);
     assert_rel(split.time_s / fast.time_s, 1.15, 1e-12);
     aug_kdb_close(k);
+
+    /* with a measured split-accumulator curve (here the same parameters) that curve gives
+     * the time: no share on top, so the two times are equal */
+    write_file(path, "family,op,dtype,ranks,link,form,p0,p1,p2,p3,p4,p5,p6,p7,x_min,x_max,"
+                     "n_points,rel_rmse,max_rel_err,cv_rel_err,source\n"
+                     "gemm,gemm,fp8,0,,gemm_roof,3.126563383,1.320777016e-10,"
+                     "5.354449042e-10,4.499032958e-07,7.906263698e-11,132,128,1978.9,"
+                     "131072,8.796093022e+12,777,0.14,0.47,0.14,t\n"
+                     "gemm,gemm_split_acc,fp8,0,,gemm_roof,3.126563383,1.320777016e-10,"
+                     "5.354449042e-10,4.499032958e-07,7.906263698e-11,132,128,1978.9,"
+                     "131072,8.796093022e+12,777,0.14,0.47,0.14,t\n");
+    assert_int_equal(aug_kdb_open(root, "h100-80g", &k), AUG_OK);
+    ctx.kdb = k;
+    op.split_acc = 0;
+    assert_int_equal(aug_op_time(&ctx, &op, &fast), AUG_OK);
+    op.split_acc = 1;
+    assert_int_equal(aug_op_time(&ctx, &op, &split), AUG_OK);
+    assert_int_equal(split.source, AUG_SOURCE_CURVE);
+    assert_rel(split.time_s, fast.time_s, 1e-15);
+    /* a forward (fast) fp8 GEMM never reads the split curve, and no other dtype does */
+    double e_fast, e_split;
+    assert_int_equal(aug_kdb_gemm_eff(k, AUG_DTYPE_FP8, 8192, 8192, 8192, &e_fast), 1);
+    assert_int_equal(aug_kdb_gemm_op_eff(k, "gemm_split_acc", AUG_DTYPE_FP8, 8192, 8192, 8192,
+                                         &e_split), 1);
+    assert_int_equal(aug_kdb_gemm_op_eff(k, "gemm_split_acc", AUG_DTYPE_BF16, 8192, 8192, 8192,
+                                         &e_split), 0);
+    assert_string_equal(aug_gemm_curve_op("linear"), "gemm");
+    assert_string_equal(aug_gemm_curve_op("gemm_split_acc"), "gemm_split_acc");
+    aug_kdb_close(k);
 }
 
 /* A curve that claims 100 TB/s (1e-8 us per byte) for an elementwise kernel on A100 is

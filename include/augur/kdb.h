@@ -61,10 +61,22 @@ const char *aug_kdb_origin(const struct aug_kdb *kdb);
 int aug_kdb_curve_count(const struct aug_kdb *kdb);
 const struct aug_curve *aug_kdb_curve_at(const struct aug_kdb *kdb, int i);
 
+/* GEMM curve op names: "gemm" for every GEMM measured as it normally runs (fp8 with fast
+ * accumulation), AUG_GEMM_SPLIT_ACC_OP for fp8 GEMMs measured with the split accumulator
+ * (cuBLASLt fast accumulation off: Transformer Engine's data- and weight-gradient GEMMs).
+ * aug_gemm_curve_op maps a measurement's op name to its curve's: the split-accumulator
+ * name stays itself, every other GEMM name ("linear", "bmm", ...) is "gemm". */
+#define AUG_GEMM_OP "gemm"
+#define AUG_GEMM_SPLIT_ACC_OP "gemm_split_acc"
+const char *aug_gemm_curve_op(const char *op);
+
 /* Lookups: return 1 and fill the output when a curve covers the case, 0 otherwise.
- * gemm: efficiency (0..1] of an (m x k) * (k x n) GEMM against the dtype's dense peak. */
+ * gemm: efficiency (0..1] of an (m x k) * (k x n) GEMM against the dtype's dense peak,
+ * from the "gemm" curves; aug_kdb_gemm_op_eff from the curves of GEMM op `op`. */
 int aug_kdb_gemm_eff(const struct aug_kdb *kdb, enum aug_dtype dt, double m, double n, double k,
                      double *eff);
+int aug_kdb_gemm_op_eff(const struct aug_kdb *kdb, const char *op, enum aug_dtype dt, double m,
+                        double n, double k, double *eff);
 /* attention: efficiency of the fused kernel against the dense peak (fused curves only;
  * decode curves for decode shapes, prefill curves otherwise). */
 int aug_kdb_attention_eff(const struct aug_kdb *kdb, enum aug_dtype dt, int causal,

@@ -529,13 +529,26 @@ static int find_curve(const struct aug_kdb *kdb, enum aug_family fam, const char
     return -1;
 }
 
+const char *aug_gemm_curve_op(const char *op)
+{
+    return op && strcmp(op, AUG_GEMM_SPLIT_ACC_OP) == 0 ? AUG_GEMM_SPLIT_ACC_OP : AUG_GEMM_OP;
+}
+
 int aug_kdb_gemm_eff(const struct aug_kdb *kdb, enum aug_dtype dt, double m, double n, double k,
                      double *eff)
 {
-    if (!kdb || kdb->n_fam[AUG_FAMILY_GEMM] == 0 || !(m > 0) || !(n > 0) || !(k > 0))
+    return aug_kdb_gemm_op_eff(kdb, AUG_GEMM_OP, dt, m, n, k, eff);
+}
+
+int aug_kdb_gemm_op_eff(const struct aug_kdb *kdb, const char *op, enum aug_dtype dt, double m,
+                        double n, double k, double *eff)
+{
+    if (!kdb || !op || kdb->n_fam[AUG_FAMILY_GEMM] == 0 || !(m > 0) || !(n > 0) || !(k > 0))
         return 0;
     double flops = 2.0 * m * n * k;
-    int i = find_curve(kdb, AUG_FAMILY_GEMM, NULL, 0, 0, dt, 1, flops);
+    /* the split accumulator is an fp8 kernel of its own: no other dtype's curve stands in */
+    int i = find_curve(kdb, AUG_FAMILY_GEMM, op, 0, 0, dt,
+                       strcmp(op, AUG_GEMM_SPLIT_ACC_OP) == 0 ? 0 : 1, flops);
     if (i < 0)
         return 0;
     const struct aug_curve *c = &kdb->curves[i];

@@ -138,23 +138,32 @@ int aug_op_time(const struct aug_op_ctx *ctx, const struct aug_op *op, struct au
         }
         int gemm = op->kind == AUG_OP_GEMM;
         /* a calibrated curve was fitted to whole measured kernel times (launch and the
-         * memory-bound regime of skinny shapes included): it gives the time alone */
-        int hit = gemm ? aug_kdb_gemm_eff(kdb, op->dtype, op->m * op->batch, op->n, op->k, &e)
-                       : aug_kdb_attention_eff(kdb, op->dtype, op->causal, op->backward,
-                                               op->batch_heads, op->seq_q, op->seq_kv,
-                                               op->head_dim, &e);
+         * memory-bound regime of skinny shapes included): it gives the time alone. An fp8
+         * GEMM with the split accumulator takes its own measured curve where the GPU has
+         * one (augur-profile's gemm_split_acc points), else the fast one, slowed below. */
+        int split_curve = gemm && op->split_acc &&
+                          aug_kdb_gemm_op_eff(kdb, AUG_GEMM_SPLIT_ACC_OP, op->dtype,
+                                              op->m * op->batch, op->n, op->k, &e);
+        const char *gop = split_curve ? AUG_GEMM_SPLIT_ACC_OP : AUG_GEMM_OP;
+        int hit = split_curve ||
+                  (gemm ? aug_kdb_gemm_eff(kdb, op->dtype, op->m * op->batch, op->n, op->k, &e)
+                        : aug_kdb_attention_eff(kdb, op->dtype, op->causal, op->backward,
+                                                op->batch_heads, op->seq_q, op->seq_kv,
+                                                op->head_dim, &e));
         out->intensity = op->bytes > 0 ? op->flops / op->bytes : INFINITY;
         /* bound: compare the roofline terms at full rates */
         out->compute_bound = op->flops / peak >= op->bytes / bw;
         if (hit && e > 0) {
             out->source = AUG_SOURCE_CURVE;
-            /* fp8 curves are measured with fast accumulation (profiler/gpu_gemm.c): the
-             * split accumulator slows the compute-bound ones by the model's share */
-            if (gemm && op->split_acc && out->compute_bound)
+            /* the "gemm" fp8 curves are measured with fast accumulation
+             * (profiler/gpu_gemm.c): without a split-accumulator curve the compute-bound
+             * shapes slow by the model's share */
+            if (gemm && op->split_acc && !split_curve && out->compute_bound)
                 e *= aug_gemm_split_acc_share(op->dtype, gpu->sm_arch);
             out->time_s = op->flops / (peak * e);
             double x = gemm ? 2.0 * op->m * op->batch * op->n * op->k : op->seq_kv, lo, hi;
-            if (aug_kdb_curve_range(kdb, gemm ? AUG_FAMILY_GEMM : AUG_FAMILY_ATTENTION, NULL,
+            if (aug_kdb_curve_range(kdb, gemm ? AUG_FAMILY_GEMM : AUG_FAMILY_ATTENTION,
+                                    gemm ? gop : NULL,
                                     op->dtype, op->backward, op->causal, &lo, &hi) &&
                 (x < lo || x > hi)) {
                 out->extrapolated = 1;

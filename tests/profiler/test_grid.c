@@ -62,15 +62,60 @@ static void gemm_counts(void **state) {
     /* quick: 6 squares (not 4096, a layer shape) + 3 (n, k) layer shapes x (9 decode m +
      * 3 prefill m) = 42 per dtype */
     assert_int_equal(count(AUG_FAMILY_GEMM, AUG_PROF_PRESET_QUICK, BIT(AUG_DTYPE_BF16), 8, 1), 42);
-    /* default dtypes: fp32, tf32, bf16, fp16, fp8 */
-    assert_int_equal(count(AUG_FAMILY_GEMM, AUG_PROF_PRESET_QUICK, 0, 8, 1), 5 * 42);
+    /* default dtypes: fp32, tf32, bf16, fp16, and fp8 twice (fast and split accumulator) */
+    assert_int_equal(count(AUG_FAMILY_GEMM, AUG_PROF_PRESET_QUICK, 0, 8, 1), 6 * 42);
     /* full: m in 1..16384 (15 powers of two) x n, k in 256..16384 (7 each) = 735 */
-    assert_int_equal(count(AUG_FAMILY_GEMM, AUG_PROF_PRESET_FULL, BIT(AUG_DTYPE_FP8), 8, 1), 735);
-    assert_int_equal(count(AUG_FAMILY_GEMM, AUG_PROF_PRESET_FULL, 0, 8, 1), 5 * 735);
+    assert_int_equal(count(AUG_FAMILY_GEMM, AUG_PROF_PRESET_FULL, BIT(AUG_DTYPE_BF16), 8, 1), 735);
+    assert_int_equal(count(AUG_FAMILY_GEMM, AUG_PROF_PRESET_FULL, BIT(AUG_DTYPE_FP8), 8, 1),
+                     2 * 735);
+    assert_int_equal(count(AUG_FAMILY_GEMM, AUG_PROF_PRESET_FULL, 0, 8, 1), 6 * 735);
     /* a dtype the family does not implement selects nothing */
     assert_int_equal(count(AUG_FAMILY_GEMM, AUG_PROF_PRESET_QUICK, BIT(AUG_DTYPE_INT4), 8, 1), 0);
     assert_unique(AUG_FAMILY_GEMM, AUG_PROF_PRESET_FULL, 0);
     assert_unique(AUG_FAMILY_GEMM, AUG_PROF_PRESET_QUICK, 0);
+}
+
+/* fp8 shapes come twice, op "gemm" (fast accumulation) and "gemm_split_acc" (the split
+ * accumulator of Transformer Engine's backward GEMMs); no other dtype has the second. */
+static void gemm_fp8_split_accumulator(void **state) {
+    (void)state;
+    struct aug_prof_grid_cfg cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.dtypes = BIT(AUG_DTYPE_FP8) | BIT(AUG_DTYPE_BF16);
+    struct aug_prof_points pts;
+    aug_prof_points_init(&pts);
+    assert_int_equal(aug_prof_bench_points(AUG_FAMILY_GEMM, &cfg, &pts), AUG_OK);
+    size_t fast = 0, split = 0, bf16 = 0;
+    for (size_t i = 0; i < pts.n; i++) {
+        const struct aug_prof_point *p = &pts.v[i];
+        if (p->dtype == AUG_DTYPE_BF16) {
+            assert_string_equal(p->op, "gemm");
+            bf16++;
+        } else if (strcmp(p->op, "gemm_split_acc") == 0) {
+            split++;
+        } else {
+            assert_string_equal(p->op, "gemm");
+            fast++;
+        }
+    }
+    assert_int_equal(fast, 42);
+    assert_int_equal(split, 42);
+    assert_int_equal(bf16, 42);
+    aug_prof_points_release(&pts);
+    struct aug_prof_device h100;
+    memset(&h100, 0, sizeof h100);
+    h100.cc_major = 9;
+    h100.device_count = 1;
+    h100.nodes = 1;
+    char why[256];
+    struct aug_prof_point p = aug_prof_point_make(AUG_FAMILY_GEMM, "gemm_split_acc",
+                                                  AUG_DTYPE_FP8);
+    p.m = p.n = p.k = 4096;
+    const struct aug_prof_bench *g = aug_prof_bench_get(AUG_FAMILY_GEMM);
+    assert_int_equal(g->supported(&p, &h100, why, sizeof why), 1);
+    p.dtype = AUG_DTYPE_BF16;
+    assert_int_equal(g->supported(&p, &h100, why, sizeof why), 0);
+    assert_non_null(strstr(why, "fp8"));
 }
 
 static void gemm_has_decode_shapes(void **state) {
@@ -298,6 +343,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(gemm_counts),
         cmocka_unit_test(gemm_has_decode_shapes),
+        cmocka_unit_test(gemm_fp8_split_accumulator),
         cmocka_unit_test(attention_counts),
         cmocka_unit_test(memory_counts),
         cmocka_unit_test(collective_counts_and_sizes),

@@ -469,8 +469,9 @@ static void exit_codes(void **state) {
     assert_int_equal(aug_prof_main(ARGC(attn), attn, &be, NULL), 1);
     char *all[] = {"augur-profile", "-o", dir, "-q", "-r", "1", "-w", "0"};
     assert_int_equal(aug_prof_main(ARGC(all), all, &be, NULL), 0);
-    /* gemm (210) + memory (70) measured; collectives need 2 GPUs and this one has 1 */
-    assert_int_equal(fk.runs, 210 + 70);
+    /* gemm (5 dtypes x 42, fp8 twice: 252) + memory (70) measured; collectives need 2
+     * GPUs and this one has 1 */
+    assert_int_equal(fk.runs, 252 + 70);
     be.impl[AUG_FAMILY_ATTENTION] = &fake_impl;
 }
 
