@@ -17,6 +17,7 @@
 #include "augur/train.h"
 
 #include "model/layer_graph.h"
+#include "train/ep_overlap.h"
 #include "train/overlap.h"
 #include "model/memory.h"
 #include "hw/topology.h"
@@ -259,6 +260,46 @@ static void test_never_faster_than_slowest(void **state) {
     }
 }
 
+/* Megatron-Core's merged layer (ep_overlap.c), traced by hand with the schedule's order and
+ * dependencies (comm: combine_b, dispatch_f, dispatch_b, combine_f; compute: pre_f, mlp_b,
+ * mlp_dw, mlp_f, pre_b).
+ * Compute-bound: f = {pre 2, dispatch 1, mlp 2, combine 1}, b = {combine 1, mlp 2, dw 2,
+ * dispatch 1, pre 4}. Second merged layer from t = 12: combine_b [12,13], pre_f [12,14],
+ * mlp_b [14,16], dispatch_f [14,15], dw [16,18], dispatch_b [16,17], mlp_f [18,20],
+ * combine_f [20,21], pre_b [20,24]: period 12 = the compute alone (serial 16), and the four
+ * all-to-alls each overlap 1 s of compute: 12 + 4 s / (1 + s).
+ * Communication-bound: f = {1, 3, 1, 3}, b = {3, 1, 1, 3, 1}: combine_b [12,15], pre_f
+ * [12,13], mlp_b [15,16], dispatch_f [15,18], dw [16,17], dispatch_b [18,21], mlp_f
+ * [18,19], combine_f [21,24], pre_b [21,22]: period 12 = the all-to-alls alone (serial
+ * 17), 5 s of overlap: 12 + 5 s / (1 + s).
+ * Share of merged passes: without pipelining all but 1 of 8 micro-batches; PP 8 with 4
+ * virtual stages and 128 micro-batches, 512 chunk passes less 7 + 3 x 8 = 31 warm-up. */
+static void test_ep_overlap_schedule(void **state) {
+    (void)state;
+    struct aug_ep_nodes n;
+    memset(&n, 0, sizeof n);
+    n.f[AUG_EP_NODE_PRE] = 2, n.f[AUG_EP_NODE_DISPATCH] = 1, n.f[AUG_EP_NODE_MLP] = 2;
+    n.f[AUG_EP_NODE_COMBINE] = 1;
+    n.b[AUG_EP_NODE_COMBINE] = 1, n.b[AUG_EP_NODE_MLP] = 2, n.b[AUG_EP_NODE_MLP_DW] = 2;
+    n.b[AUG_EP_NODE_DISPATCH] = 1, n.b[AUG_EP_NODE_PRE] = 4;
+    assert_rel(aug_ep_overlap_layer_s(&n, 0.0), 12.0, 1e-12);
+    assert_rel(aug_ep_overlap_layer_s(&n, 0.19), 12.0 + 4.0 * 0.19 / 1.19, 1e-12);
+    memset(&n, 0, sizeof n);
+    n.f[AUG_EP_NODE_PRE] = 1, n.f[AUG_EP_NODE_DISPATCH] = 3, n.f[AUG_EP_NODE_MLP] = 1;
+    n.f[AUG_EP_NODE_COMBINE] = 3;
+    n.b[AUG_EP_NODE_COMBINE] = 3, n.b[AUG_EP_NODE_MLP] = 1, n.b[AUG_EP_NODE_MLP_DW] = 1;
+    n.b[AUG_EP_NODE_DISPATCH] = 3, n.b[AUG_EP_NODE_PRE] = 1;
+    assert_rel(aug_ep_overlap_layer_s(&n, 0.0), 12.0, 1e-12);
+    assert_rel(aug_ep_overlap_layer_s(&n, 0.19), 12.0 + 5.0 * 0.19 / 1.19, 1e-12);
+    /* however slow the shared SMs make the compute, never the serial 17 s or more */
+    assert_true(aug_ep_overlap_layer_s(&n, 1e9) < 17.0);
+    memset(&n, 0, sizeof n);
+    assert_rel(aug_ep_overlap_layer_s(&n, 0.19), 0.0, 0);
+    assert_rel(aug_ep_overlap_steady_share(8, 1, 1), 7.0 / 8.0, 1e-15);
+    assert_rel(aug_ep_overlap_steady_share(128, 8, 4), (512.0 - 31.0) / 512.0, 1e-15);
+    assert_rel(aug_ep_overlap_steady_share(1, 1, 1), 0.0, 0);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_formulas),
@@ -266,6 +307,7 @@ int main(void) {
         cmocka_unit_test(test_dp_buckets),
         cmocka_unit_test(test_pp_overlap),
         cmocka_unit_test(test_never_faster_than_slowest),
+        cmocka_unit_test(test_ep_overlap_schedule),
     };
     return cmocka_run_group_tests(tests, group_setup, NULL);
 }

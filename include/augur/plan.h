@@ -61,8 +61,9 @@ enum aug_ternary_kernel { AUG_TERNARY_ACCUMULATE, AUG_TERNARY_TENSOR, AUG_TERNAR
 enum aug_main_grads { AUG_GRADS_DTYPE, AUG_GRADS_FP32, AUG_GRADS_FP32_COPY, AUG_GRADS_COUNT };
 /* What hides the expert-parallel all-to-alls of an MoE layer: nothing; the shared expert's
  * GEMMs, run beside the dispatch and the combine (Megatron-Core --moe-shared-expert-overlap);
- * or another micro-batch's compute (DeepSeek-V3's DualPipe, arXiv 2412.19437 sec. 3.2.1;
- * Megatron-Core --overlap-moe-expert-parallel-comm). */
+ * or another micro-batch's layer (Megatron-Core --overlap-moe-expert-parallel-comm, which
+ * merges one micro-batch's forward with another's backward as DeepSeek-V3's DualPipe pairs
+ * its chunks, arXiv 2412.19437 sec. 3.2.1; train/ep_overlap.c). */
 enum aug_moe_overlap { AUG_MOE_OVERLAP_NONE, AUG_MOE_OVERLAP_SHARED, AUG_MOE_OVERLAP_BATCH,
                        AUG_MOE_OVERLAP_COUNT };
 /* Which fused attention kernel a training framework runs: cuDNN's fused attention

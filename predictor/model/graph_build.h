@@ -42,6 +42,7 @@ static inline void aug_gb_add_ovl(struct aug_graph_op *arr, int *n, const struct
     o->op = *op;
     o->cat = cat;
     o->rc = 0;
+    o->ep_node = AUG_EP_NODE_PRE;
     o->group = group;
     o->ovl = ovl;
     o->ovl_n = steps;
@@ -65,6 +66,12 @@ static inline void aug_gb_add(struct aug_graph_op *arr, int *n, struct aug_op op
 static inline void aug_gb_tag(struct aug_graph_op *arr, int from, int to, unsigned rc) {
     for (int i = from < 0 ? 0 : from; i < to && i < AUG_GRAPH_MAX_OPS; i++)
         arr[i].rc |= rc;
+}
+
+/* Put ops [from, to) of a list in EP-overlap sub-module `node`. */
+static inline void aug_gb_node(struct aug_graph_op *arr, int from, int to, enum aug_ep_node node) {
+    for (int i = from < 0 ? 0 : from; i < to && i < AUG_GRAPH_MAX_OPS; i++)
+        arr[i].ep_node = node;
 }
 
 /* Append op, which is identical to op `first` of the same list (its time is reused). */

@@ -633,10 +633,6 @@ static void graph_layer_mix(const struct aug_model *m, const struct aug_plan *p,
     }
     if (x.dt == AUG_DTYPE_FP8)
         aug_gb_fp8_recipe(g, 0);
-    if (moe_layer && p->moe_overlap == AUG_MOE_OVERLAP_BATCH && p->ep > 1) {
-        aug_moe_batch_overlap(g, g->fwd, g->n_fwd);
-        aug_moe_batch_overlap(g, g->bwd, g->n_bwd);
-    }
 }
 
 /* A parallel block (GPT-J, PaLM sec. 2 "Parallel Layers", Falcon, MegaScale sec. 3.1):

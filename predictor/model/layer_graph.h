@@ -34,9 +34,25 @@ enum aug_ovl_kind {
     AUG_OVL_PAIR   /* compute and transfer start together (overlap.h pair) */
 };
 
+/* The sub-modules Megatron-Core's EP all-to-all overlap schedules a MoE layer in
+ * (megatron/core/models/gpt/fine_grained_callables.py, build_transformer_layer_callables):
+ * the compute before the dispatch (attention, pre-MLP norm, shared experts, router,
+ * permutation; in the backward the compute after the dispatch's mirror), the dispatch
+ * all-to-all, the experts (their weight gradients apart, run after the dispatch's mirror
+ * is issued), and the combine all-to-all with the un-permutation; train/ep_overlap.c. */
+enum aug_ep_node {
+    AUG_EP_NODE_PRE,      /* compute stream; every op outside the MoE FFN too */
+    AUG_EP_NODE_DISPATCH, /* communication stream */
+    AUG_EP_NODE_MLP,      /* compute stream: the routed experts */
+    AUG_EP_NODE_MLP_DW,   /* compute stream: the routed experts' weight gradients */
+    AUG_EP_NODE_COMBINE,  /* communication stream (the un-permutation runs there too) */
+    AUG_EP_NODE_COUNT
+};
+
 struct aug_graph_op {
     struct aug_op op;
     enum aug_cat cat;
+    enum aug_ep_node ep_node; /* its sub-module in the EP all-to-all overlap (default PRE) */
     unsigned rc;       /* the recompute modules it belongs to (enum aug_rc_module bits):
                           selective recomputation repeats it when the plan names one */
     int group;         /* overlap group (0: none) */

@@ -8,7 +8,9 @@
  * imbalance and capacity padding from moe.h), the mirror reduce-scatter and combine, the
  * un-permutation with the weighted sum of the k outputs, and shared experts as a dense TP
  * MLP beside them. The plan's moe_overlap hides the all-to-alls behind the shared expert
- * (Megatron-Core moe_shared_expert_overlap) or another micro-batch's compute (DualPipe). */
+ * (Megatron-Core moe_shared_expert_overlap), or behind another micro-batch's layer
+ * (Megatron-Core's EP all-to-all overlap: the ops carry the sub-module they run in,
+ * enum aug_ep_node, and train/ep_overlap.c schedules them). */
 #include "model/moe_layer.h"
 
 #include "augur/moe.h"
@@ -54,9 +56,14 @@ void aug_moe_layer_fwd(const struct aug_model *m, const struct aug_plan *p,
         aug_gb_add(g->fwd, &g->n_fwd,
                    aug_op_collective("moe_etp_all_gather", AUG_COLL_ALL_GATHER,
                                      (double)etp * r.dispatch_bytes, etp, etpd), AUG_CAT_EP, 0);
+    if (i_disp >= 0)
+        aug_gb_node(g->fwd, i_disp, g->n_fwd, AUG_EP_NODE_DISPATCH);
     struct aug_mlp_idx ix;
+    int e0 = g->n_fwd;
     aug_gb_mlp(m, x, g, r.tokens_per_expert, x->f / (double)etp, r.local_experts, 1, &ix);
+    aug_gb_node(g->fwd, e0, g->n_fwd, AUG_EP_NODE_MLP);
     aug_gb_tag(g->fwd, ix.up + 1, ix.up + 2, AUG_RC_MOE_ACT); /* expert_act */
+    int c0 = g->n_fwd;
     if (etp > 1)
         aug_gb_add(g->fwd, &g->n_fwd,
                    aug_op_collective("moe_etp_reduce_scatter", AUG_COLL_REDUCE_SCATTER,
@@ -69,6 +76,8 @@ void aug_moe_layer_fwd(const struct aug_model *m, const struct aug_plan *p,
     aug_gb_add(g->fwd, &g->n_fwd,
                aug_gb_act("moe_unpermute", "copy", x, (tok + disp) * x->h * x->e, disp * x->h),
                AUG_CAT_COMPUTE, 0);
+    if (i_comb >= 0)
+        aug_gb_node(g->fwd, c0, g->n_fwd, AUG_EP_NODE_COMBINE);
     if (m->moe_shared_experts > 0) {
         int n_shared = g->n_fwd;
         aug_gb_mlp(m, x, g, x->T, x->f * (double)m->moe_shared_experts / x->t, 1, 0, &ix);
@@ -99,6 +108,7 @@ int aug_moe_layer_bwd(const struct aug_model *m, const struct aug_plan *p,
         aug_gb_mlp_bwd(m, x, g, x->T, x->f * (double)m->moe_shared_experts / x->t, 1, 0, &ix);
         ix_shared_up = ix.up_dgrad;
     }
+    int cb0 = g->n_bwd;
     aug_gb_add(g->bwd, &g->n_bwd,
                aug_gb_act("moe_unpermute_bwd", "copy", x, (tok + disp) * x->h * x->e, disp * x->h),
                AUG_CAT_COMPUTE, 0);
@@ -118,7 +128,16 @@ int aug_moe_layer_bwd(const struct aug_model *m, const struct aug_plan *p,
         aug_gb_add(g->bwd, &g->n_bwd,
                    aug_op_collective("moe_etp_all_gather_bwd", AUG_COLL_ALL_GATHER,
                                      (double)etp * r.dispatch_bytes, etp, etpd), AUG_CAT_EP, 0);
+    int eb0 = g->n_bwd;
+    if (ep > 1)
+        aug_gb_node(g->bwd, cb0, eb0, AUG_EP_NODE_COMBINE);
     aug_gb_mlp_bwd(m, x, g, r.tokens_per_expert, x->f / (double)etp, r.local_experts, 1, &ix);
+    if (ep > 1) { /* the weight gradients follow their data gradients (aug_gb_gemm_bwd) */
+        aug_gb_node(g->bwd, eb0, g->n_bwd, AUG_EP_NODE_MLP);
+        aug_gb_node(g->bwd, ix.down_dgrad + 1, ix.down_dgrad + 2, AUG_EP_NODE_MLP_DW);
+        aug_gb_node(g->bwd, ix.up_dgrad + 1, ix.up_dgrad + 2, AUG_EP_NODE_MLP_DW);
+    }
+    int db0 = g->n_bwd;
     if (etp > 1)
         aug_gb_add(g->bwd, &g->n_bwd,
                    aug_op_collective("moe_etp_reduce_scatter_bwd", AUG_COLL_REDUCE_SCATTER,
@@ -126,6 +145,7 @@ int aug_moe_layer_bwd(const struct aug_model *m, const struct aug_plan *p,
     if (ep > 1) {
         aug_gb_add(g->bwd, &g->n_bwd, a2a_op("moe_dispatch_bwd", r.dispatch_bytes, ep, epd),
                    AUG_CAT_EP, 0);
+        aug_gb_node(g->bwd, db0, g->n_bwd, AUG_EP_NODE_DISPATCH);
         if (ovl) { /* the shared fc1 gradients beside the dispatch's mirror */
             aug_gb_pair(g, g->bwd, s0 + 3, g->n_bwd - 1, AUG_OVL_PAIR, 1);
             g->bwd[s0 + 4].group = g->bwd[s0 + 3].group;
@@ -141,21 +161,4 @@ int aug_moe_layer_bwd(const struct aug_model *m, const struct aug_plan *p,
     struct aug_op router = aug_op_gemm("", aug_gb_non_te_dtype(x), x->Tsp, E, x->h, 1);
     aug_gb_gemm_bwd(g, &router, "router_dgrad", "router_wgrad", AUG_CAT_COMPUTE, 1);
     return shared ? ix_shared_up : -1;
-}
-
-/* DualPipe-style overlap (DeepSeek-V3 sec. 3.2.1; Megatron-Core's EP communication overlap
- * pairs one micro-batch's forward with another's backward): the layer's expert-parallel
- * all-to-alls run beside the compute of the other micro-batch, modelled as the list's own
- * compute (both micro-batches are alike): one group of every ungrouped compute op and every
- * EP collective; TP and CP collectives stay where they are. */
-void aug_moe_batch_overlap(struct aug_graph *g, struct aug_graph_op *arr, int n) {
-    int id = ++g->n_groups;
-    for (int i = 0; i < n; i++) {
-        int comm = arr[i].op.kind == AUG_OP_COLLECTIVE;
-        if (arr[i].group != 0 || (comm && arr[i].cat != AUG_CAT_EP))
-            continue;
-        arr[i].group = id;
-        arr[i].ovl = AUG_OVL_PAIR;
-        arr[i].ovl_n = 1;
-    }
 }

@@ -14,7 +14,5 @@ void aug_moe_layer_fwd(const struct aug_model *m, const struct aug_plan *p,
  * gradient (their up projection's), -1 without shared experts. */
 int aug_moe_layer_bwd(const struct aug_model *m, const struct aug_plan *p,
                        const struct aug_system *s, const struct aug_dims *x, struct aug_graph *g);
-/* AUG_MOE_OVERLAP_BATCH: the list's EP all-to-alls beside its compute (one PAIR group). */
-void aug_moe_batch_overlap(struct aug_graph *g, struct aug_graph_op *arr, int n);
 
 #endif

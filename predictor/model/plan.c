@@ -410,6 +410,24 @@ int aug_plan_resolve(struct aug_plan *p, const struct aug_model *m, const struct
             return aug_errorf(AUG_EUSAGE, "interleaved schedule needs micro-batches (%ld) to be a "
                                           "multiple of --pp %ld", aug_plan_microbatches(p), p->pp);
     }
+    if (p->moe_overlap == AUG_MOE_OVERLAP_BATCH) {
+        /* what Megatron-Core's TransformerConfig asserts for overlap_moe_expert_parallel_comm
+         * (megatron/core/transformer/transformer_config.py, 2025-2026) */
+        if (m->arch != AUG_ARCH_MOE || p->ep < 2)
+            return aug_errorf(AUG_EUSAGE, "--moe-overlap batch overlaps expert-parallel "
+                                          "all-to-alls: it needs an MoE model and --ep of at "
+                                          "least 2");
+        if (p->pp > 1 && p->interleave < 2)
+            return aug_errorf(AUG_EUSAGE, "--moe-overlap batch with --pp %ld needs --interleave "
+                                          "(Megatron-Core requires virtual pipeline stages)",
+                              p->pp);
+        if (p->recompute == AUG_RECOMPUTE_FULL)
+            return aug_errorf(AUG_EUSAGE, "--moe-overlap batch cannot run with full "
+                                          "recomputation (Megatron-Core refuses it)");
+        if (p->recompute == AUG_RECOMPUTE_SELECTIVE && (aug_plan_rc_modules(p) & AUG_RC_MOE))
+            return aug_errorf(AUG_EUSAGE, "--moe-overlap batch cannot recompute module moe "
+                                          "(Megatron-Core refuses it)");
+    }
     if (p->seq % p->cp != 0)
         return aug_errorf(AUG_EUSAGE, "--seq %ld is not divisible by --cp %ld", p->seq, p->cp);
     if (p->sp && p->tp > 1 && (p->seq / p->cp) % p->tp != 0)

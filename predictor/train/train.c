@@ -35,6 +35,7 @@
 #include "model/layer_graph.h"
 #include "host_dispatch.h"
 #include "overlap.h"
+#include "train/ep_overlap.h"
 #include "model/memory.h"
 #include "hw/topology.h"
 #include "train/train_check.h"
@@ -85,10 +86,12 @@ struct grp {
  * the group adds to the compute (overlap.h), with slowdown s. The host issues the list
  * kernel by kernel (host_dispatch.h) starting with the GPU; a grouped collective runs on
  * its own stream (it costs the host its issue, the compute stream nothing); what the GPU
- * waits for the host is host-bound time. */
+ * waits for the host is host-bound time. With op_s (n entries, or NULL) each op's seconds
+ * on the device: a grouped collective's share of its group's exposed time, 0 for an op
+ * left out; they add up to the list's time less the host-bound part. */
 static int time_list(const struct aug_op_ctx *ctx, const struct aug_graph_op *ops, int n,
                      unsigned only, double s, const struct host_costs *hc,
-                     struct acc *a) {
+                     struct acc *a, double *op_s) {
     struct aug_host_tl tl;
     aug_host_tl_init(&tl);
     struct grp g[MAX_GROUPS];
@@ -96,6 +99,8 @@ static int time_list(const struct aug_op_ctx *ctx, const struct aug_graph_op *op
     double once[AUG_GRAPH_MAX_OPS];        /* one execution of each op timed so far */
     enum aug_source from[AUG_GRAPH_MAX_OPS];
     for (int i = 0; i < n; i++) {
+        if (op_s)
+            op_s[i] = 0.0;
         if (only && !(ops[i].rc & only))
             continue;
         struct aug_op_time t;
@@ -111,6 +116,8 @@ static int time_list(const struct aug_op_ctx *ctx, const struct aug_graph_op *op
         once[i] = t.time_s;
         from[i] = t.source;
         double sec = t.time_s * ops[i].op.count;
+        if (op_s)
+            op_s[i] = sec;
         int comm = ops[i].op.kind == AUG_OP_COLLECTIVE;
         aug_host_tl_kernels(&tl, ops[i].op.count, comm && ops[i].group > 0 ? 0.0 : t.time_s,
                             hc->issue[ops[i].op.kind]);
@@ -148,6 +155,9 @@ static int time_list(const struct aug_op_ctx *ctx, const struct aug_graph_op *op
         a->cat[g[k].comm_cat] += exposed;
         a->src[g[k].comm_src] += exposed;
         a->total += exposed;
+        for (int i = 0; op_s && i < n; i++) /* the group's collectives share what shows */
+            if (ops[i].group == g[k].id && ops[i].op.kind == AUG_OP_COLLECTIVE)
+                op_s[i] *= exposed / g[k].M;
     }
     double idle = aug_host_tl_idle(&tl);
     a->cat[AUG_CAT_HOST] += idle;
@@ -173,6 +183,35 @@ static double coll(const struct aug_op_ctx *ctx, enum aug_coll c, double size, l
     return t.time_s;
 }
 
+/* Megatron-Core's EP all-to-all overlap (ep_overlap.h): in the steady 1F1B phase a layer's
+ * forward and backward run merged, the all-to-alls of one beside the compute of the other;
+ * what that hides comes off the layer's exposed EP time (the warm-up and cool-down passes
+ * run unmerged). The recomputed forward runs before the backward, on the compute stream. */
+static void ep_merge_hide(const struct aug_graph *layer, const double *fwd_s,
+                          const double *bwd_s, const struct acc *rec, const struct aug_plan *p,
+                          double slow, struct acc *a) {
+    struct aug_ep_nodes nd;
+    memset(&nd, 0, sizeof nd);
+    for (int i = 0; i < layer->n_fwd; i++)
+        nd.f[layer->fwd[i].ep_node] += fwd_s[i];
+    for (int i = 0; i < layer->n_bwd; i++)
+        nd.b[layer->bwd[i].ep_node] += bwd_s[i];
+    nd.b[AUG_EP_NODE_PRE] += rec->total - rec->cat[AUG_CAT_HOST];
+    double serial = 0.0;
+    for (int k = 0; k < AUG_EP_NODE_COUNT; k++)
+        serial += nd.f[k] + nd.b[k];
+    double hidden = (serial - aug_ep_overlap_layer_s(&nd, slow)) *
+                    aug_ep_overlap_steady_share(aug_plan_microbatches(p), p->pp, p->interleave);
+    if (hidden > a->cat[AUG_CAT_EP])
+        hidden = a->cat[AUG_CAT_EP];
+    if (!(hidden > 0) || !(a->total > 0))
+        return;
+    for (int k = 0; k < AUG_SOURCE_COUNT; k++) /* every source gives its share */
+        a->src[k] -= hidden * a->src[k] / a->total;
+    a->cat[AUG_CAT_EP] -= hidden;
+    a->total -= hidden;
+}
+
 int aug_train_predict(const struct aug_model *m, const struct aug_system *s,
                       const struct aug_plan *p, const struct aug_train_options *opt,
                       struct aug_train_result *out) {
@@ -188,8 +227,14 @@ int aug_train_predict(const struct aug_model *m, const struct aug_system *s,
 
     struct acc fwd = {0}, bwd = {0}, rec = {0}, hf = {0}, hl = {0};
     int st;
-    if ((st = time_list(&ctx, layer.fwd, layer.n_fwd, 0, slow, &hc, &fwd)) != AUG_OK ||
-        (st = time_list(&ctx, layer.bwd, layer.n_bwd, 0, slow, &hc, &bwd)) != AUG_OK)
+    /* Megatron-Core's EP all-to-all overlap times the layer's sub-modules (ep_overlap.h) */
+    int ep_merge = p->moe_overlap == AUG_MOE_OVERLAP_BATCH && p->ep > 1 &&
+                   m->arch == AUG_ARCH_MOE;
+    double fwd_s[AUG_GRAPH_MAX_OPS], bwd_s[AUG_GRAPH_MAX_OPS];
+    if ((st = time_list(&ctx, layer.fwd, layer.n_fwd, 0, slow, &hc, &fwd,
+                         ep_merge ? fwd_s : NULL)) != AUG_OK ||
+        (st = time_list(&ctx, layer.bwd, layer.n_bwd, 0, slow, &hc, &bwd,
+                         ep_merge ? bwd_s : NULL)) != AUG_OK)
         return st;
     /* selective recomputation repeats the forward of the plan's recompute modules: by
      * default the core attention (Korthikanti et al. 2022 sec. 4.2; Megatron-Core
@@ -200,13 +245,13 @@ int aug_train_predict(const struct aug_model *m, const struct aug_system *s,
         acc_scale_into(&rec, &fwd, full_share);
     else if (p->recompute == AUG_RECOMPUTE_SELECTIVE &&
              (st = time_list(&ctx, layer.fwd, layer.n_fwd, rc, slow, &hc,
-                             &rec)) != AUG_OK)
+                             &rec, NULL)) != AUG_OK)
         return st;
     for (int i = 0; i < 2; i++) {
         struct aug_graph *g = i ? &last : &first;
         struct acc *a = i ? &hl : &hf;
-        if ((st = time_list(&ctx, g->fwd, g->n_fwd, 0, slow, &hc, a)) != AUG_OK ||
-            (st = time_list(&ctx, g->bwd, g->n_bwd, 0, slow, &hc, a)) != AUG_OK)
+        if ((st = time_list(&ctx, g->fwd, g->n_fwd, 0, slow, &hc, a, NULL)) != AUG_OK ||
+            (st = time_list(&ctx, g->bwd, g->n_bwd, 0, slow, &hc, a, NULL)) != AUG_OK)
             return st;
     }
 
@@ -220,6 +265,8 @@ int aug_train_predict(const struct aug_model *m, const struct aug_system *s,
     acc_scale_into(&layer_mb, &fwd, 1.0);
     acc_scale_into(&layer_mb, &rec, 1.0);
     acc_scale_into(&layer_mb, &bwd, 1.0);
+    if (ep_merge)
+        ep_merge_hide(&layer, fwd_s, bwd_s, &rec, p, slow, &layer_mb);
     struct acc stage_first = {0}, stage_last = {0}, stage_mid = {0};
     acc_scale_into(&stage_first, &layer_mb, L_first);
     acc_scale_into(&stage_last, &layer_mb, L_last);
