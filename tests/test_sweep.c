@@ -418,6 +418,52 @@ static void test_sweep_recompute_modules(void **state) {
     assert_non_null(strstr(aug_last_error(), "mla_up_proj"));
 }
 
+/* --moe-overlap: every plan of the sweep runs it; those Megatron-Core refuses it for (no
+ * expert parallelism, PP without virtual stages, full recomputation) are left out, so the
+ * sweep evaluates fewer plans and returns only ones that run it. A dense model is refused. */
+static void test_sweep_moe_overlap(void **state) {
+    (void)state;
+    struct aug_model m;
+    struct aug_system s;
+    struct aug_sweep_config c;
+    tiny_model(&m, 4);
+    m.arch = AUG_ARCH_MOE;
+    m.moe_experts = 4;
+    m.moe_topk = 2;
+    assert_int_equal(aug_model_finish(&m, "tiny-moe"), AUG_OK);
+    load_system("dgx-a100-80g", &s);
+    config(&c, &m, &s, 8, 16);
+    c.space.sp = 0;
+    c.space.zero = 0;
+    c.space.fsdp = AUG_FSDP_NONE;
+    c.space.cp = 1;
+    c.top_k = AUG_SWEEP_MAX_TOP;
+    struct aug_sweep_result r0, r1;
+    run(&c, &r0);
+    c.base.moe_overlap = AUG_MOE_OVERLAP_BATCH;
+    run(&c, &r1);
+    assert_true(r1.plans_evaluated > 0 && r1.plans_evaluated < r0.plans_evaluated);
+    assert_true(r1.n_top > 0);
+    int piped = 0;
+    for (int i = 0; i < r1.n_top; i++) {
+        const struct aug_plan *p = &r1.top[i].plan;
+        assert_int_equal(p->moe_overlap, AUG_MOE_OVERLAP_BATCH);
+        assert_true(p->ep >= 2);
+        assert_true(p->pp == 1 || p->interleave > 1);
+        piped += p->pp > 1;
+        assert_true(p->recompute != AUG_RECOMPUTE_FULL);
+    }
+    assert_true(piped > 0);
+    check_entries(&c, r1.top, r1.n_top);
+    aug_sweep_result_free(&r0);
+    aug_sweep_result_free(&r1);
+    struct aug_model dense;
+    tiny_model(&dense, 4);
+    c.model = &dense;
+    assert_int_equal(aug_sweep_check(&c), AUG_EUSAGE);
+    assert_non_null(strstr(aug_last_error(), "dense"));
+}
+
 /* GPT-3 175B needs 16 bytes x 175e9 = 2.8 TB of model states: 8 A100 40GB (320 GB) hold no
  * plan, even fully sharded. */
 static void test_nothing_fits(void **state) {
@@ -865,6 +911,7 @@ int main(void) {
         cmocka_unit_test(test_nothing_fits),
         cmocka_unit_test(test_fewest_recompute_layers),
         cmocka_unit_test(test_sweep_recompute_modules),
+        cmocka_unit_test(test_sweep_moe_overlap),
         cmocka_unit_test(test_bad_inputs),
         cmocka_unit_test(test_double_bandwidth_never_slows),
         cmocka_unit_test(test_scale_one_is_identity),

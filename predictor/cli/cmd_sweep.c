@@ -27,6 +27,8 @@ static void help(void) {
         "                   [pins: --tp T --pp P --dp D --cp C --ep E --sp|--no-sp --interleave V\n"
         "                    --micro-batch B --recompute R --zero Z --fsdp none|full|hybrid]\n"
         "                   [--recompute-modules LIST (what selective plans recompute)]\n"
+        "                   [--moe-overlap none|shared|batch (every plan; plans it cannot\n"
+        "                    run with are left out)]\n"
         "                   [bounds: --max-tp T --max-pp P --max-cp C --max-ep E\n"
         "                    --max-interleave V --max-micro-batch B --uneven-pp]\n"
         "                   [--cp-algo ring|ulysses|allgather] [--dtype D] [--attention fused|unfused]\n"
@@ -80,7 +82,8 @@ enum {
     OPT_INPUT, OPT_OUTPUT_LEN, OPT_MIN_TPUT, OPT_MAX_BATCH, OPT_WDTYPE, OPT_KVDTYPE, OPT_ALONG,
     OPT_FACTORS, OPT_SYSTEMS, OPT_GENERATIONS, OPT_IMPROVE, OPT_CP_ALGO, OPT_ETP, OPT_EP_PLACEMENT,
     OPT_MOE_CF, OPT_MOE_IMB, OPT_TERNARY, OPT_TP_OVERLAP, OPT_PP_OVERLAP, OPT_COMM_SLOWDOWN, OPT_HELP,
-    OPT_SLO_TTFT, OPT_SLO_TPOT, OPT_ENGINE, OPT_NREQ, OPT_SEED, OPT_RC_MODULES
+    OPT_SLO_TTFT, OPT_SLO_TPOT, OPT_ENGINE, OPT_NREQ, OPT_SEED, OPT_RC_MODULES,
+    OPT_MOE_OVERLAP
 };
 
 static const struct option options[] = {
@@ -100,6 +103,7 @@ static const struct option options[] = {
     {"micro-batch", required_argument, 0, OPT_MB},
     {"recompute", required_argument, 0, OPT_RECOMPUTE},
     {"recompute-modules", required_argument, 0, OPT_RC_MODULES},
+    {"moe-overlap", required_argument, 0, OPT_MOE_OVERLAP},
     {"zero", required_argument, 0, OPT_ZERO},
     {"fsdp", required_argument, 0, OPT_FSDP},
     {"max-tp", required_argument, 0, OPT_MAX_TP},
@@ -214,6 +218,10 @@ static int parse(int argc, char **argv, struct aug_sweep_opts *o) {
         case OPT_RC_MODULES:
             if (aug_rc_modules_parse(optarg, &o->base.recompute_modules) != AUG_OK)
                 return aug_cli_usage(cmd, "--recompute-modules: %s", aug_last_error());
+            break;
+        case OPT_MOE_OVERLAP:
+            if (aug_moe_overlap_from_name(optarg, &o->base.moe_overlap) != AUG_OK)
+                return aug_cli_usage(cmd, "--moe-overlap: %s", aug_last_error());
             break;
         case OPT_FSDP: {
             enum aug_fsdp f;

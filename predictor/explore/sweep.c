@@ -544,6 +544,13 @@ int aug_sweep_check(const struct aug_sweep_config *cfg) {
         return aug_errorf(AUG_EUSAGE, "--recompute-modules needs --recompute selective or an "
                           "open recomputation (recompute is pinned to %s)",
                           aug_recompute_name((enum aug_recompute)cfg->space.recompute));
+    /* every plan runs the overlap the sweep was given; plans it cannot run with are left
+     * out by aug_plan_resolve, a model it can never apply to is refused here */
+    if (st == AUG_OK && cfg->base.moe_overlap != AUG_MOE_OVERLAP_NONE &&
+        cfg->model->arch != AUG_ARCH_MOE)
+        return aug_errorf(AUG_EUSAGE, "--moe-overlap %s hides expert-parallel all-to-alls: "
+                          "model '%s' is dense",
+                          aug_moe_overlap_name(cfg->base.moe_overlap), cfg->model->name);
     return st;
 }
 
