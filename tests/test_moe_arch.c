@@ -489,7 +489,7 @@ static void test_mfu_with_capacity(void **state) {
  * all-to-all overlap, ep_overlap.c): DeepSeek-V3 on 64 GPUs, EP 64 across eight nodes, 8
  * micro-batches, of which 7 run merged. Each option is faster than the one before and
  * exposes less all-to-all time; the merged one hides no more than its all-to-alls. What
- * Megatron-Core refuses for that overlap is refused by name. */
+ * Megatron-Core refuses for either overlap is refused by name. */
 static void test_moe_overlap(void **state) {
     (void)state;
     struct aug_model m = load("deepseek-v3");
@@ -530,6 +530,15 @@ static void test_moe_overlap(void **state) {
     p.moe_overlap = AUG_MOE_OVERLAP_BATCH;
     assert_int_equal(aug_plan_resolve(&p, &m, &h100), AUG_EUSAGE);
     assert_non_null(strstr(aug_last_error(), "--ep"));
+    /* the shared expert's overlap needs one (Mixtral has none) and expert parallelism */
+    struct aug_model mx = load("mixtral-8x7b");
+    p = plan(&mx, 8, 1, 1, 8);
+    p.moe_overlap = AUG_MOE_OVERLAP_SHARED;
+    assert_int_equal(aug_plan_resolve(&p, &mx, &h100), AUG_EUSAGE);
+    assert_non_null(strstr(aug_last_error(), "shared experts"));
+    p = plan(&m, 64, 1, 1, 1);
+    p.moe_overlap = AUG_MOE_OVERLAP_SHARED;
+    assert_int_equal(aug_plan_resolve(&p, &m, &h100), AUG_EUSAGE);
 }
 
 /* The sub-modules Megatron-Core's EP all-to-all overlap schedules (enum aug_ep_node):

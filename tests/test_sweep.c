@@ -457,9 +457,13 @@ static void test_sweep_moe_overlap(void **state) {
     check_entries(&c, r1.top, r1.n_top);
     aug_sweep_result_free(&r0);
     aug_sweep_result_free(&r1);
+    c.base.moe_overlap = AUG_MOE_OVERLAP_SHARED; /* no shared experts to run beside */
+    assert_int_equal(aug_sweep_check(&c), AUG_EUSAGE);
+    assert_non_null(strstr(aug_last_error(), "no shared experts"));
     struct aug_model dense;
     tiny_model(&dense, 4);
     c.model = &dense;
+    c.base.moe_overlap = AUG_MOE_OVERLAP_BATCH;
     assert_int_equal(aug_sweep_check(&c), AUG_EUSAGE);
     assert_non_null(strstr(aug_last_error(), "dense"));
 }

@@ -410,6 +410,11 @@ int aug_plan_resolve(struct aug_plan *p, const struct aug_model *m, const struct
             return aug_errorf(AUG_EUSAGE, "interleaved schedule needs micro-batches (%ld) to be a "
                                           "multiple of --pp %ld", aug_plan_microbatches(p), p->pp);
     }
+    if (p->moe_overlap == AUG_MOE_OVERLAP_SHARED &&
+        (m->arch != AUG_ARCH_MOE || m->moe_shared_experts < 1 || p->ep < 2))
+        return aug_errorf(AUG_EUSAGE, "--moe-overlap shared runs the shared experts beside the "
+                                      "expert-parallel all-to-alls: it needs an MoE model with "
+                                      "shared experts and --ep of at least 2");
     if (p->moe_overlap == AUG_MOE_OVERLAP_BATCH) {
         /* what Megatron-Core's TransformerConfig asserts for overlap_moe_expert_parallel_comm
          * (megatron/core/transformer/transformer_config.py, 2025-2026) */
