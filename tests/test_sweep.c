@@ -35,6 +35,16 @@ static void tiny_model(struct aug_model *m, long layers) {
     assert_int_equal(aug_model_finish(m, "tiny"), AUG_OK);
 }
 
+/* The same with 4 experts, top-2 routing, in every layer. */
+static void tiny_moe(struct aug_model *m) {
+    tiny_model(m, 4);
+    m->arch = AUG_ARCH_MOE;
+    m->moe_experts = 4;
+    m->moe_topk = 2;
+    m->moe_capacity_factor = 1.0;
+    assert_int_equal(aug_model_finish(m, "tiny-moe"), AUG_OK);
+}
+
 static void load_system(const char *name, struct aug_system *s) {
     if (aug_system_load(NULL, name, s) != AUG_OK)
         fail_msg("%s", aug_last_error());
@@ -165,12 +175,7 @@ static void test_counts_experts(void **state) {
     struct aug_model m;
     struct aug_system s;
     struct aug_sweep_config c;
-    tiny_model(&m, 4);
-    m.arch = AUG_ARCH_MOE;
-    m.moe_experts = 4;
-    m.moe_topk = 2;
-    m.moe_capacity_factor = 1.0;
-    assert_int_equal(aug_model_finish(&m, "tiny-moe"), AUG_OK);
+    tiny_moe(&m);
     load_system("dgx-a100-80g", &s);
     config(&c, &m, &s, 4, 4);
     c.space.tp = c.space.cp = c.space.pp = 1;
@@ -426,11 +431,7 @@ static void test_sweep_moe_overlap(void **state) {
     struct aug_model m;
     struct aug_system s;
     struct aug_sweep_config c;
-    tiny_model(&m, 4);
-    m.arch = AUG_ARCH_MOE;
-    m.moe_experts = 4;
-    m.moe_topk = 2;
-    assert_int_equal(aug_model_finish(&m, "tiny-moe"), AUG_OK);
+    tiny_moe(&m);
     load_system("dgx-a100-80g", &s);
     config(&c, &m, &s, 8, 16);
     c.space.sp = 0;

@@ -335,9 +335,8 @@ int aug_cmd_kernel(int argc, char **argv) {
     if (fam == AUG_OP_GEMM && !roof && aug_gemm_ceiling_of(&sys.gpu, dt, &ceil_c)) {
         /* the structural model's choice, shown for every GEMM (it times those without a
          * curve) */
-        if (op.split_acc) /* the main loop slows; the ceiling stays the fast one */
-            ceil_c.sustained = (ceil_c.sustained > 0 ? ceil_c.sustained : 1.0) *
-                               aug_gemm_split_acc_share(dt, sys.gpu.sm_arch);
+        if (op.split_acc)
+            aug_gemm_ceiling_split_acc(&ceil_c, dt, sys.gpu.sm_arch);
         struct aug_gemm_plan gp;
         if (aug_gemm_model_us(&ceil_c, m, n, k, batch, &gp) > 0) {
             char tile[64];

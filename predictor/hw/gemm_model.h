@@ -53,6 +53,13 @@ struct aug_gemm_plan {
  * AUG_FP8_SPLIT_ACC_SHARE for fp8 on sm_89 and sm_90, 1 elsewhere. */
 double aug_gemm_split_acc_share(enum aug_dtype dt, int sm_arch);
 
+/* Slow the main loop of ceiling `c` (dtype dt, compute capability sm_arch) by the split
+ * accumulator's share; the ceiling's rate, the physics bound, stays the fast one. */
+static inline void aug_gemm_ceiling_split_acc(struct aug_gemm_ceiling *c, enum aug_dtype dt,
+                                              int sm_arch) {
+    c->sustained = (c->sustained > 0 ? c->sustained : 1.0) * aug_gemm_split_acc_share(dt, sm_arch);
+}
+
 /* Default device-side overhead of one GEMM kernel in microseconds (see gemm_model.c). */
 #define AUG_GEMM_OVERHEAD_US 2.5
 

@@ -102,8 +102,7 @@ static double model_time_s(const struct aug_gpu *gpu, const struct aug_op *op, d
     if (op->kind == AUG_OP_ATTENTION && op->attn_kernel == AUG_ATTN_KERNEL_FA2)
         c.rate_tflops *= aug_attention_fa2_factor(&c, gpu->sm_arch);
     if (op->kind == AUG_OP_GEMM && op->split_acc)
-        c.sustained = (c.sustained > 0 ? c.sustained : 1.0) *
-                      aug_gemm_split_acc_share(op->dtype, gpu->sm_arch);
+        aug_gemm_ceiling_split_acc(&c, op->dtype, gpu->sm_arch);
     double us = op->kind == AUG_OP_GEMM
                     ? aug_gemm_model_us(&c, op->m, op->n, op->k, op->batch > 0 ? op->batch : 1,
                                         NULL)
