@@ -90,6 +90,22 @@ static void test_host_timeline(void **state) {
     aug_host_tl_kernels(&t, 10, 5e-6, 20e-6);
     assert_rel(t.gpu, 1070e-6, 1e-12);
     assert_rel(aug_host_tl_idle(&t), 20e-6, 1e-12);
+    /* the same, with a sync after the long kernel: the host waits until 1020 us, issues
+     * the ten short kernels by 1220 us and the GPU ends at 1225 us, idle 20 + 155 us */
+    aug_host_tl_init(&t);
+    aug_host_tl_kernels(&t, 1, 1000e-6, 20e-6);
+    aug_host_tl_sync(&t);
+    assert_rel(t.host, 1020e-6, 1e-12);
+    aug_host_tl_kernels(&t, 10, 5e-6, 20e-6);
+    assert_rel(t.gpu, 1225e-6, 1e-12);
+    assert_rel(aug_host_tl_idle(&t), 175e-6, 1e-12);
+    /* a sync also waits for the kernel still running (1220 -> 1225 us); a second one
+     * changes nothing */
+    aug_host_tl_sync(&t);
+    assert_rel(t.host, 1225e-6, 1e-12);
+    aug_host_tl_sync(&t);
+    assert_rel(t.host, 1225e-6, 1e-12);
+    assert_rel(aug_host_tl_idle(&t), 175e-6, 1e-12);
     /* the closed form equals kernel-by-kernel issue */
     static const double cases[][3] = {{7, 3e-6, 11e-6}, {13, 40e-6, 9e-6}, {3, 10e-6, 10e-6}};
     for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {

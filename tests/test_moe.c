@@ -219,6 +219,45 @@ static double step(const struct aug_model *m, struct aug_plan *p) {
     return r.step_time_s;
 }
 
+/* Ops of a list flagged as host syncs, by name ("" when none, "?" when several). */
+static const char *sync_op(const struct aug_graph_op *ops, int n) {
+    const char *name = "";
+    for (int i = 0; i < n; i++)
+        if (ops[i].host_sync)
+            name = name[0] ? "?" : ops[i].op.name;
+    return name;
+}
+
+static void test_dropless_dispatch_syncs_the_host(void **state) {
+    (void)state;
+    /* dropless Mixtral at ep 8: the host reads the per-expert token counts back before
+     * the dispatch all-to-all (Megatron-Core "before_ep_alltoall"); the backward reuses
+     * them */
+    struct aug_plan p = plan(8, 1, 8, 1.0);
+    resolve(&p, &mixtral);
+    aug_graph_layer(&mixtral, &p, &h100, &g);
+    assert_string_equal(sync_op(g.fwd, g.n_fwd), "moe_dispatch");
+    assert_string_equal(sync_op(g.bwd, g.n_bwd), "");
+    /* without EP the wait comes before the grouped expert GEMMs ("before_finish") */
+    p = plan(8, 1, 1, 1.0);
+    resolve(&p, &mixtral);
+    aug_graph_layer(&mixtral, &p, &h100, &g);
+    assert_string_equal(sync_op(g.fwd, g.n_fwd), "expert_up");
+    /* capacity padding makes every split static: no wait */
+    p = plan(8, 1, 8, 1.0);
+    p.moe_capacity_factor = 1.0;
+    resolve(&p, &mixtral);
+    aug_graph_layer(&mixtral, &p, &h100, &g);
+    assert_string_equal(sync_op(g.fwd, g.n_fwd), "");
+    /* at imbalance 1 a capacity of 1.0 pads nothing and drops nothing: the two plans run
+     * the same kernels, and the dropless one is slower only by the host's lost lead */
+    struct aug_plan a = plan(8, 1, 8, 1.0), b = a;
+    b.moe_capacity_factor = 1.0;
+    double ta = step(&mixtral, &a), tb = step(&mixtral, &b);
+    assert_true(ta > tb);
+    assert_true(ta < 1.01 * tb);
+}
+
 static void test_ep_across_nodes(void **state) {
     (void)state;
     /* DeepSeek-MoE 16B (64 experts) on two DGX H100, ep 8: next to each other the 8 EP
@@ -318,6 +357,7 @@ int main(void) {
         cmocka_unit_test(test_all_to_all_bytes_mixtral),
         cmocka_unit_test(test_expert_tensor_parallel),
         cmocka_unit_test(test_imbalance_and_capacity),
+        cmocka_unit_test(test_dropless_dispatch_syncs_the_host),
         cmocka_unit_test(test_ep_across_nodes),
         cmocka_unit_test(test_moe_memory),
         cmocka_unit_test(test_imbalance_calibration),

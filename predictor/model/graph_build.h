@@ -47,6 +47,7 @@ static inline void aug_gb_add_ovl(struct aug_graph_op *arr, int *n, const struct
     o->ovl = ovl;
     o->ovl_n = steps;
     o->same_as = -1;
+    o->host_sync = 0;
 }
 
 /* Append op to a list; `rc` names the recompute modules it belongs to (enum

@@ -59,6 +59,7 @@ struct aug_graph_op {
     enum aug_ovl_kind ovl;
     int ovl_n;         /* steps or chunks of the group */
     int same_as;       /* index of an identical earlier op of the list (its time is reused), -1 */
+    int host_sync;     /* 1: the host waits for the GPU before it issues this op */
 };
 
 #define AUG_GRAPH_MAX_OPS 80

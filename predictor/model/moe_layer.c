@@ -7,7 +7,8 @@
  * each local expert on the busiest rank (small-M efficiency from the GEMM model, load
  * imbalance and capacity padding from moe.h), the mirror reduce-scatter and combine, the
  * un-permutation with the weighted sum of the k outputs, and shared experts as a dense TP
- * MLP beside them. The plan's moe_overlap hides the all-to-alls behind the shared expert
+ * MLP beside them. Dropless routing makes the host wait for the token counts before the
+ * dispatch (a host sync on the op, run by train.c's host timeline). The plan's moe_overlap hides the all-to-alls behind the shared expert
  * (Megatron-Core moe_shared_expert_overlap), or behind another micro-batch's layer
  * (Megatron-Core's EP all-to-all overlap: the ops carry the sub-module they run in,
  * enum aug_ep_node, and train/ep_overlap.c schedules them). */
@@ -61,6 +62,13 @@ void aug_moe_layer_fwd(const struct aug_model *m, const struct aug_plan *p,
     struct aug_mlp_idx ix;
     int e0 = g->n_fwd;
     aug_gb_mlp(m, x, g, r.tokens_per_expert, x->f / (double)etp, r.local_experts, 1, &ix);
+    /* Without capacity padding the token counts per expert are data: the host copies them
+     * from the GPU and waits (Megatron-Core 0.12 MoEAlltoAllTokenDispatcher:
+     * _maybe_dtoh_and_synchronize at "before_ep_alltoall" with EP or TP, else
+     * "before_finish", ahead of the grouped GEMMs), so the host has no lead left when it
+     * issues the dispatch. Capacity padding makes the splits static: no sync. */
+    if (r.dropless && e0 < g->n_fwd)
+        g->fwd[i_disp >= 0 ? i_disp : e0].host_sync = 1;
     aug_gb_node(g->fwd, e0, g->n_fwd, AUG_EP_NODE_MLP);
     aug_gb_tag(g->fwd, ix.up + 1, ix.up + 2, AUG_RC_MOE_ACT); /* expert_act */
     int c0 = g->n_fwd;

@@ -28,3 +28,8 @@ double aug_host_tl_idle(const struct aug_host_tl *t) {
     double idle = t->gpu - t->busy;
     return idle > 0 ? idle : 0.0;
 }
+
+void aug_host_tl_sync(struct aug_host_tl *t) {
+    if (t->gpu > t->host)
+        t->host = t->gpu;
+}

@@ -24,6 +24,10 @@ void aug_host_tl_init(struct aug_host_tl *t);
  * is at i = 1 or i = n). A fractional n below 1 counts as one kernel scaled by n. */
 void aug_host_tl_kernels(struct aug_host_tl *t, double n, double d, double h);
 
+/* The host blocks until the GPU has run everything issued so far (a device-to-host
+ * copy the host needs, cudaStreamSynchronize): it has no lead left. */
+void aug_host_tl_sync(struct aug_host_tl *t);
+
 /* Seconds the GPU has waited for the host so far (finish time minus busy time). */
 double aug_host_tl_idle(const struct aug_host_tl *t);
 

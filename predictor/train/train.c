@@ -84,7 +84,8 @@ struct grp {
 /* Time every op of a list (with `only`, just the ops of those recompute modules).
  * Grouped ops: compute counts in full, the communication only by what the overlap of
  * the group adds to the compute (overlap.h), with slowdown s. The host issues the list
- * kernel by kernel (host_dispatch.h) starting with the GPU; a grouped collective runs on
+ * kernel by kernel (host_dispatch.h) starting with the GPU, and waits for the GPU before
+ * an op flagged host_sync (a device-to-host read); a grouped collective runs on
  * its own stream (it costs the host its issue, the compute stream nothing); what the GPU
  * waits for the host is host-bound time. With op_s (n entries, or NULL) each op's seconds
  * on the device: a grouped collective's share of its group's exposed time, 0 for an op
@@ -119,6 +120,8 @@ static int time_list(const struct aug_op_ctx *ctx, const struct aug_graph_op *op
         if (op_s)
             op_s[i] = sec;
         int comm = ops[i].op.kind == AUG_OP_COLLECTIVE;
+        if (ops[i].host_sync)
+            aug_host_tl_sync(&tl);
         aug_host_tl_kernels(&tl, ops[i].op.count, comm && ops[i].group > 0 ? 0.0 : t.time_s,
                             hc->issue[ops[i].op.kind]);
         if (ops[i].group > 0) {
