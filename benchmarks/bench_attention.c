@@ -1,0 +1,262 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* bench_attention.c - accuracy of the structural fused-attention model
+ * (predictor/hw/attention_model.c, timed through aug_op_time without curves, as every
+ * prediction for a GPU without attention curves is) against single cuDNN SDPA kernels
+ * timed on real GPUs.
+ *
+ *   bench_attention [--kdb DIR]
+ *
+ * 1. cuDNN's own SDPA benchmark, published by NVIDIA in NVIDIA/cudnn-frontend with the
+ *    cuDNN version of each run (the tables below, cited per set): bf16, head dim 128,
+ *    causal (top-left) and full masks, forward and backward, 2K to 64K tokens, on H200 with
+ *    cuDNN 9.1.0 (2024) and 9.19.1 (2026) and on GB200 with cuDNN 9.22.0 (2026).
+ * 2. augur-profile's own fused attention points, kernels-db/{h100-80g,h200-141g}/raw/
+ *    attention.csv (cuDNN 9.19.0, CUPTI kernel time; forward only: prefill `fused_fwd` and
+ *    decode `fused_decode_fwd`).
+ *
+ * Errors are pred / meas - 1 (positive: the model is slower than the kernel); the report
+ * gives, per set and pass, the median |error|, the mean signed error and the range. Nothing
+ * is fitted here. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "augur/augur.h"
+#include "samples.h"
+
+/* One published kernel pair: shape, mask, and the forward and backward times (ms) or,
+ * where the source gives rates, TFLOP/s (`rates` in the set). */
+struct sdpa_pt {
+    double batch, q_heads, kv_heads, seq, head_dim;
+    int causal;
+    double fwd, bwd;
+};
+
+struct sdpa_set {
+    const char *name, *gpu, *source;
+    int rates; /* 1: fwd/bwd are TFLOP/s with the source's FLOP count, 0: milliseconds */
+    const struct sdpa_pt *pt;
+    int n;
+};
+
+/* NVIDIA/cudnn-frontend commit 505fcfe (2024-05-07), benchmark/benchmark_results.csv:
+ * cuDNN 9.1.0 ("cudnn backend version : 90100"), the README's locked H200 clocks; TFLOP/s
+ * with benchmark_flash_attention.py's count 4 b s^2 h d (halved when causal), 2.5x
+ * backward. */
+static const struct sdpa_pt cudnn91_h200[] = {
+    {4, 16, 16, 4096, 128, 0, 654.15, 517.25},   {2, 16, 16, 8192, 128, 0, 668.70, 530.37},
+    {1, 16, 16, 16384, 128, 0, 641.91, 538.46},  {1, 16, 16, 32768, 128, 0, 612.56, 536.23},
+    {1, 16, 16, 65536, 128, 0, 602.15, 535.41},  {4, 16, 16, 4096, 128, 1, 542.32, 443.60},
+    {2, 16, 16, 8192, 128, 1, 572.86, 463.54},   {1, 16, 16, 16384, 128, 1, 586.82, 497.68},
+    {1, 16, 16, 32768, 128, 1, 577.35, 499.66},  {1, 16, 16, 65536, 128, 1, 567.02, 503.81},
+};
+
+/* NVIDIA/cudnn-frontend commit df73764 (2026-03-09), benchmark/sdpa_benchmark_training/
+ * results/h200_919_only_cudnn/llama3.1_20260227_034703.csv: cuDNN 9.19.1 (backend 91901)
+ * on H200, Llama 3.1 attention (64 query heads, 8 KV heads), fwd_time_ms / bwd_time_ms. */
+static const struct sdpa_pt cudnn919_h200[] = {
+    {1, 64, 8, 32768, 128, 1, 25.566, 75.688}, {1, 64, 8, 32768, 128, 0, 50.769, 153.841},
+    {1, 64, 8, 16384, 128, 1, 6.531, 19.002},  {1, 64, 8, 16384, 128, 0, 12.524, 35.947},
+    {1, 64, 8, 8192, 128, 1, 1.708, 5.083},    {1, 64, 8, 8192, 128, 0, 3.182, 9.262},
+    {1, 64, 8, 4096, 128, 1, 0.465, 1.450},    {1, 64, 8, 4096, 128, 0, 0.819, 2.453},
+    {1, 64, 8, 2048, 128, 1, 0.142, 0.464},    {1, 64, 8, 2048, 128, 0, 0.217, 0.681},
+};
+
+/* NVIDIA/cudnn-frontend commit fb682ce (2026-04-29), benchmark/sdpa_benchmark_training/
+ * results/llama3.1/gb200/llama3.1_20260424_100750.csv: cuDNN 9.22.0 (backend 92200) on
+ * GB200, the same attention at batch 2, non-deterministic backward, time_ms per pass. */
+static const struct sdpa_pt cudnn922_gb200[] = {
+    {2, 64, 8, 32768, 128, 1, 21.692, 71.756}, {2, 64, 8, 32768, 128, 0, 43.056, 139.364},
+    {2, 64, 8, 16384, 128, 1, 5.150, 16.554},  {2, 64, 8, 16384, 128, 0, 10.369, 32.014},
+    {2, 64, 8, 8192, 128, 1, 1.397, 4.127},    {2, 64, 8, 8192, 128, 0, 2.483, 7.831},
+    {2, 64, 8, 4096, 128, 1, 0.391, 1.198},    {2, 64, 8, 4096, 128, 0, 0.687, 2.037},
+    {2, 64, 8, 2048, 128, 1, 0.125, 0.389},    {2, 64, 8, 2048, 128, 0, 0.192, 0.611},
+};
+
+#define N_OF(a) ((int)(sizeof a / sizeof *a))
+
+static const struct sdpa_set sets[] = {
+    {"cuDNN 9.1.0, H200", "h200-141g", "cudnn-frontend@505fcfe benchmark_results.csv", 1,
+     cudnn91_h200, N_OF(cudnn91_h200)},
+    {"cuDNN 9.19.1, H200", "h200-141g",
+     "cudnn-frontend@df73764 results/h200_919_only_cudnn/llama3.1", 0, cudnn919_h200,
+     N_OF(cudnn919_h200)},
+    {"cuDNN 9.22.0, GB200", "gb200-186g", "cudnn-frontend@fb682ce results/llama3.1/gb200", 0,
+     cudnn922_gb200, N_OF(cudnn922_gb200)},
+};
+
+/* The fused attention op the predictor times (as `augur kernel attention` builds it):
+ * FLOPs of the pairs computed (a causal square mask keeps (s + 1) / 2s of them), 2.5x for
+ * the backward; bytes: Q and O per query head, K and V per KV head (read, and written
+ * back as gradients in the backward). */
+static struct aug_op attn_op(double b, double hq, double hkv, double sq, double skv,
+                             double d, int causal, int backward)
+{
+    struct aug_op op;
+    memset(&op, 0, sizeof op);
+    op.name = "attention";
+    op.kind = AUG_OP_ATTENTION;
+    op.dtype = AUG_DTYPE_BF16;
+    op.count = 1;
+    op.batch_heads = b * hq;
+    op.seq_q = sq;
+    op.seq_kv = skv;
+    op.head_dim = d;
+    op.causal = causal;
+    op.backward = backward;
+    op.attn_kernel = AUG_ATTN_KERNEL_CUDNN;
+    double frac = causal ? (sq == skv ? (sq + 1.0) / (2.0 * sq) : 0.5) : 1.0;
+    op.flops = 4.0 * op.batch_heads * sq * skv * d * frac * (backward ? 2.5 : 1.0);
+    op.bytes = 2.0 * b * d * (2.0 * hq * sq + 2.0 * hkv * skv) * (backward ? 2.0 : 1.0);
+    return op;
+}
+
+/* Model time (ms) of one op on a GPU without curves; NaN when it cannot be timed. */
+static double model_ms(const struct aug_system *sys, const struct aug_op *op)
+{
+    struct aug_op_ctx ctx = {sys, NULL, 0};
+    struct aug_op_time t;
+    return aug_op_time(&ctx, op, &t) == AUG_OK ? t.time_s * 1e3 : NAN;
+}
+
+struct stats {
+    double e[256];
+    int n;
+};
+
+static void add(struct stats *s, double pred, double meas)
+{
+    if (s->n < (int)(sizeof s->e / sizeof *s->e) && isfinite(pred) && meas > 0)
+        s->e[s->n++] = pred / meas - 1.0;
+}
+
+static int cmpd(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static void print_stats(const char *what, const struct stats *s)
+{
+    if (s->n == 0) {
+        printf("  %-28s no points\n", what);
+        return;
+    }
+    double a[256], mean = 0, lo = INFINITY, hi = -INFINITY;
+    for (int i = 0; i < s->n; i++) {
+        a[i] = fabs(s->e[i]);
+        mean += s->e[i] / s->n;
+        lo = fmin(lo, s->e[i]);
+        hi = fmax(hi, s->e[i]);
+    }
+    qsort(a, (size_t)s->n, sizeof *a, cmpd);
+    double med = s->n % 2 ? a[s->n / 2] : 0.5 * (a[s->n / 2 - 1] + a[s->n / 2]);
+    printf("  %-28s n %3d  median |err| %5.1f%%  mean %+6.1f%%  range %+6.1f%% .. %+6.1f%%\n",
+           what, s->n, 100 * med, 100 * mean, 100 * lo, 100 * hi);
+}
+
+static int published(const char *kdb)
+{
+    printf("1. cuDNN SDPA kernels published in NVIDIA/cudnn-frontend (bf16, head dim 128)\n");
+    for (size_t k = 0; k < sizeof sets / sizeof *sets; k++) {
+        const struct sdpa_set *st = &sets[k];
+        struct aug_system sys;
+        memset(&sys, 0, sizeof sys);
+        if (aug_gpu_lookup(kdb, st->gpu, &sys.gpu) != AUG_OK) {
+            fprintf(stderr, "bench_attention: %s\n", aug_last_error());
+            return 1;
+        }
+        printf("%s (%s; model: %s)\n", st->name, st->source, st->gpu);
+        printf("  %6s %6s %5s | %9s %9s %6s | %9s %9s %6s\n", "seq", "b x h", "mask",
+               "fwd ms", "model", "err", "bwd ms", "model", "err");
+        struct stats sf = {.n = 0}, sb = {.n = 0};
+        for (int i = 0; i < st->n; i++) {
+            const struct sdpa_pt *p = &st->pt[i];
+            double meas[2];
+            for (int bw = 0; bw < 2; bw++) {
+                double v = bw ? p->bwd : p->fwd;
+                if (st->rates) { /* the source's FLOP count over its rate */
+                    double f = 4.0 * p->batch * p->seq * p->seq * p->q_heads * p->head_dim /
+                               (p->causal ? 2.0 : 1.0) * (bw ? 2.5 : 1.0);
+                    v = f / (v * 1e12) * 1e3;
+                }
+                meas[bw] = v;
+            }
+            struct aug_op of = attn_op(p->batch, p->q_heads, p->kv_heads, p->seq, p->seq,
+                                       p->head_dim, p->causal, 0);
+            struct aug_op ob = attn_op(p->batch, p->q_heads, p->kv_heads, p->seq, p->seq,
+                                       p->head_dim, p->causal, 1);
+            double mf = model_ms(&sys, &of), mb = model_ms(&sys, &ob);
+            add(&sf, mf, meas[0]);
+            add(&sb, mb, meas[1]);
+            printf("  %6.0f %6.0f %5s | %9.3f %9.3f %+5.1f%% | %9.3f %9.3f %+5.1f%%\n", p->seq,
+                   p->batch * p->q_heads, p->causal ? "causal" : "full", meas[0], mf,
+                   100 * (mf / meas[0] - 1), meas[1], mb, 100 * (mb / meas[1] - 1));
+        }
+        print_stats("forward", &sf);
+        print_stats("backward", &sb);
+    }
+    return 0;
+}
+
+/* augur-profile's fused forward rows of one GPU (prefill and decode apart). */
+static int own(const char *kdb, const char *gpu)
+{
+    char path[2048];
+    snprintf(path, sizeof path, "%s/%s/raw/attention.csv", kdb ? kdb : aug_kdb_dir(), gpu);
+    struct aug_samples s;
+    aug_samples_init(&s);
+    if (aug_samples_load_raw(path, &s) != AUG_OK) {
+        printf("  %s: no raw/attention.csv (%s)\n", gpu, aug_last_error());
+        aug_samples_free(&s);
+        return 0;
+    }
+    struct aug_system sys;
+    memset(&sys, 0, sizeof sys);
+    if (aug_gpu_lookup(kdb, gpu, &sys.gpu) != AUG_OK) {
+        fprintf(stderr, "bench_attention: %s\n", aug_last_error());
+        aug_samples_free(&s);
+        return 1;
+    }
+    struct stats pre[2] = {{.n = 0}, {.n = 0}}, dec = {.n = 0};
+    for (size_t i = 0; i < s.n; i++) {
+        const struct aug_sample *x = &s.v[i];
+        if (x->family != AUG_FAMILY_ATTENTION || strncmp(x->op, "fused", 5) != 0 ||
+            x->dtype != AUG_DTYPE_BF16)
+            continue;
+        struct aug_op op = attn_op(x->batch, x->heads, x->heads, x->seq_q, x->seq_kv,
+                                   x->head_dim, x->causal, 0);
+        double m = model_ms(&sys, &op);
+        if (strstr(x->op, "decode"))
+            add(&dec, m, x->time_us * 1e-3);
+        else
+            add(&pre[x->causal ? 1 : 0], m, x->time_us * 1e-3);
+    }
+    char what[64];
+    snprintf(what, sizeof what, "%s prefill, full", gpu);
+    print_stats(what, &pre[0]);
+    snprintf(what, sizeof what, "%s prefill, causal", gpu);
+    print_stats(what, &pre[1]);
+    snprintf(what, sizeof what, "%s decode", gpu);
+    print_stats(what, &dec);
+    aug_samples_free(&s);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    const char *kdb = NULL;
+    for (int i = 1; i < argc; i += 2) {
+        if (i + 1 < argc && !strcmp(argv[i], "--kdb"))
+            kdb = argv[i + 1];
+        else {
+            fprintf(stderr, "bench_attention: unknown option '%s' (--kdb DIR)\n", argv[i]);
+            return 2;
+        }
+    }
+    int rc = published(kdb);
+    printf("2. augur-profile's own fused forward points (cuDNN 9.19.0, bf16)\n");
+    rc = rc || own(kdb, "h100-80g") || own(kdb, "h200-141g");
+    return rc;
+}
