@@ -86,30 +86,12 @@ static const struct sdpa_set sets[] = {
      cudnn922_gb200, N_OF(cudnn922_gb200)},
 };
 
-/* The fused attention op the predictor times (as `augur kernel attention` builds it):
- * FLOPs of the pairs computed (a causal square mask keeps (s + 1) / 2s of them), 2.5x for
- * the backward; bytes: Q and O per query head, K and V per KV head (read, and written
- * back as gradients in the backward). */
+/* The fused attention op `augur kernel attention` times (op.h, aug_op_attention). */
 static struct aug_op attn_op(double b, double hq, double hkv, double sq, double skv,
                              double d, int causal, int backward)
 {
-    struct aug_op op;
-    memset(&op, 0, sizeof op);
-    op.name = "attention";
-    op.kind = AUG_OP_ATTENTION;
-    op.dtype = AUG_DTYPE_BF16;
-    op.count = 1;
-    op.batch_heads = b * hq;
-    op.seq_q = sq;
-    op.seq_kv = skv;
-    op.head_dim = d;
-    op.causal = causal;
-    op.backward = backward;
-    op.attn_kernel = AUG_ATTN_KERNEL_CUDNN;
-    double frac = causal ? (sq == skv ? (sq + 1.0) / (2.0 * sq) : 0.5) : 1.0;
-    op.flops = 4.0 * op.batch_heads * sq * skv * d * frac * (backward ? 2.5 : 1.0);
-    op.bytes = 2.0 * b * d * (2.0 * hq * sq + 2.0 * hkv * skv) * (backward ? 2.0 : 1.0);
-    return op;
+    return aug_op_attention("attention", AUG_DTYPE_BF16, b, hq, hkv, sq, skv, d, causal,
+                            backward);
 }
 
 /* Model time (ms) of one op on a GPU without curves; NaN when it cannot be timed. */

@@ -822,18 +822,8 @@ static void phys_gpu(const struct aug_system *sys, void *user)
                 ph->faster++;
         }
         for (int s = 0; s < nd; s++) {
-            struct aug_op op;
-            memset(&op, 0, sizeof op);
-            op.kind = AUG_OP_ATTENTION;
-            op.name = "a";
-            op.dtype = (enum aug_dtype)dt;
-            op.count = 1;
-            op.batch_heads = 32;
-            op.seq_q = dims[s];
-            op.seq_kv = dims[s];
-            op.head_dim = 128;
-            op.flops = 4.0 * 32 * dims[s] * dims[s] * 128;
-            op.bytes = aug_dtype_bytes(op.dtype) * 32 * 128 * 4.0 * dims[s];
+            struct aug_op op = aug_op_attention("a", (enum aug_dtype)dt, 1, 32, 32, dims[s],
+                                                dims[s], 128, 0, 0);
             struct aug_op_time t;
             if (aug_op_time(&ctx, &op, &t) != AUG_OK)
                 continue;

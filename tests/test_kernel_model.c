@@ -283,18 +283,18 @@ static void test_fa2_on_hopper(void **state)
     memset(&sys, 0, sizeof sys);
     sys.gpu = h100;
     struct aug_op_ctx ctx = {&sys, NULL, 0};
-    struct aug_op op;
-    memset(&op, 0, sizeof op);
-    op.name = "attn_fwd";
-    op.kind = AUG_OP_ATTENTION;
-    op.dtype = AUG_DTYPE_BF16;
-    op.count = 1;
-    op.batch_heads = 16;
-    op.seq_q = op.seq_kv = 16384;
-    op.head_dim = 128;
-    op.causal = 1;
-    op.flops = 2.0 * 16 * 16384.0 * 16385 * 128;
-    op.bytes = 4.0 * 16 * 16384 * 128 * 2;
+    struct aug_op op = aug_op_attention("attn_fwd", AUG_DTYPE_BF16, 1, 16, 16, 16384, 16384,
+                                        128, 1, 0);
+    /* the pairs of a causal square mask: s (s + 1) / 2 per head; Q, K, V, O once */
+    assert_near(op.flops, 2.0 * 16 * 16384.0 * 16385 * 128, 0);
+    assert_near(op.bytes, 4.0 * 16 * 16384 * 128 * 2, 0);
+    /* GQA backward (Llama 3.1: 64 query heads on 8 KV heads, 4096 tokens, full mask):
+     * 2.5 x 4 x 64 x 4096^2 x 128 FLOPs; Q, O: 2 x 64 x 4096 x 128 x 2 B and K, V:
+     * 2 x 8 x 4096 x 128 x 2 B, twice (the gradients) */
+    struct aug_op gqa = aug_op_attention("g", AUG_DTYPE_BF16, 1, 64, 8, 4096, 4096, 128, 0, 1);
+    assert_near(gqa.flops, 2.5 * 4.0 * 64 * 4096.0 * 4096 * 128, 0);
+    assert_near(gqa.bytes, 2.0 * (2.0 * 64 * 4096 * 128 * 2 + 2.0 * 8 * 4096 * 128 * 2), 0);
+    assert_near(gqa.batch_heads, 64, 0);
     struct aug_op_time native, fa2;
     assert_int_equal(aug_op_time(&ctx, &op, &native), AUG_OK);
     op.attn_kernel = AUG_ATTN_KERNEL_FA2;

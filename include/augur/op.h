@@ -80,6 +80,15 @@ struct aug_op aug_op_memory(const char *name, const char *mem_op, enum aug_dtype
                             double bytes, double flops);
 struct aug_op aug_op_collective(const char *name, enum aug_coll c, double size_bytes, int ranks,
                                 int ranks_per_domain);
+/* One fused attention kernel (cuDNN kind, count 1) over `batch` sequences of `q_heads`
+ * query heads sharing `kv_heads` K/V heads: FLOPs of the (query, key) pairs computed (a
+ * causal square mask keeps (s + 1) / 2s of them, a causal rectangle half), 2.5x for the
+ * backward; bytes: Q and O per query head, K and V per KV head, read once (and the same
+ * again as gradients in the backward). The graph builders, which know the kernel's IO in
+ * more detail, set their own flops and bytes. */
+struct aug_op aug_op_attention(const char *name, enum aug_dtype dt, double batch, double q_heads,
+                               double kv_heads, double seq_q, double seq_kv, double head_dim,
+                               int causal, int backward);
 
 #ifdef __cplusplus
 }

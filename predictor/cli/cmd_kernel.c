@@ -239,22 +239,9 @@ int aug_cmd_kernel(int argc, char **argv) {
             return aug_cli_usage(cmd, "attention needs --heads, --seq and --head-dim (and --batch)");
         if (seq_kv <= 0)
             seq_kv = seq;
-        memset(&op, 0, sizeof op);
-        op.name = "attention";
-        op.kind = AUG_OP_ATTENTION;
-        op.dtype = dt;
-        op.count = 1;
-        op.batch_heads = batch * heads;
-        op.seq_q = seq;
-        op.seq_kv = seq_kv;
-        op.head_dim = hd;
-        op.causal = causal;
-        op.backward = backward;
+        op = aug_op_attention("attention", dt, batch, heads, heads, seq, seq_kv, hd, causal,
+                              backward);
         op.attn_kernel = (int)akernel;
-        double frac = causal ? (seq == seq_kv ? (seq + 1.0) / (2.0 * seq) : 0.5) : 1.0;
-        op.flops = 4.0 * op.batch_heads * seq * seq_kv * hd * frac * (backward ? 2.5 : 1.0);
-        op.bytes = aug_dtype_bytes(dt) * op.batch_heads * hd * (2.0 * seq + 2.0 * seq_kv) *
-                   (backward ? 2.0 : 1.0);
         break;
     }
     case AUG_OP_MEMORY:

@@ -37,6 +37,29 @@ struct aug_op aug_op_gemm(const char *name, enum aug_dtype dt, double m, double 
     return op;
 }
 
+struct aug_op aug_op_attention(const char *name, enum aug_dtype dt, double batch, double q_heads,
+                               double kv_heads, double seq_q, double seq_kv, double head_dim,
+                               int causal, int backward) {
+    struct aug_op op;
+    memset(&op, 0, sizeof op);
+    op.name = name;
+    op.kind = AUG_OP_ATTENTION;
+    op.dtype = dt;
+    op.count = 1;
+    op.batch_heads = batch * q_heads;
+    op.seq_q = seq_q;
+    op.seq_kv = seq_kv;
+    op.head_dim = head_dim;
+    op.causal = causal;
+    op.backward = backward;
+    op.attn_kernel = AUG_ATTN_KERNEL_CUDNN;
+    double pairs = causal ? (seq_q == seq_kv ? (seq_q + 1.0) / (2.0 * seq_q) : 0.5) : 1.0;
+    op.flops = 4.0 * op.batch_heads * seq_q * seq_kv * head_dim * pairs * (backward ? 2.5 : 1.0);
+    op.bytes = aug_dtype_bytes(dt) * batch * head_dim *
+               (2.0 * q_heads * seq_q + 2.0 * kv_heads * seq_kv) * (backward ? 2.0 : 1.0);
+    return op;
+}
+
 struct aug_op aug_op_memory(const char *name, const char *mem_op, enum aug_dtype dt, double bytes,
                             double flops) {
     struct aug_op op;
