@@ -226,7 +226,7 @@ static void test_train_framework(void **state) {
                     "megatron-core"),
                 0);
     out_has("# framework megatron-core set: sp on");
-    out_has("# host issue per kernel: gemm 116.8");
+    out_has("# host issue per kernel: gemm 110.8");
     expect_exit(RUN("train", "--model", "llama2-7b", "--system", "dgx-h100", "--gpus", "16",
                     "--micro-batch", "1", "--global-batch", "64", "--framework", "jax"),
                 2);
@@ -283,6 +283,43 @@ static void test_train_recompute_modules(void **state) {
                     "--micro-batch", "1", "--global-batch", "8", "--recompute-layers", "2",
                     "--recompute-modules", "mlp"), 2);
     err_has("exclude each other");
+}
+
+static void test_train_cross_entropy(void **state) {
+    (void)state;
+    /* the loss kernels: the plan JSON carries them through --plan; the unfused passes
+     * (52 B per bf16 logit against 32) make the step slower; a wrong name is refused */
+    char path[192];
+    snprintf(path, sizeof path, "%s/ce.json", tmp_root);
+    expect_exit(RUN("train", "--model", "llama3-8b", "--system", "dgx-h100", "--gpus", "8",
+                    "--micro-batch", "1", "--global-batch", "8", "--cross-entropy", "unfused",
+                    "--format", "json", "--output", path), 0);
+    json_error_t e;
+    json_t *o = json_load_file(path, 0, &e);
+    assert_non_null(o);
+    json_t *plan = json_object_get(o, "plan");
+    assert_string_equal(json_string_value(json_object_get(plan, "cross_entropy")), "unfused");
+    double t_unfused = json_real_value(json_object_get(o, "step_time_s"));
+    json_decref(o);
+    expect_exit(RUN("train", "--plan", path, "--format", "json", "--output", path), 0);
+    o = json_load_file(path, 0, &e);
+    assert_non_null(o);
+    assert_string_equal(
+        json_string_value(json_object_get(json_object_get(o, "plan"), "cross_entropy")),
+        "unfused");
+    json_decref(o);
+    expect_exit(RUN("train", "--model", "llama3-8b", "--system", "dgx-h100", "--gpus", "8",
+                    "--micro-batch", "1", "--global-batch", "8", "--format", "json", "--output",
+                    path), 0);
+    o = json_load_file(path, 0, &e);
+    assert_non_null(o);
+    assert_string_equal(
+        json_string_value(json_object_get(json_object_get(o, "plan"), "cross_entropy")), "fused");
+    assert_true(json_real_value(json_object_get(o, "step_time_s")) < t_unfused);
+    json_decref(o);
+    expect_exit(RUN("train", "--model", "llama3-8b", "--system", "dgx-h100", "--gpus", "8",
+                    "--micro-batch", "1", "--global-batch", "8", "--cross-entropy", "liger"), 2);
+    err_has("--cross-entropy");
 }
 
 static void test_train_csv(void **state) {
@@ -405,6 +442,7 @@ int main(void) {
         cmocka_unit_test(test_train_framework),
         cmocka_unit_test(test_train_output_file),
         cmocka_unit_test(test_train_recompute_modules),
+        cmocka_unit_test(test_train_cross_entropy),
         cmocka_unit_test(test_train_csv),
         cmocka_unit_test(test_validate),
         cmocka_unit_test(test_validate_bad_row),

@@ -17,6 +17,7 @@
 #include "augur/units.h"
 
 #include "hw/topology.h"
+#include "model/layer_graph.h"
 #include "train/host_dispatch.h"
 
 #define KDB AUG_TEST_SOURCE_DIR "/kernels-db"
@@ -200,6 +201,19 @@ static void test_profiles_apply_defaults(void **state) {
     assert_int_equal(r.pp_scatter, 1);
     assert_int_equal(r.dp_overlap, 0);
     assert_int_equal(r.flash_attention, 0);
+    /* the loss: Megatron's unfused ops there, Megatron-Core's fused passes in NeMo 2, the
+     * plan's default (fused) under FSDP, a given one kept */
+    assert_int_equal(r.cross_entropy, AUG_CE_UNFUSED);
+    assert_int_equal(p.cross_entropy, AUG_CE_FUSED);
+    assert_non_null(strstr(applied, "cross-entropy fused"));
+    assert_int_equal(f.cross_entropy, AUG_CE_FUSED);
+    r.cross_entropy = AUG_CE_TE;
+    aug_framework_apply(AUG_FW_MEGATRON_DEEPSPEED, &r, AUG_FWSET_CROSS_ENTROPY, NULL, 0);
+    assert_int_equal(r.cross_entropy, AUG_CE_TE);
+    enum aug_cross_entropy ce;
+    assert_int_equal(aug_cross_entropy_from_name("Unfused", &ce), AUG_OK);
+    assert_int_equal(ce, AUG_CE_UNFUSED);
+    assert_int_equal(aug_cross_entropy_from_name("liger", &ce), AUG_EUSAGE);
     /* "none" changes nothing but the profile id */
     struct aug_plan n = plan(64, 4, 2, 1, 64), n0;
     assert_int_equal(aug_plan_resolve(&n, &gpt, &sys), AUG_OK);
@@ -207,6 +221,34 @@ static void test_profiles_apply_defaults(void **state) {
     aug_framework_apply(AUG_FW_NONE, &n, 0, applied, sizeof applied);
     assert_memory_equal(&n, &n0, sizeof n);
     assert_string_equal(applied, "");
+}
+
+/* Bytes of the loss over the logits of one micro-batch on the last stage: 2048 tokens x
+ * V / tp logits of 2 bytes (bf16) at tp 4. Per logit (layer_graph.c, Megatron-Core
+ * core_r0.12.0 and Transformer Engine 2.2): fused 2 + 4 (upcast) + 8 + 8 forward, 4 + 4 + 2
+ * backward; unfused 2 + 4 + 4 + 8 + 8 + 4 + 8 = 38 and 8 + 4 + 2 = 14; te 3 x 2 and 2 x 2. */
+static void test_cross_entropy_bytes(void **state) {
+    (void)state;
+    static const struct {
+        enum aug_cross_entropy ce;
+        double fwd, bwd;
+    } cases[] = {{AUG_CE_FUSED, 22, 10}, {AUG_CE_UNFUSED, 38, 14}, {AUG_CE_TE, 6, 4}};
+    static struct aug_graph g;
+    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+        struct aug_plan p = plan(8, 4, 1, 1, 2);
+        p.cross_entropy = cases[k].ce;
+        assert_int_equal(aug_plan_resolve(&p, &gpt, &sys), AUG_OK);
+        aug_graph_head(&gpt, &p, &sys, 1, &g);
+        double logits = 2048.0 * (double)gpt.vocab / 4.0, f = -1, b = -1;
+        for (int i = 0; i < g.n_fwd; i++)
+            if (strcmp(g.fwd[i].op.name, "cross_entropy") == 0)
+                f = g.fwd[i].op.bytes;
+        for (int i = 0; i < g.n_bwd; i++)
+            if (strcmp(g.bwd[i].op.name, "cross_entropy_bwd") == 0)
+                b = g.bwd[i].op.bytes;
+        assert_rel(f, logits * cases[k].fwd, 1e-15);
+        assert_rel(b, logits * cases[k].bwd, 1e-15);
+    }
 }
 
 static void test_optimizer_bytes(void **state) {
@@ -307,6 +349,7 @@ int main(void) {
         cmocka_unit_test(test_host_timeline),
         cmocka_unit_test(test_cuda_graphs_remove_host_time),
         cmocka_unit_test(test_profiles_apply_defaults),
+        cmocka_unit_test(test_cross_entropy_bytes),
         cmocka_unit_test(test_optimizer_bytes),
         cmocka_unit_test(test_pipeline_scatter_gather),
         cmocka_unit_test(test_param_gather_overlap),

@@ -40,7 +40,8 @@ enum {
     AUG_FWSET_CUDA_GRAPHS = 1u << 8,
     AUG_FWSET_BUCKET = 1u << 9,
     AUG_FWSET_PARAM_GATHER = 1u << 10,
-    AUG_FWSET_ATTN_KERNEL = 1u << 11
+    AUG_FWSET_ATTN_KERNEL = 1u << 11,
+    AUG_FWSET_CROSS_ENTROPY = 1u << 12
 };
 
 /* Host time to issue one kernel, by op kind, in microseconds. */
@@ -55,6 +56,7 @@ struct aug_framework {
     int sp;                    /* 1: sequence parallelism whenever tp > 1 */
     int flash_attention;
     int attn_kernel;           /* enum aug_attn_kernel of its fused attention */
+    int cross_entropy;         /* enum aug_cross_entropy of its loss */
     int dp_overlap, tp_overlap;
     int param_gather_overlap;  /* sharded-optimizer all-gather behind the next forward */
     int pp_overlap;            /* 2: only with an interleaved schedule */

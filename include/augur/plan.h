@@ -73,6 +73,11 @@ enum aug_moe_overlap { AUG_MOE_OVERLAP_NONE, AUG_MOE_OVERLAP_SHARED, AUG_MOE_OVE
  * Hopper and later (hw/attention_model.c). */
 enum aug_attn_kernel { AUG_ATTN_KERNEL_CUDNN, AUG_ATTN_KERNEL_FA3, AUG_ATTN_KERNEL_FA2,
                        AUG_ATTN_KERNEL_COUNT };
+/* How the loss runs over the vocabulary-parallel logits (layer_graph.c counts the bytes):
+ * Megatron-Core's jit-fused kernels (cross_entropy_loss_fusion, the NeMo 2 default), its
+ * unfused PyTorch ops (Megatron-LM, Megatron-DeepSpeed), or Transformer Engine's Triton
+ * kernel (cross_entropy_fusion_impl "te"). */
+enum aug_cross_entropy { AUG_CE_FUSED, AUG_CE_UNFUSED, AUG_CE_TE, AUG_CE_COUNT };
 
 const char *aug_recompute_name(enum aug_recompute r);
 int aug_recompute_from_name(const char *s, enum aug_recompute *out);
@@ -107,6 +112,8 @@ const char *aug_moe_overlap_name(enum aug_moe_overlap o); /* "none", "shared", "
 int aug_moe_overlap_from_name(const char *s, enum aug_moe_overlap *out);
 const char *aug_attn_kernel_name(enum aug_attn_kernel k); /* "cudnn", "fa3", "fa2" */
 int aug_attn_kernel_from_name(const char *s, enum aug_attn_kernel *out);
+const char *aug_cross_entropy_name(enum aug_cross_entropy c); /* "fused", "unfused", "te" */
+int aug_cross_entropy_from_name(const char *s, enum aug_cross_entropy *out);
 
 struct aug_plan {
     long gpus;
@@ -127,6 +134,7 @@ struct aug_plan {
     enum aug_dtype dtype;    /* compute dtype of GEMMs */
     int flash_attention;     /* 1: fused FlashAttention (default), 0: unfused path */
     enum aug_attn_kernel attn_kernel; /* the fused kernel (default cudnn) */
+    enum aug_cross_entropy cross_entropy; /* the loss kernels (default fused) */
     int dp_overlap;          /* 1: gradient reduction overlapped with backward (default) */
     int uneven_pp;           /* 1: allow layers not divisible by pp (slowest stage rounds up) */
     int pp_embed_loss_slots; /* 1: the input embedding and the loss each take one layer's

@@ -20,6 +20,7 @@ static void help(void) {
            "                   [--recompute-modules LIST] [--recompute-layers N]\n"
            "                   [--fsdp full|hybrid] [--dtype bf16|fp16|fp8|fp32] [--kdb DIR]\n"
            "                   [--attention fused|unfused] [--attention-kernel cudnn|fa3|fa2]\n"
+           "                   [--cross-entropy fused|unfused|te]\n"
            "                   [--no-dp-overlap] [--uneven-pp] [--pp-embed-loss-slots] [--roofline]\n"
            "                   [--cp-algo ring|ulysses|allgather] [--etp E] [--ep-placement inner|outer]\n"
            "                   [--moe-capacity-factor C|dropless] [--moe-imbalance F]\n"
@@ -101,6 +102,10 @@ static void help(void) {
            "  --attention-kernel K  the fused attention kernel: cudnn (default; Transformer\n"
            "                        Engine's backend on Hopper), fa3 or fa2 (flash-attn 2.x, PyTorch\n"
            "                        SDPA: Ampere instructions, about 0.6x the rate on H100)\n"
+           "  --cross-entropy C     the loss over the vocabulary-parallel logits: fused (default;\n"
+           "                        Megatron-Core's jit-fused passes, 32 B per bf16 logit),\n"
+           "                        unfused (Megatron's PyTorch ops, 52 B) or te (Transformer\n"
+           "                        Engine's Triton kernel, 10 B)\n"
            "  --no-sp, --dp-overlap, --no-tp-overlap, --no-pp-overlap  turn a default off / on\n"
            "  --pp-scatter on|off   without SP, send 1/tp of the activation per rank and\n"
            "                        all-gather it over TP after the send (Megatron-LM 2021)\n"
@@ -119,7 +124,7 @@ enum {
     OPT_CP_ALGO, OPT_ETP, OPT_EP_PLACEMENT, OPT_MOE_CF, OPT_MOE_IMB, OPT_TERNARY, OPT_TP_OVERLAP,
     OPT_PP_OVERLAP, OPT_COMM_SLOWDOWN, OPT_COMPARE, OPT_MOE_OVERLAP, OPT_FRAMEWORK, OPT_NO_SP,
     OPT_DP_OVERLAP, OPT_NO_TP_OVERLAP, OPT_NO_PP_OVERLAP, OPT_PP_SCATTER, OPT_MAIN_GRADS, OPT_CUDA_GRAPHS,
-    OPT_BUCKET, OPT_PARAM_GATHER, OPT_PLAN, OPT_ATTN_KERNEL, OPT_PP_SLOTS, OPT_RC_MODULES,
+    OPT_BUCKET, OPT_PARAM_GATHER, OPT_PLAN, OPT_ATTN_KERNEL, OPT_CROSS_ENTROPY, OPT_PP_SLOTS, OPT_RC_MODULES,
     OPT_RC_LAYERS
 };
 
@@ -146,6 +151,7 @@ static const struct option options[] = {
     {"kdb", required_argument, 0, OPT_KDB},
     {"attention", required_argument, 0, OPT_ATTENTION},
     {"attention-kernel", required_argument, 0, OPT_ATTN_KERNEL},
+    {"cross-entropy", required_argument, 0, OPT_CROSS_ENTROPY},
     {"no-dp-overlap", no_argument, 0, OPT_NO_OVERLAP},
     {"uneven-pp", no_argument, 0, OPT_UNEVEN},
     {"pp-embed-loss-slots", no_argument, 0, OPT_PP_SLOTS},
@@ -302,6 +308,11 @@ int aug_cmd_train(int argc, char **argv) {
             if (aug_attn_kernel_from_name(optarg, &plan.attn_kernel) != AUG_OK)
                 return aug_cli_usage(cmd, "--attention-kernel: %s", aug_last_error());
             set |= AUG_FWSET_ATTN_KERNEL;
+            break;
+        case OPT_CROSS_ENTROPY:
+            if (aug_cross_entropy_from_name(optarg, &plan.cross_entropy) != AUG_OK)
+                return aug_cli_usage(cmd, "--cross-entropy: %s", aug_last_error());
+            set |= AUG_FWSET_CROSS_ENTROPY;
             break;
         case OPT_NO_OVERLAP: plan.dp_overlap = 0; set |= AUG_FWSET_DP_OVERLAP; break;
         case OPT_DP_OVERLAP: plan.dp_overlap = 1; set |= AUG_FWSET_DP_OVERLAP; break;

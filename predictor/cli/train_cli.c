@@ -25,6 +25,7 @@ static json_t *plan_json(const struct aug_plan *p) {
     json_object_set_new(o, "recompute_modules", json_string(rcm));
     json_object_set_new(o, "recompute_layers", json_integer((json_int_t)p->recompute_layers));
     json_object_set_new(o, "attention_kernel", json_string(aug_attn_kernel_name(p->attn_kernel)));
+    json_object_set_new(o, "cross_entropy", json_string(aug_cross_entropy_name(p->cross_entropy)));
     json_object_set_new(o, "cp_algo", json_string(aug_cp_algo_name(p->cp_algo)));
     json_object_set_new(o, "etp", json_integer((json_int_t)aug_plan_etp(p)));
     json_object_set_new(o, "ep_placement", json_string(p->ep_outer ? "outer" : "inner"));

@@ -730,6 +730,37 @@ static void graph_layer_parallel(const struct aug_model *m, const struct aug_pla
         aug_gb_fp8_recipe(g, 0);
 }
 
+/* HBM bytes per vocabulary-parallel logit of the loss, forward and backward, for logits of
+ * e bytes (the output layer writes them). Megatron-Core core_r0.12.0 upcasts 16-bit logits
+ * to an fp32 copy (read e, write 4; nothing for fp32 logits) and keeps the fp32 softmax
+ * for the backward:
+ * - unfused (tensor_parallel/cross_entropy.py): the upcast, max (read 4), the in-place
+ *   subtraction of the max (8), exp (8), sum (4), division by the sum (8); backward: the
+ *   gradient scaled in place (8), cast back to the logits' dtype by autograd (4 + e);
+ * - fused (fusions/fused_cross_entropy.py, three jit-fused passes): the upcast with the
+ *   max, subtraction with exp and sum (8), division (8); backward: scale and cast in one
+ *   pass (8 + e);
+ * - te (Transformer Engine 2.2 pytorch/triton/cross_entropy.py): an online-softmax pass
+ *   (e) and a pass writing the gradient over the logits in place (2e); backward: that
+ *   gradient times the per-token loss gradient, in place (2e). */
+static void ce_bytes(enum aug_cross_entropy ce, double e, double *fwd, double *bwd) {
+    int half = e < 4.0;                 /* 16-bit logits: the upcast copies them */
+    switch (ce) {
+    case AUG_CE_UNFUSED:
+        *fwd = (half ? e + 4.0 : 0.0) + 4.0 + 8.0 + 8.0 + 4.0 + 8.0;
+        *bwd = 8.0 + (half ? 4.0 + e : 0.0);
+        break;
+    case AUG_CE_TE:
+        *fwd = 3.0 * e;
+        *bwd = 2.0 * e;
+        break;
+    default: /* the upcast pass reads fp32 logits once for the max */
+        *fwd = (half ? e + 4.0 : 4.0) + 8.0 + 8.0;
+        *bwd = 8.0 + (half ? e : 0.0);
+        break;
+    }
+}
+
 static void graph_head(const struct aug_model *m, const struct aug_plan *p,
                        const struct aug_dims *xp, int last_stage, struct aug_graph *g) {
     struct aug_dims x = *xp;
@@ -748,8 +779,9 @@ static void graph_head(const struct aug_model *m, const struct aug_plan *p,
     struct aug_op norm = aug_gb_act("final_norm", m->norm == AUG_NORM_RMSNORM ? "rmsnorm" : "layernorm",
                                 &x, 2.0 * x.Tsp * x.h * x.e, 8.0 * x.Tsp * x.h);
     double logits = x.T * x.V / x.t;
-    /* cross-entropy in fp32: read logits, max/sum passes, write the logit gradient */
-    struct aug_op ce = aug_gb_act("cross_entropy", "cross_entropy", &x, logits * (2.0 * x.e + 4.0),
+    double ce_f, ce_b;
+    ce_bytes(p->cross_entropy, x.e, &ce_f, &ce_b);
+    struct aug_op ce = aug_gb_act("cross_entropy", "cross_entropy", &x, logits * ce_f,
                               5.0 * logits);
     aug_gb_add(g->fwd, &g->n_fwd, norm, AUG_CAT_EMBEDDING, 0);
     if (x.sp)
@@ -767,7 +799,7 @@ static void graph_head(const struct aug_model *m, const struct aug_plan *p,
         aug_gb_add(g->fwd, &g->n_fwd,
                    aug_op_collective("ce_all_reduce", AUG_COLL_ALL_REDUCE, 3.0 * x.T * 4.0,
                                      x.tp_ranks, x.tp_domain), AUG_CAT_TP, 0);
-    struct aug_op ceb = aug_gb_act("cross_entropy_bwd", "cross_entropy", &x, logits * (4.0 + x.e), logits);
+    struct aug_op ceb = aug_gb_act("cross_entropy_bwd", "cross_entropy", &x, logits * ce_b, logits);
     aug_gb_add(g->bwd, &g->n_bwd, ceb, AUG_CAT_EMBEDDING, 0);
     if (ternary_head)
         aug_mmf_linear_bwd(p, &x, g, &hb, "lm_head_dgrad", "lm_head_wgrad", "lm_head_norm_quant_bwd",

@@ -22,6 +22,7 @@ static const char *const cp_algo_names[] = {"ring", "ulysses", "allgather"};
 static const char *const ternary_names[] = {"accumulate", "tensor"};
 static const char *const moe_overlap_names[] = {"none", "shared", "batch"};
 static const char *const attn_kernel_names[] = {"cudnn", "fa3", "fa2"};
+static const char *const cross_entropy_names[] = {"fused", "unfused", "te"};
 static const char *const grads_names[] = {"dtype", "fp32", "fp32-copy"};
 /* by bit position of enum aug_rc_module */
 static const char *const rc_module_names[] = {"core_attn", "mla_up_proj", "layernorm", "mlp",
@@ -32,6 +33,7 @@ _Static_assert(COUNT(cp_algo_names) == AUG_CP_COUNT, "cp names");
 _Static_assert(COUNT(ternary_names) == AUG_TERNARY_COUNT, "ternary names");
 _Static_assert(COUNT(moe_overlap_names) == AUG_MOE_OVERLAP_COUNT, "moe overlap names");
 _Static_assert(COUNT(attn_kernel_names) == AUG_ATTN_KERNEL_COUNT, "attention kernel names");
+_Static_assert(COUNT(cross_entropy_names) == AUG_CE_COUNT, "cross-entropy names");
 _Static_assert(COUNT(grads_names) == AUG_GRADS_COUNT, "main-grads names");
 _Static_assert(COUNT(rc_module_names) == AUG_RC_MODULE_COUNT, "recompute module names");
 
@@ -69,6 +71,19 @@ int aug_attn_kernel_from_name(const char *s, enum aug_attn_kernel *out) {
         return aug_errorf(AUG_EUSAGE, "unknown attention kernel '%s' (use cudnn, fa3 or fa2)",
                           s ? s : "");
     *out = (enum aug_attn_kernel)i;
+    return AUG_OK;
+}
+
+const char *aug_cross_entropy_name(enum aug_cross_entropy c) {
+    return ENUM_NAME(cross_entropy_names, c);
+}
+
+int aug_cross_entropy_from_name(const char *s, enum aug_cross_entropy *out) {
+    int i = name_index(s, cross_entropy_names, COUNT(cross_entropy_names));
+    if (i < 0)
+        return aug_errorf(AUG_EUSAGE, "unknown cross-entropy '%s' (use fused, unfused or te)",
+                          s ? s : "");
+    *out = (enum aug_cross_entropy)i;
     return AUG_OK;
 }
 
@@ -232,6 +247,7 @@ void aug_plan_init(struct aug_plan *p) {
     p->dtype = AUG_DTYPE_BF16;
     p->flash_attention = 1;
     p->attn_kernel = AUG_ATTN_KERNEL_CUDNN;
+    p->cross_entropy = AUG_CE_FUSED;
     p->dp_overlap = 1;
     p->cp_algo = AUG_CP_RING;
     p->etp = 0;

@@ -47,7 +47,7 @@ static int string_key(const char *ctx, json_t *o, const char *key, char *buf, si
 static int read_plan(const char *ctx, json_t *o, struct aug_plan *p) {
     static const char *const known[] = {
         "gpus", "tp", "pp", "dp", "cp", "ep", "sp", "interleave", "micro_batch", "global_batch",
-        "seq", "recompute", "recompute_modules", "recompute_layers", "zero", "fsdp", "dtype", "attention", "attention_kernel",
+        "seq", "recompute", "recompute_modules", "recompute_layers", "zero", "fsdp", "dtype", "attention", "attention_kernel", "cross_entropy",
         "dp_overlap", "cp_algo", "etp", "ep_placement", "moe_capacity_factor", "moe_imbalance", "ternary_kernel", "tp_overlap",
         "pp_overlap", "comm_slowdown", "uneven_pp", "pp_embed_loss_slots", "moe_overlap", "framework", "pp_scatter",
         "main_grads", "cuda_graphs", "bucket_params", "param_gather_overlap", NULL};
@@ -125,6 +125,11 @@ static int read_plan(const char *ctx, json_t *o, struct aug_plan *p) {
         return st;
     if (s[0] && aug_attn_kernel_from_name(s, &p->attn_kernel) != AUG_OK)
         return aug_errorf(AUG_EDATA, "%s: field 'attention_kernel': %s", ctx, aug_last_error());
+    s[0] = '\0';
+    if ((st = string_key(ctx, o, "cross_entropy", s, sizeof s)))
+        return st;
+    if (s[0] && aug_cross_entropy_from_name(s, &p->cross_entropy) != AUG_OK)
+        return aug_errorf(AUG_EDATA, "%s: field 'cross_entropy': %s", ctx, aug_last_error());
     s[0] = '\0';
     if ((st = string_key(ctx, o, "cp_algo", s, sizeof s)))
         return st;

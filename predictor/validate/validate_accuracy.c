@@ -45,6 +45,9 @@ static int read_extra(const struct aug_csv *t, size_t i, struct aug_plan *p) {
     s = aug_vrow_cell(t, i, "attention_kernel");
     if (s[0] && aug_attn_kernel_from_name(s, &p->attn_kernel) != AUG_OK)
         return aug_csv_cell_error(t, i, "attention_kernel", "'%s' is not cudnn, fa3 or fa2", s);
+    s = aug_vrow_cell(t, i, "cross_entropy");
+    if (s[0] && aug_cross_entropy_from_name(s, &p->cross_entropy) != AUG_OK)
+        return aug_csv_cell_error(t, i, "cross_entropy", "'%s' is not fused, unfused or te", s);
     s = aug_vrow_cell(t, i, "main_grads");
     if (s[0] && aug_main_grads_from_name(s, &p->main_grads) != AUG_OK)
         return aug_csv_cell_error(t, i, "main_grads", "'%s' is not dtype, fp32 or fp32-copy", s);
