@@ -772,6 +772,7 @@ static void test_cli_json_keys(void **state) {
                 json_integer_value(json_object_get(j, "plans_evaluated")));
     assert_non_null(json_object_get(json_object_get(j, "why"), "summary"));
     assert_string_equal(json_string_value(json_object_get(plan, "attention_kernel")), "cudnn");
+    assert_string_equal(json_string_value(json_object_get(plan, "cross_entropy")), "fused");
     json_decref(j);
     /* the attention kernel is a fixed input of the sweep, carried into every plan */
     char *fa2[] = {SWEEP_ARGS, "--format", "json", "--threads", "2", "--attention-kernel", "fa2", NULL};
@@ -786,6 +787,19 @@ static void test_cli_json_keys(void **state) {
     char *bad[] = {SWEEP_ARGS, "--attention-kernel", "sdpa", NULL};
     assert_int_equal(augur(bad), 2);
     assert_non_null(strstr(err_buf, "--attention-kernel"));
+    /* so is the loss: the default fused (above), or the one given, in every plan */
+    char *te[] = {SWEEP_ARGS, "--format", "json", "--threads", "2", "--cross-entropy", "te", NULL};
+    rc = augur(te);
+    if (rc != 0)
+        fail_msg("exit %d: %s", rc, err_buf);
+    j = parse_json(out_buf);
+    json_t *t0 = json_array_get(json_object_get(j, "top"), 0);
+    assert_string_equal(json_string_value(json_object_get(json_object_get(t0, "plan"),
+                                                          "cross_entropy")), "te");
+    json_decref(j);
+    char *bad_ce[] = {SWEEP_ARGS, "--cross-entropy", "liger", NULL};
+    assert_int_equal(augur(bad_ce), 2);
+    assert_non_null(strstr(err_buf, "--cross-entropy"));
 }
 
 static void test_cli_csv_table_plot_usage(void **state) {

@@ -32,7 +32,7 @@ static void help(void) {
         "                   [bounds: --max-tp T --max-pp P --max-cp C --max-ep E\n"
         "                    --max-interleave V --max-micro-batch B --uneven-pp]\n"
         "                   [--cp-algo ring|ulysses|allgather] [--dtype D] [--attention fused|unfused]\n"
-        "                   [--attention-kernel cudnn|fa3|fa2]\n"
+        "                   [--attention-kernel cudnn|fa3|fa2] [--cross-entropy fused|unfused|te]\n"
         "                   [--no-dp-overlap] [--tp-overlap] [--pp-overlap] [--etp E]\n"
         "                   [--ep-placement inner|outer] [--moe-capacity-factor F|dropless]\n"
         "                   [--moe-imbalance X] [--ternary-kernel K] [--comm-slowdown X]\n"
@@ -76,7 +76,7 @@ static void help(void) {
 enum {
     OPT_MODEL = 256, OPT_SYSTEM, OPT_GPUS, OPT_GB, OPT_SEQ, OPT_TP, OPT_PP, OPT_DP, OPT_CP, OPT_EP,
     OPT_SP, OPT_NO_SP, OPT_INTERLEAVE, OPT_MB, OPT_RECOMPUTE, OPT_ZERO, OPT_FSDP, OPT_MAX_TP,
-    OPT_MAX_PP, OPT_MAX_CP, OPT_MAX_EP, OPT_MAX_V, OPT_MAX_MB, OPT_UNEVEN, OPT_DTYPE, OPT_ATTENTION, OPT_ATTN_KERNEL,
+    OPT_MAX_PP, OPT_MAX_CP, OPT_MAX_EP, OPT_MAX_V, OPT_MAX_MB, OPT_UNEVEN, OPT_DTYPE, OPT_ATTENTION, OPT_ATTN_KERNEL, OPT_CROSS_ENTROPY,
     OPT_NO_OVERLAP, OPT_KDB, OPT_ROOFLINE, OPT_SCALE, OPT_GENERATION, OPT_TOP, OPT_THREADS,
     OPT_NO_PRUNE, OPT_FORMAT, OPT_OUTPUT, OPT_PLOT, OPT_PROGRESS, OPT_NO_PROGRESS, OPT_BATCH,
     OPT_INPUT, OPT_OUTPUT_LEN, OPT_MIN_TPUT, OPT_MAX_BATCH, OPT_WDTYPE, OPT_KVDTYPE, OPT_ALONG,
@@ -116,6 +116,7 @@ static const struct option options[] = {
     {"dtype", required_argument, 0, OPT_DTYPE},
     {"attention", required_argument, 0, OPT_ATTENTION},
     {"attention-kernel", required_argument, 0, OPT_ATTN_KERNEL},
+    {"cross-entropy", required_argument, 0, OPT_CROSS_ENTROPY},
     {"no-dp-overlap", no_argument, 0, OPT_NO_OVERLAP},
     {"kdb", required_argument, 0, OPT_KDB},
     {"roofline", no_argument, 0, OPT_ROOFLINE},
@@ -258,6 +259,10 @@ static int parse(int argc, char **argv, struct aug_sweep_opts *o) {
         case OPT_ATTN_KERNEL:
             if (aug_attn_kernel_from_name(optarg, &o->base.attn_kernel) != AUG_OK)
                 return aug_cli_usage(cmd, "--attention-kernel: %s", aug_last_error());
+            break;
+        case OPT_CROSS_ENTROPY:
+            if (aug_cross_entropy_from_name(optarg, &o->base.cross_entropy) != AUG_OK)
+                return aug_cli_usage(cmd, "--cross-entropy: %s", aug_last_error());
             break;
         case OPT_NO_OVERLAP: o->base.dp_overlap = 0; break;
         case OPT_KDB: o->kdb = optarg; break;
