@@ -249,6 +249,13 @@ static void test_cross_entropy_bytes(void **state) {
         assert_rel(f, logits * cases[k].fwd, 1e-15);
         assert_rel(b, logits * cases[k].bwd, 1e-15);
     }
+    /* what the loss keeps for the backward: Megatron-Core's fp32 softmax (4 B per logit),
+     * Transformer Engine's bf16 gradient in place (2 B) */
+    struct aug_plan a = plan(8, 4, 1, 1, 2), t = a;
+    t.cross_entropy = AUG_CE_TE;
+    struct aug_train_result ra = predict(&a), rt = predict(&t);
+    assert_rel(ra.memory.activations_gib - rt.memory.activations_gib,
+               2.0 * 2048.0 * (double)gpt.vocab / 4.0 / AUG_GIB, 1e-9);
 }
 
 static void test_optimizer_bytes(void **state) {

@@ -192,8 +192,16 @@ double aug_train_layer_activation_bytes(const struct aug_model *m, const struct 
     return share * layer_activation_bytes(m, p) + (1.0 - share) * layer_activation_bytes(m, &none);
 }
 
+/* Bytes the loss keeps per vocabulary-parallel logit until the backward: Megatron-Core's
+ * fused and unfused cross-entropy keep the fp32 softmax; Transformer Engine's kernel writes
+ * the gradient over the 16-bit logits in place (layer_graph.c, ce_bytes). */
+static double logit_bytes(const struct aug_plan *p) {
+    return p->cross_entropy == AUG_CE_TE ? aug_train_act_bytes(p) : 4.0;
+}
+
 /* Activation bytes of pipeline rank `stage`: 1F1B keeps pp - stage micro-batches in flight
- * there (the first stage all of them); the last stage one micro-batch, plus fp32 logits. */
+ * there (the first stage all of them); the last stage one micro-batch, plus the logits the
+ * loss keeps. */
 static double activation_bytes(const struct aug_model *m, const struct aug_plan *p, long stage) {
     double layer = aug_train_layer_activation_bytes(m, p);
     double layers = (double)aug_plan_stage_layers_at(p, m, stage);
@@ -210,7 +218,7 @@ static double activation_bytes(const struct aug_model *m, const struct aug_plan 
                             : 1.0;
         return layer * layers * inflight * factor;
     }
-    double logits = 4.0 * s * b * (double)m->vocab / (double)p->tp;
+    double logits = logit_bytes(p) * s * b * (double)m->vocab / (double)p->tp;
     return layer * layers + logits;
 }
 
@@ -259,8 +267,8 @@ static void states(const struct aug_model *m, const struct aug_plan *p, const st
                           experts / (stage_z >= 1 ? eshard : 1.0)) * ob / AUG_GIB;
 }
 
-/* Memory of pipeline rank `stage`; with one stage, `with_logits` adds the fp32 logits the
- * last stage holds beside its one micro-batch (activation_bytes counts them from pp 2). */
+/* Memory of pipeline rank `stage`; with one stage, `with_logits` adds the logits the last
+ * stage holds beside its one micro-batch (activation_bytes counts them from pp 2). */
 static void rank_memory(const struct aug_model *m, const struct aug_system *s,
                         const struct aug_plan *p, long stage, int with_logits,
                         struct aug_train_memory *r) {
@@ -268,7 +276,7 @@ static void rank_memory(const struct aug_model *m, const struct aug_system *s,
     states(m, p, s, stage, r);
     r->activations_gib = activation_bytes(m, p, stage) / AUG_GIB;
     if (with_logits)
-        r->activations_gib += 4.0 * (double)(p->seq / p->cp) * (double)p->micro_batch *
+        r->activations_gib += logit_bytes(p) * (double)(p->seq / p->cp) * (double)p->micro_batch *
                               (double)m->vocab / (double)p->tp / AUG_GIB;
     r->workspace_gib = AUG_TRAIN_WORKSPACE_GIB;
     r->total_gib = r->weights_gib + r->gradients_gib + r->optimizer_gib + r->activations_gib +
