@@ -258,6 +258,30 @@ static void test_cross_entropy_bytes(void **state) {
                2.0 * 2048.0 * (double)gpt.vocab / 4.0 / AUG_GIB, 1e-9);
 }
 
+/* The dense embedding gradient of one micro-batch on the first stage at tp 4: V / 4 x h
+ * elements zero-filled (2 B) and added to the accumulated gradient (read 2 B and the
+ * accumulator, write the accumulator): 2 + 2 + 2 x 4 = 12 B with fp32 main gradients,
+ * 2 + 2 + 2 x 2 = 8 B with gradients in bf16. */
+static void test_embedding_grad_bytes(void **state) {
+    (void)state;
+    static struct aug_graph g;
+    static const struct {
+        enum aug_main_grads mg;
+        double bytes;
+    } cases[] = {{AUG_GRADS_FP32, 12}, {AUG_GRADS_DTYPE, 8}};
+    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+        struct aug_plan p = plan(8, 4, 1, 1, 2);
+        p.main_grads = cases[k].mg;
+        assert_int_equal(aug_plan_resolve(&p, &gpt, &sys), AUG_OK);
+        aug_graph_head(&gpt, &p, &sys, 0, &g);
+        double b = -1;
+        for (int i = 0; i < g.n_bwd; i++)
+            if (strcmp(g.bwd[i].op.name, "embedding_grad") == 0)
+                b = g.bwd[i].op.bytes;
+        assert_rel(b, (double)gpt.vocab / 4.0 * (double)gpt.hidden * cases[k].bytes, 1e-15);
+    }
+}
+
 static void test_optimizer_bytes(void **state) {
     (void)state;
     /* dp 8, tp 1, pp 1: every GPU holds all P parameters. Bytes per parameter of weights +
@@ -357,6 +381,7 @@ int main(void) {
         cmocka_unit_test(test_cuda_graphs_remove_host_time),
         cmocka_unit_test(test_profiles_apply_defaults),
         cmocka_unit_test(test_cross_entropy_bytes),
+        cmocka_unit_test(test_embedding_grad_bytes),
         cmocka_unit_test(test_optimizer_bytes),
         cmocka_unit_test(test_pipeline_scatter_gather),
         cmocka_unit_test(test_param_gather_overlap),

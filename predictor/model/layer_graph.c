@@ -761,6 +761,21 @@ static void ce_bytes(enum aug_cross_entropy ce, double e, double *fwd, double *b
     }
 }
 
+/* The dense gradient of the vocabulary-parallel embedding table, every micro-batch: the
+ * backward of F.embedding (PyTorch embedding_dense_backward) fills a zeroed V/t x h
+ * gradient in the weight's dtype (the rows it scatters are embedding_bwd), and the
+ * framework adds it to the accumulated gradient, Megatron-Core's fp32 main_grad
+ * (distributed_data_parallel.py _make_backward_post_hook, core_r0.12.0:
+ * param.main_grad.add_(param.grad.data)) or a gradient of the weight's dtype: the zero
+ * fill (e), then the accumulation reads both and writes one (e + 2 g bytes per element,
+ * g the accumulated gradient's). The output layer's weight gradient needs no such pass:
+ * its GEMM accumulates into the main gradient (gradient_accumulation_fusion). */
+static struct aug_op embedding_grad(const struct aug_plan *p, const struct aug_dims *x) {
+    double g = p->main_grads == AUG_GRADS_DTYPE ? x->e : 4.0;
+    double elems = x->V / x->t * x->h;
+    return aug_gb_act("embedding_grad", "elementwise", x, elems * (2.0 * x->e + 2.0 * g), elems);
+}
+
 static void graph_head(const struct aug_model *m, const struct aug_plan *p,
                        const struct aug_dims *xp, int last_stage, struct aug_graph *g) {
     struct aug_dims x = *xp;
@@ -774,6 +789,7 @@ static void graph_head(const struct aug_model *m, const struct aug_plan *p,
         aug_gb_tp_coll(g->fwd, &g->n_fwd, x.sp ? "emb_reduce_scatter" : "emb_all_reduce",
                        x.sp ? AUG_COLL_REDUCE_SCATTER : AUG_COLL_ALL_REDUCE, &x, AUG_CAT_TP);
         aug_gb_mem_bwd(g, &emb, "embedding_bwd", AUG_CAT_EMBEDDING);
+        aug_gb_add(g->bwd, &g->n_bwd, embedding_grad(p, &x), AUG_CAT_EMBEDDING, 0);
         return;
     }
     struct aug_op norm = aug_gb_act("final_norm", m->norm == AUG_NORM_RMSNORM ? "rmsnorm" : "layernorm",
