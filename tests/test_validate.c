@@ -260,37 +260,66 @@ static double predict_zero3(enum aug_main_grads g) {
     return predict_small_row(&p);
 }
 
-static void test_main_grads_column(void **state) {
-    (void)state;
-    double t32 = predict_zero3(AUG_GRADS_FP32), t16 = predict_zero3(AUG_GRADS_DTYPE);
-    assert_true(t32 > t16);
+/* One optional plan column of the accuracy schema, on the small row: a first row whose
+ * cell holds `value` predicts t_set (error 0 against that value), a second that leaves it
+ * empty predicts t_default (its error against t_set follows), and a row holding `bad`
+ * (with recompute cell `bad_recompute`) is refused naming the column and the line. */
+static void check_plan_column(const char *col, const char *recompute, int zero,
+                              const char *value, double t_set, double t_default,
+                              const char *bad_recompute, const char *bad) {
     char csv[2048];
     snprintf(csv, sizeof csv,
-             "%.*s,main_grads\n"
-             "g32,A,t,,,12,2048,16,,,,gelu,1024,,,dgx-a100-80g,,4,1,1,,,,0,,1,4,none,3,fp16,"
-             "step_time_s,%.17g,s,,fp32\n"
-             "g16,A,t,,,12,2048,16,,,,gelu,1024,,,dgx-a100-80g,,4,1,1,,,,0,,1,4,none,3,fp16,"
+             "%.*s,%s\n"
+             "a,A,t,,,12,2048,16,,,,gelu,1024,,,dgx-a100-80g,,4,1,1,,,,0,,1,4,%s,%d,fp16,"
+             "step_time_s,%.17g,s,,\"%s\"\n"
+             "b,A,t,,,12,2048,16,,,,gelu,1024,,,dgx-a100-80g,,4,1,1,,,,0,,1,4,%s,%d,fp16,"
              "step_time_s,%.17g,s,,\n",
-             (int)strlen(header) - 1, header, t32, t32);
+             (int)strlen(header) - 1, header, col, recompute, zero, t_set, value, recompute,
+             zero, t_set);
     const char *path = write_file("acc.csv", csv);
     struct aug_validate_options opt = {NULL, 1, NULL, NULL};
     struct aug_validate_report *r = NULL;
     assert_int_equal(aug_validate_file(path, AUG_VALIDATE_AUTO, &opt, &r), AUG_OK);
     assert_int_equal(r->predicted_rows, 2);
-    assert_rel(r->rows[0].predicted, t32, 1e-12);
-    assert_rel(r->rows[1].predicted, t16, 1e-12);
-    assert_rel(r->rows[1].error_pct, 100.0 * (t16 / t32 - 1.0), 1e-9);
+    assert_rel(r->rows[0].predicted, t_set, 1e-12);
+    assert_rel(r->rows[1].predicted, t_default, 1e-12);
+    assert_rel(r->rows[1].error_pct, 100.0 * (t_default / t_set - 1.0), 1e-9);
     aug_validate_report_free(r);
-    /* a gradient mode augur does not know names the column and the line */
     snprintf(csv, sizeof csv,
-             "%.*s,main_grads\n"
-             "g,A,t,,,12,2048,16,,,,gelu,1024,,,dgx-a100-80g,,4,1,1,,,,0,,1,4,none,3,fp16,"
-             "step_time_s,1.0,s,,fp64\n",
-             (int)strlen(header) - 1, header);
+             "%.*s,%s\n"
+             "c,A,t,,,12,2048,16,,,,gelu,1024,,,dgx-a100-80g,,4,1,1,,,,0,,1,4,%s,%d,fp16,"
+             "step_time_s,1.0,s,,%s\n",
+             (int)strlen(header) - 1, header, col, bad_recompute, zero, bad);
     write_file("acc.csv", csv);
     assert_int_equal(aug_validate_file(path, AUG_VALIDATE_AUTO, &opt, &r), AUG_EDATA);
     assert_non_null(strstr(aug_last_error(), "acc.csv:2"));
-    assert_non_null(strstr(aug_last_error(), "column 'main_grads'"));
+    char named[64];
+    snprintf(named, sizeof named, "column '%s'", col);
+    assert_non_null(strstr(aug_last_error(), named));
+}
+
+static void test_main_grads_column(void **state) {
+    (void)state;
+    double t32 = predict_zero3(AUG_GRADS_FP32), t16 = predict_zero3(AUG_GRADS_DTYPE);
+    assert_true(t32 > t16);
+    /* a gradient mode augur does not know is refused */
+    check_plan_column("main_grads", "none", 3, "fp32", t32, t16, "none", "fp64");
+}
+
+/* The cross_entropy column: Megatron's unfused loss (52 B per fp16 logit) on the 50,257-word
+ * vocabulary is slower than the default fused one (32 B); an unknown kernel is refused. */
+static double predict_loss(enum aug_cross_entropy ce) {
+    struct aug_plan p;
+    small_row_plan(&p);
+    p.cross_entropy = ce;
+    return predict_small_row(&p);
+}
+
+static void test_cross_entropy_column(void **state) {
+    (void)state;
+    double tu = predict_loss(AUG_CE_UNFUSED), tf = predict_loss(AUG_CE_FUSED);
+    assert_true(tu > tf);
+    check_plan_column("cross_entropy", "none", 0, "unfused", tu, tf, "none", "liger");
 }
 
 /* The recompute_modules column: a row with "core_attn,mlp" predicts what the plan with
@@ -309,37 +338,17 @@ static void test_recompute_modules_column(void **state) {
     (void)state;
     double t2 = predict_modules(AUG_RC_CORE_ATTN | AUG_RC_MLP), t1 = predict_modules(0);
     assert_true(t2 > t1);
-    char csv[2048];
-    snprintf(csv, sizeof csv,
-             "%.*s,recompute_modules\n"
-             "r2,A,t,,,12,2048,16,,,,gelu,1024,,,dgx-a100-80g,,4,1,1,,,,0,,1,4,selective,0,"
-             "fp16,step_time_s,%.17g,s,,\"core_attn,mlp\"\n"
-             "r1,A,t,,,12,2048,16,,,,gelu,1024,,,dgx-a100-80g,,4,1,1,,,,0,,1,4,selective,0,"
-             "fp16,step_time_s,%.17g,s,,\n",
-             (int)strlen(header) - 1, header, t2, t2);
-    const char *path = write_file("acc.csv", csv);
-    struct aug_validate_options opt = {NULL, 1, NULL, NULL};
-    struct aug_validate_report *r = NULL;
-    assert_int_equal(aug_validate_file(path, AUG_VALIDATE_AUTO, &opt, &r), AUG_OK);
-    assert_int_equal(r->predicted_rows, 2);
-    assert_rel(r->rows[0].predicted, t2, 1e-12);
-    assert_rel(r->rows[1].predicted, t1, 1e-12);
-    aug_validate_report_free(r);
-    snprintf(csv, sizeof csv,
-             "%.*s,recompute_modules\n"
-             "r,A,t,,,12,2048,16,,,,gelu,1024,,,dgx-a100-80g,,4,1,1,,,,0,,1,4,full,0,fp16,"
-             "step_time_s,1.0,s,,mlp\n",
-             (int)strlen(header) - 1, header);
-    write_file("acc.csv", csv);
-    assert_int_equal(aug_validate_file(path, AUG_VALIDATE_AUTO, &opt, &r), AUG_EDATA);
-    assert_non_null(strstr(aug_last_error(), "acc.csv:2"));
-    assert_non_null(strstr(aug_last_error(), "column 'recompute_modules'"));
+    /* a list on a row without selective recomputation is refused */
+    check_plan_column("recompute_modules", "selective", 0, "core_attn,mlp", t2, t1, "full", "mlp");
     /* recompute_layers: the block method on a full-recomputation row */
     struct aug_plan q;
     small_row_plan(&q);
     q.recompute = AUG_RECOMPUTE_FULL;
     q.recompute_layers = 3;
     double t3 = predict_small_row(&q);
+    char csv[2048];
+    struct aug_validate_options opt = {NULL, 1, NULL, NULL};
+    struct aug_validate_report *r = NULL;
     snprintf(csv, sizeof csv,
              "%.*s,recompute_layers\n"
              "r,A,t,,,12,2048,16,,,,gelu,1024,,,dgx-a100-80g,,4,1,1,,,,0,,1,4,full,0,fp16,"
@@ -347,7 +356,7 @@ static void test_recompute_modules_column(void **state) {
              "s,A,t,,,12,2048,16,,,,gelu,1024,,,dgx-a100-80g,,4,1,1,,,,0,,1,4,none,0,fp16,"
              "step_time_s,1.0,s,,3\n",
              (int)strlen(header) - 1, header, t3);
-    write_file("acc.csv", csv);
+    const char *path = write_file("acc.csv", csv);
     assert_int_equal(aug_validate_file(path, AUG_VALIDATE_AUTO, &opt, &r), AUG_EDATA);
     assert_non_null(strstr(aug_last_error(), "acc.csv:3"));
     assert_non_null(strstr(aug_last_error(), "column 'recompute_layers'"));
@@ -434,6 +443,7 @@ int main(void) {
         cmocka_unit_test(test_vtrain_importer),
         cmocka_unit_test(test_bad_rows_name_file_and_line),
         cmocka_unit_test(test_main_grads_column),
+        cmocka_unit_test(test_cross_entropy_column),
         cmocka_unit_test(test_recompute_modules_column),
     };
     return cmocka_run_group_tests_name("validate", tests, setup, teardown);
