@@ -223,6 +223,14 @@ static void test_profiles_apply_defaults(void **state) {
     assert_string_equal(applied, "");
 }
 
+/* Bytes of the op named `name` in a list, -1 when it has none. */
+static double op_bytes(const struct aug_graph_op *ops, int n, const char *name) {
+    for (int i = 0; i < n; i++)
+        if (strcmp(ops[i].op.name, name) == 0)
+            return ops[i].op.bytes;
+    return -1.0;
+}
+
 /* Bytes of the loss over the logits of one micro-batch on the last stage: 2048 tokens x
  * V / tp logits of 2 bytes (bf16) at tp 4. Per logit (layer_graph.c, Megatron-Core
  * core_r0.12.0 and Transformer Engine 2.2): fused 2 + 4 (upcast) + 8 + 8 forward, 4 + 4 + 2
@@ -239,15 +247,9 @@ static void test_cross_entropy_bytes(void **state) {
         p.cross_entropy = cases[k].ce;
         assert_int_equal(aug_plan_resolve(&p, &gpt, &sys), AUG_OK);
         aug_graph_head(&gpt, &p, &sys, 1, &g);
-        double logits = 2048.0 * (double)gpt.vocab / 4.0, f = -1, b = -1;
-        for (int i = 0; i < g.n_fwd; i++)
-            if (strcmp(g.fwd[i].op.name, "cross_entropy") == 0)
-                f = g.fwd[i].op.bytes;
-        for (int i = 0; i < g.n_bwd; i++)
-            if (strcmp(g.bwd[i].op.name, "cross_entropy_bwd") == 0)
-                b = g.bwd[i].op.bytes;
-        assert_rel(f, logits * cases[k].fwd, 1e-15);
-        assert_rel(b, logits * cases[k].bwd, 1e-15);
+        double logits = 2048.0 * (double)gpt.vocab / 4.0;
+        assert_rel(op_bytes(g.fwd, g.n_fwd, "cross_entropy"), logits * cases[k].fwd, 1e-15);
+        assert_rel(op_bytes(g.bwd, g.n_bwd, "cross_entropy_bwd"), logits * cases[k].bwd, 1e-15);
     }
     /* what the loss keeps for the backward: Megatron-Core's fp32 softmax (4 B per logit),
      * Transformer Engine's bf16 gradient in place (2 B) */
@@ -274,11 +276,8 @@ static void test_embedding_grad_bytes(void **state) {
         p.main_grads = cases[k].mg;
         assert_int_equal(aug_plan_resolve(&p, &gpt, &sys), AUG_OK);
         aug_graph_head(&gpt, &p, &sys, 0, &g);
-        double b = -1;
-        for (int i = 0; i < g.n_bwd; i++)
-            if (strcmp(g.bwd[i].op.name, "embedding_grad") == 0)
-                b = g.bwd[i].op.bytes;
-        assert_rel(b, (double)gpt.vocab / 4.0 * (double)gpt.hidden * cases[k].bytes, 1e-15);
+        assert_rel(op_bytes(g.bwd, g.n_bwd, "embedding_grad"),
+                   (double)gpt.vocab / 4.0 * (double)gpt.hidden * cases[k].bytes, 1e-15);
     }
 }
 
