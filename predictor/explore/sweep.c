@@ -315,6 +315,9 @@ static int consider(struct worker *w, struct aug_sweep_entry *e, uint64_t index,
     return AUG_OK;
 }
 
+/* Sharding choices of one unit: ZeRO 0-3 and FSDP hybrid and full. */
+#define MAX_SHARDINGS 6
+
 /* One unit: every interleave, SP, recomputation and sharding choice. */
 static int run_unit(struct worker *w, const struct unit *u) {
     struct sweep_ctx *c = w->c;
@@ -340,7 +343,7 @@ static int run_unit(struct worker *w, const struct unit *u) {
     long nmb = cfg->base.global_batch / (u->mb * u->dp);
 
     /* sharding choices: (zero, fsdp) */
-    int shard_z[6], shard_f[6], n_shard = 0;
+    int shard_z[MAX_SHARDINGS], shard_f[MAX_SHARDINGS], n_shard = 0;
     long per_node = s->gpus_per_node / (u->tp * u->cp);
     if (per_node < 1)
         per_node = 1;
@@ -430,7 +433,9 @@ static int run_unit(struct worker *w, const struct unit *u) {
         double stage_layers = (double)aug_plan_stage_layers(&p, m);
         for (int g = 0; g < n_algo; g++) {
         for (int a = 0; a < n_sp; a++) {
-            int none_fit[6] = {-1, -1, -1, -1, -1, -1}; /* no-recompute fit per sharding choice */
+            int none_fit[MAX_SHARDINGS]; /* no-recompute fit per sharding choice, -1 unknown */
+            for (int d = 0; d < MAX_SHARDINGS; d++)
+                none_fit[d] = -1;
             for (int b = 0; b < n_rec; b++) {
                 for (int d = 0; d < n_shard; d++, pos++) {
                     if (atomic_load_explicit(&c->stop, memory_order_relaxed))
