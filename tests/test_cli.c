@@ -348,6 +348,40 @@ static void test_train_csv(void **state) {
     json_decref(o);
 }
 
+/* --ops: the table ends with its own check (the slowest stage's rows add up to the step),
+ * CSV has one row per op whose step seconds add up to the JSON step time */
+static void test_train_ops(void **state) {
+    (void)state;
+    expect_exit(RUN("train", "--model", "llama2-7b", "--system", "dgx-h100", "--gpus", "16",
+                    "--tp", "2", "--pp", "2", "--micro-batch", "1", "--global-batch", "16",
+                    "--ops"), 0);
+    out_has("ops (per GPU;");
+    out_has("qkv_wgrad");
+    out_has("pipeline_bubble");
+    out_has("sum of the slowest stage's rows");
+    expect_exit(RUN("train", "--model", "llama2-7b", "--system", "dgx-h100", "--gpus", "16",
+                    "--tp", "2", "--pp", "2", "--micro-batch", "1", "--global-batch", "16",
+                    "--ops", "--format", "csv"), 0);
+    struct aug_csv *t = NULL;
+    if (aug_csv_load_mem("stdout", out_buf, strlen(out_buf), &t) != AUG_OK)
+        fail_msg("CSV output does not load: %s\n%s", aug_last_error(), out_buf);
+    assert_true(aug_csv_rows(t) > 40);
+    double sum = 0.0;
+    for (size_t i = 0; i < aug_csv_rows(t); i++) {
+        double v = 0.0, on = 0.0;
+        assert_int_equal(aug_csv_get_double(t, i, "step_s", 0, &v), AUG_OK);
+        assert_int_equal(aug_csv_get_double(t, i, "on_slowest_stage", 0, &on), AUG_OK);
+        sum += on > 0 ? v : 0.0;
+    }
+    aug_csv_free(t);
+    expect_exit(RUN("train", "--model", "llama2-7b", "--system", "dgx-h100", "--gpus", "16",
+                    "--tp", "2", "--pp", "2", "--micro-batch", "1", "--global-batch", "16",
+                    "--format", "json"), 0);
+    json_t *o = parse_stdout();
+    assert_rel(sum, num(o, "step_time_s"), 1e-5);
+    json_decref(o);
+}
+
 static const char acc_header[] =
     "id,source,model,system,num_gpus,tp,pp,microbatch,global_batch,seq_len,metric,value,unit\n";
 
@@ -444,6 +478,7 @@ int main(void) {
         cmocka_unit_test(test_train_recompute_modules),
         cmocka_unit_test(test_train_cross_entropy),
         cmocka_unit_test(test_train_csv),
+        cmocka_unit_test(test_train_ops),
         cmocka_unit_test(test_validate),
         cmocka_unit_test(test_validate_bad_row),
         cmocka_unit_test(test_models_and_systems),

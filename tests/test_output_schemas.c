@@ -120,6 +120,11 @@ static void outputs_match_schemas(void **state) {
                     "--batch", "16", "--input-len", "2048", "--output-len", "256", "--mode",
                     "continuous", "--ops", "--weight-dtype", "fp8", "--format", "json"), 0);
     stdout_matches("infer");
+    expect_exit(RUN("train", "--model", "mixtral-8x7b", "--system", "dgx-h100", "--gpus", "64",
+                    "--tp", "2", "--pp", "2", "--interleave", "2", "--ep", "8", "--sp",
+                    "--moe-overlap", "batch", "--micro-batch", "1", "--global-batch", "64",
+                    "--ops", "--format", "json"), 0);
+    stdout_matches("train");
     expect_exit(RUN("sweep", "train", "--model", "mixtral-8x7b", "--system", "dgx-h100", "--gpus",
                     "32", "--global-batch", "128", "--top", "3", "--format", "json"), 0);
     stdout_matches("sweep-train");

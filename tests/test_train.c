@@ -381,6 +381,110 @@ static void test_tp_collective_count(void **state) {
     assert_rel((ag - 7.0 * 1.9e-6) + (rs - 7.0 * 1.9e-6), ar - 14.0 * 1.9e-6, 1e-12);
 }
 
+/* `augur train --ops`: the rows are the prediction itself. The op rows of the slowest
+ * stage and the schedule rows add up to the step time for every plan (an overlapped
+ * collective counts only what its group exposes; Megatron-Core's merged EP schedule gives
+ * back a negative row), and a row carries the hand-countable numbers of its op. */
+static void check_rows(const char *what, const struct aug_train_result *r,
+                       const struct aug_train_op_report *ops, int n) {
+    double sum = 0.0, share = 0.0;
+    for (int i = 0; i < n; i++) {
+        if (!(ops[i].count > 0) || !(ops[i].time_s == ops[i].time_s))
+            fail_msg("%s: row %d (%s %s) count %g time %g", what, i, ops[i].list,
+                     ops[i].name, ops[i].count, ops[i].time_s);
+        if (!ops[i].on_slowest_stage)
+            continue;
+        sum += ops[i].step_s;
+        share += ops[i].share;
+    }
+    if (fabs(sum / r->step_time_s - 1.0) > 1e-9)
+        fail_msg("%s: rows add up to %.9g s, the step is %.9g s", what, sum, r->step_time_s);
+    assert_near(share, 1.0, 1e-9);
+}
+
+static void test_ops_report(void **state) {
+    (void)state;
+    static struct aug_train_op_report ops[AUG_TRAIN_OPS_MAX];
+    int n = 0;
+    struct aug_train_options o = {NULL, 0, NULL};
+    for (size_t i = 0; i < N_CASES; i++) {
+        struct aug_model m = preset(cases[i].model);
+        struct aug_plan p;
+        if (make_plan(&cases[i], &m, &h100, &p) != AUG_OK)
+            fail_msg("case %zu: %s", i, aug_last_error());
+        struct aug_train_result r, plain = predict_opt(&m, &h100, &p, NULL, 0);
+        if (aug_train_ops(&m, &h100, &p, &o, &r, ops, AUG_TRAIN_OPS_MAX, &n) != AUG_OK)
+            fail_msg("case %zu: %s", i, aug_last_error());
+        assert_true(r.step_time_s == plain.step_time_s); /* the same prediction */
+        char what[64];
+        snprintf(what, sizeof what, "case %zu (%s)", i, cases[i].model);
+        check_rows(what, &r, ops, n);
+    }
+
+    /* Megatron-Core's EP all-to-all overlap hides part of the layer: a negative row */
+    struct aug_model mx = preset("mixtral-8x7b");
+    struct aug_plan p;
+    aug_plan_init(&p);
+    p.gpus = 64;
+    p.tp = 2;
+    p.pp = 2;
+    p.interleave = 2;
+    p.ep = 8;
+    p.sp = 1;
+    p.micro_batch = 1;
+    p.global_batch = 64;
+    p.seq = 4096;
+    p.moe_overlap = AUG_MOE_OVERLAP_BATCH;
+    if (aug_plan_resolve(&p, &mx, &h100) != AUG_OK)
+        fail_msg("plan: %s", aug_last_error());
+    struct aug_train_result r;
+    assert_int_equal(aug_train_ops(&mx, &h100, &p, &o, &r, ops, AUG_TRAIN_OPS_MAX, &n), AUG_OK);
+    check_rows("mixtral ep overlap", &r, ops, n);
+    int hidden = 0;
+    for (int i = 0; i < n; i++)
+        hidden |= strcmp(ops[i].name, "ep_a2a_overlap") == 0 && ops[i].step_s < 0.0;
+    assert_true(hidden);
+    /* with two stages the slowest one runs either the embedding or the head, not both */
+    int first_on = 0, last_on = 0;
+    for (int i = 0; i < n; i++) {
+        first_on |= ops[i].on_slowest_stage && strncmp(ops[i].list, "first.", 6) == 0;
+        last_on |= ops[i].on_slowest_stage && strncmp(ops[i].list, "last.", 5) == 0;
+    }
+    assert_true(first_on + last_on == 1);
+
+    /* by hand: GPT, 24 layers, h 4096, TP 8, micro-batch 2 x seq 2048 = T 4096 tokens,
+     * global batch 8 on 8 GPUs: 4 micro-batches. The QKV GEMM runs 24 x 4 = 96 times an
+     * iteration, each 2 T h (3h / 8) FLOPs; the LM head once per micro-batch, 2 T h
+     * (51200 / 8) FLOPs; with TP 8 and no SP every layer's forward all-reduces twice */
+    struct aug_model g = gpt(24, 4096, 32);
+    tp8(&g, 0, AUG_RECOMPUTE_NONE, &p);
+    assert_int_equal(aug_train_ops(&g, &h100, &p, &o, &r, ops, AUG_TRAIN_OPS_MAX, &n), AUG_OK);
+    check_rows("gpt tp8", &r, ops, n);
+    int qkv = 0, head = 0, ar = 0;
+    for (int i = 0; i < n; i++) {
+        if (strcmp(ops[i].list, "fwd") == 0 && strcmp(ops[i].name, "qkv") == 0) {
+            assert_rel(ops[i].count, 96.0, 1e-12);
+            assert_rel(ops[i].flops, 2.0 * 4096.0 * 4096.0 * 3.0 * 4096.0 / 8.0, 1e-12);
+            assert_rel(ops[i].step_s, ops[i].count * ops[i].time_s, 1e-12);
+            assert_true(ops[i].on_slowest_stage && !ops[i].overlapped);
+            assert_string_equal(ops[i].kind, "gemm");
+            qkv++;
+        }
+        if (strcmp(ops[i].list, "last.fwd") == 0 && strcmp(ops[i].name, "lm_head") == 0) {
+            assert_rel(ops[i].count, 4.0, 1e-12);
+            assert_rel(ops[i].flops, 2.0 * 4096.0 * 4096.0 * 51200.0 / 8.0, 1e-12);
+            head++;
+        }
+        if (strcmp(ops[i].list, "fwd") == 0 && strcmp(ops[i].kind, "collective") == 0)
+            ar += (int)(ops[i].count / 96.0 + 0.5);
+    }
+    assert_int_equal(qkv, 1);
+    assert_int_equal(head, 1);
+    assert_int_equal(ar, 2);
+    /* too few rows is an error, not a cut report */
+    assert_int_equal(aug_train_ops(&g, &h100, &p, &o, &r, ops, 3, &n), AUG_EUSAGE);
+}
+
 static void test_calibrated_share(void **state) {
     (void)state;
     /* a kdb with only an 8-rank NVLink all-reduce curve: with tp 8, dp 1 and pp 1 exactly
@@ -509,6 +613,7 @@ int main(void) {
         cmocka_unit_test(test_fp8_vs_bf16_on_h100),
         cmocka_unit_test(test_memory_fit_and_zero),
         cmocka_unit_test(test_tp_collective_count),
+        cmocka_unit_test(test_ops_report),
         cmocka_unit_test(test_calibrated_share),
         cmocka_unit_test(test_scaling_sanity),
         cmocka_unit_test(test_cp_ring_crossing_nodes),

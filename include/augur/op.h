@@ -73,6 +73,9 @@ struct aug_op_ctx {
 
 int aug_op_time(const struct aug_op_ctx *ctx, const struct aug_op *op, struct aug_op_time *out);
 
+/* "gemm", "attention", "memory" or "collective". */
+const char *aug_op_kind_name(enum aug_op_kind k);
+
 /* Builders (fill every field; count = 1). */
 struct aug_op aug_op_gemm(const char *name, enum aug_dtype dt, double m, double n, double k,
                           double batch);

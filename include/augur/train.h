@@ -76,6 +76,41 @@ int aug_train_predict(const struct aug_model *m, const struct aug_system *s,
                       const struct aug_plan *plan, const struct aug_train_options *opt,
                       struct aug_train_result *out);
 
+/* One row of the per-op report of an iteration (`augur train --ops`). Op rows: every op
+ * of the transformer layer's forward, backward and recomputation lists and of the first
+ * stage's (embedding) and last stage's (final norm, head, loss) lists, as timed for one
+ * micro-batch on one GPU. Schedule rows (kind "schedule"): what the iteration adds
+ * outside the op lists: host-bound idle, EP all-to-all hidden by the merged schedule
+ * (negative), the pipeline bubble, pipeline sends, data-parallel traffic, the optimizer.
+ * The step_s of the rows on the slowest stage (on_slowest_stage) add up to step_time_s. */
+struct aug_train_op_report {
+    char list[12];          /* "fwd", "bwd", "recompute", "first.fwd", "first.bwd",
+                               "last.fwd", "last.bwd" or "iteration" */
+    char name[32];
+    char kind[12];          /* "gemm", "attention", "memory", "collective", "schedule" */
+    double count;           /* executions per iteration on its stage */
+    double flops, bytes;    /* one execution (0 for schedule rows) */
+    double time_s;          /* one execution, alone on the GPU (schedule rows: step_s) */
+    double step_s;          /* seconds it adds to the iteration: count x time, an overlapped
+                               collective only by what its overlap group exposes */
+    double share;           /* step_s / step_time_s */
+    int overlapped;         /* a member of an overlap group (compute beside a collective) */
+    int on_slowest_stage;   /* runs on the stage that paces the pipeline */
+    char source[12];        /* "curve", "fallback", "roofline" */
+};
+
+/* Rows enough for every list of the largest graph (7 lists of at most 80 ops) and the
+ * schedule rows. */
+#define AUG_TRAIN_OPS_MAX 576
+
+/* Predict one iteration and report it op by op: at most `cap` rows in `ops` (with
+ * AUG_TRAIN_OPS_MAX they always fit; fewer: AUG_EUSAGE when they do not), the count in
+ * *n. */
+int aug_train_ops(const struct aug_model *m, const struct aug_system *s,
+                  const struct aug_plan *plan, const struct aug_train_options *opt,
+                  struct aug_train_result *out, struct aug_train_op_report *ops, int cap,
+                  int *n);
+
 /* Memory per GPU alone (used by the memory filter of sweeps). */
 void aug_train_memory(const struct aug_model *m, const struct aug_system *s,
                       const struct aug_plan *plan, struct aug_train_memory *out);

@@ -31,7 +31,7 @@ static void help(void) {
            "                   [--pp-scatter on|off] [--main-grads dtype|fp32|fp32-copy]\n"
            "                   [--cuda-graphs on|off] [--bucket-params N]\n"
            "                   [--param-gather-overlap on|off]\n"
-           "                   [--format table|json|csv] [--output FILE]\n"
+           "                   [--ops] [--format table|json|csv] [--output FILE]\n"
            "       augur train --plan FILE.json[#N] [options that override it]\n\n"
            "Predicts the time of one training iteration, tokens/s, MFU and HFU, the time\n"
            "breakdown, memory per GPU and whether it fits. --model takes a preset name (augur\n"
@@ -40,7 +40,10 @@ static void help(void) {
            "GPU's calibrated curves in kernels-db (--kdb DIR names another kernels-db root: it\n"
            "holds gpus.csv and <gpu>/curves.csv), documented default\n"
            "efficiencies where no curve exists, or pure roofline with --roofline; 'provenance'\n"
-           "gives each source's share of the predicted time.\n\n"
+           "gives each source's share of the predicted time. --ops adds every op of the\n"
+           "iteration: its count, FLOPs and bytes, its time alone, the seconds it adds to the\n"
+           "step and their share, and its source; the rows of the slowest pipeline stage add\n"
+           "up to the step time (CSV: one row per op).\n\n"
            "  --plan FILE[#N]       start from a plan augur printed as JSON: plan N (from 0,\n"
            "                        default 0) of the \"top\" list of `augur sweep train --format\n"
            "                        json`, or the plan of `augur train --format json`; model and\n"
@@ -125,7 +128,7 @@ enum {
     OPT_PP_OVERLAP, OPT_COMM_SLOWDOWN, OPT_COMPARE, OPT_MOE_OVERLAP, OPT_FRAMEWORK, OPT_NO_SP,
     OPT_DP_OVERLAP, OPT_NO_TP_OVERLAP, OPT_NO_PP_OVERLAP, OPT_PP_SCATTER, OPT_MAIN_GRADS, OPT_CUDA_GRAPHS,
     OPT_BUCKET, OPT_PARAM_GATHER, OPT_PLAN, OPT_ATTN_KERNEL, OPT_CROSS_ENTROPY, OPT_PP_SLOTS, OPT_RC_MODULES,
-    OPT_RC_LAYERS
+    OPT_RC_LAYERS, OPT_OPS
 };
 
 static const struct option options[] = {
@@ -181,6 +184,7 @@ static const struct option options[] = {
     {"bucket-params", required_argument, 0, OPT_BUCKET},
     {"param-gather-overlap", required_argument, 0, OPT_PARAM_GATHER},
     {"plan", required_argument, 0, OPT_PLAN},
+    {"ops", no_argument, 0, OPT_OPS},
     {0, 0, 0, 0},
 };
 
@@ -209,7 +213,7 @@ static int load_plan_file(const char *cmd, const char *arg, struct aug_plan *pla
 int aug_cmd_train(int argc, char **argv) {
     const char *model_arg = NULL, *system_arg = NULL, *kdb_arg = NULL, *output = NULL;
     enum aug_format fmt = AUG_FORMAT_TABLE;
-    int roofline = 0, have_mb = 0, have_gb = 0, compare = 0, rc, framework = AUG_FW_NONE;
+    int roofline = 0, have_mb = 0, have_gb = 0, compare = 0, want_ops = 0, rc, framework = AUG_FW_NONE;
     int rec_given = 0, mods_given = 0, layers_given = 0;
     unsigned set = 0; /* plan fields given explicitly (a framework profile leaves them) */
     struct aug_plan plan;
@@ -397,6 +401,7 @@ int aug_cmd_train(int argc, char **argv) {
             if ((rc = aug_cli_double(cmd, "--comm-slowdown", optarg, &plan.comm_slowdown))) return rc;
             break;
         case OPT_COMPARE: compare = 1; break;
+        case OPT_OPS: want_ops = 1; break;
         case OPT_PLAN: break; /* read above */
         case OPT_FORMAT: if ((rc = aug_cli_format(cmd, optarg, &fmt))) return rc; break;
         case OPT_OUTPUT: output = optarg; break;
@@ -470,7 +475,10 @@ int aug_cmd_train(int argc, char **argv) {
         return aug_cli_fail(st, NULL);
     struct aug_train_options opt = {kdb, roofline, NULL};
     struct aug_train_result res;
-    st = aug_train_predict(&model, &sys, &plan, &opt, &res);
+    static struct aug_train_op_report ops[AUG_TRAIN_OPS_MAX];
+    int n_ops = 0;
+    st = want_ops ? aug_train_ops(&model, &sys, &plan, &opt, &res, ops, AUG_TRAIN_OPS_MAX, &n_ops)
+                  : aug_train_predict(&model, &sys, &plan, &opt, &res);
     if (st != AUG_OK) {
         aug_kdb_close(kdb);
         return aug_cli_fail(st, NULL);
@@ -492,6 +500,8 @@ int aug_cmd_train(int argc, char **argv) {
     if (compare)
         json_object_set_new(obj, "compare",
                             aug_cli_train_json(&twin, &sys, &twin_plan, &twin_res, kdb));
+    if (want_ops)
+        json_object_set_new(obj, "ops", aug_cli_train_ops_json(ops, n_ops));
     if (fmt == AUG_FORMAT_TABLE) {
         aug_cli_train_table(f, &model, &sys, &plan, &res, kdb);
         if (framework != AUG_FW_NONE)
@@ -499,6 +509,11 @@ int aug_cmd_train(int argc, char **argv) {
                     aug_framework_name(framework), applied[0] ? applied : "nothing");
         if (compare)
             aug_cli_train_compare(f, &model, &res, &twin, &twin_res, &plan);
+        if (want_ops)
+            aug_cli_train_ops_table(f, &res, ops, n_ops);
+    } else if (fmt == AUG_FORMAT_CSV && want_ops) {
+        if (aug_cli_train_ops_csv(f, ops, n_ops) != 0) /* one row per op */
+            st = AUG_EIO;
     } else if (aug_cli_write(f, fmt, obj) != 0) {
         st = AUG_EIO;
     }

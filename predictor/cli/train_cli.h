@@ -19,6 +19,11 @@ void aug_cli_train_table(FILE *f, const struct aug_model *m, const struct aug_sy
 void aug_cli_train_compare(FILE *f, const struct aug_model *mmf, const struct aug_train_result *r,
                            const struct aug_model *tpp, const struct aug_train_result *t,
                            const struct aug_plan *p);
+/* The iteration op by op (--ops; train_ops_cli.c). */
+json_t *aug_cli_train_ops_json(const struct aug_train_op_report *ops, int n);
+void aug_cli_train_ops_table(FILE *f, const struct aug_train_result *r,
+                             const struct aug_train_op_report *ops, int n);
+int aug_cli_train_ops_csv(FILE *f, const struct aug_train_op_report *ops, int n);
 /* One-line summary of where predicted time came from, e.g.
  * "calibrated 62.0%, fallback 38.0%, roofline 0.0%". */
 void aug_cli_provenance_text(const struct aug_provenance *pv, char *buf, size_t n);

@@ -137,6 +137,15 @@ static double model_time_s(const struct aug_gpu *gpu, const struct aug_op *op, d
     return us > 0 ? (us - c.overhead_us) * 1e-6 + launch : 0.0;
 }
 
+const char *aug_op_kind_name(enum aug_op_kind k) {
+    switch (k) {
+    case AUG_OP_GEMM: return "gemm";
+    case AUG_OP_ATTENTION: return "attention";
+    case AUG_OP_MEMORY: return "memory";
+    default: return "collective";
+    }
+}
+
 int aug_op_time(const struct aug_op_ctx *ctx, const struct aug_op *op, struct aug_op_time *out) {
     const struct aug_gpu *gpu = &ctx->sys->gpu;
     const struct aug_eff_defaults *d = aug_eff_defaults();

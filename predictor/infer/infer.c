@@ -276,15 +276,6 @@ int aug_infer_predict(const struct aug_model *m, const struct aug_system *s,
 
 /* ---- bound analysis ---- */
 
-static const char *kind_name(enum aug_op_kind k) {
-    switch (k) {
-    case AUG_OP_GEMM: return "gemm";
-    case AUG_OP_ATTENTION: return "attention";
-    case AUG_OP_MEMORY: return "memory";
-    default: return "collective";
-    }
-}
-
 static int report_phase(const struct aug_infer_ctx *c, const struct aug_model *m,
                         const struct aug_infer_plan *p, const struct aug_infer_graph *g,
                         const char *phase, struct aug_infer_op_report *ops, int cap, int *n) {
@@ -306,7 +297,7 @@ static int report_phase(const struct aug_infer_ctx *c, const struct aug_model *m
             memset(r, 0, sizeof *r);
             snprintf(r->phase, sizeof r->phase, "%s", phase);
             snprintf(r->name, sizeof r->name, "%s", go->op.name ? go->op.name : "?");
-            snprintf(r->kind, sizeof r->kind, "%s", kind_name(go->op.kind));
+            snprintf(r->kind, sizeof r->kind, "%s", aug_op_kind_name(go->op.kind));
             r->count = (part ? 1.0 : Ls) * go->op.count;
             r->flops = go->op.flops;
             r->bytes = go->op.bytes;

@@ -39,6 +39,7 @@
 #include "model/memory.h"
 #include "hw/topology.h"
 #include "train/train_check.h"
+#include "train/train_trace.h"
 
 /* Framework floor of one iteration (data-loader hand-off, loss logging, grad-norm and
  * scaler checks): a documented default. */
@@ -215,15 +216,18 @@ static void ep_merge_hide(const struct aug_graph *layer, const double *fwd_s,
     a->total -= hidden;
 }
 
-int aug_train_predict(const struct aug_model *m, const struct aug_system *s,
-                      const struct aug_plan *p, const struct aug_train_options *opt,
-                      struct aug_train_result *out) {
+/* One iteration; with `tr`, the trace of its per-op report (train_trace.h) too. */
+static int train_run(const struct aug_model *m, const struct aug_system *s,
+                     const struct aug_plan *p, const struct aug_train_options *opt,
+                     struct aug_train_result *out, struct aug_train_trace *tr) {
     memset(out, 0, sizeof *out);
     struct aug_op_ctx ctx = {s, opt ? opt->kdb : NULL, opt ? opt->pure_roofline : 0};
     /* the roofline is an upper bound: overlapped collectives cost the compute nothing */
     double slow = ctx.pure_roofline ? 0.0 : p->comm_slowdown;
-    struct aug_graph layer, first, last;
-    aug_graph_all(m, p, s, &layer, &first, &last);
+    struct aug_graph own[3];
+    struct aug_graph *layer = tr ? &tr->layer : &own[0], *first = tr ? &tr->first : &own[1],
+                     *last = tr ? &tr->last : &own[2];
+    aug_graph_all(m, p, s, layer, first, last);
 
     struct host_costs hc;
     host_costs(p, opt, ctx.pure_roofline, &hc);
@@ -233,28 +237,35 @@ int aug_train_predict(const struct aug_model *m, const struct aug_system *s,
     /* Megatron-Core's EP all-to-all overlap times the layer's sub-modules (ep_overlap.h) */
     int ep_merge = p->moe_overlap == AUG_MOE_OVERLAP_BATCH && p->ep > 1 &&
                    m->arch == AUG_ARCH_MOE;
-    double fwd_s[AUG_GRAPH_MAX_OPS], bwd_s[AUG_GRAPH_MAX_OPS];
-    if ((st = time_list(&ctx, layer.fwd, layer.n_fwd, 0, slow, &hc, &fwd,
-                         ep_merge ? fwd_s : NULL)) != AUG_OK ||
-        (st = time_list(&ctx, layer.bwd, layer.n_bwd, 0, slow, &hc, &bwd,
-                         ep_merge ? bwd_s : NULL)) != AUG_OK)
+    double own_f[AUG_GRAPH_MAX_OPS], own_b[AUG_GRAPH_MAX_OPS];
+    double *fwd_s = tr ? tr->fwd_s : ep_merge ? own_f : NULL;
+    double *bwd_s = tr ? tr->bwd_s : ep_merge ? own_b : NULL;
+    if ((st = time_list(&ctx, layer->fwd, layer->n_fwd, 0, slow, &hc, &fwd, fwd_s)) != AUG_OK ||
+        (st = time_list(&ctx, layer->bwd, layer->n_bwd, 0, slow, &hc, &bwd, bwd_s)) != AUG_OK)
         return st;
     /* selective recomputation repeats the forward of the plan's recompute modules: by
      * default the core attention (Korthikanti et al. 2022 sec. 4.2; Megatron-Core
      * checkpoints core_attention, fused or not), or what recompute_modules names */
     double full_share = aug_plan_full_recompute_share(p, m); /* 0 unless full */
     unsigned rc = aug_plan_rc_modules(p);
-    if (p->recompute == AUG_RECOMPUTE_FULL) /* every layer, or the block method's share */
+    if (tr)
+        memset(tr->rec_s, 0, sizeof tr->rec_s);
+    if (p->recompute == AUG_RECOMPUTE_FULL) { /* every layer, or the block method's share */
         acc_scale_into(&rec, &fwd, full_share);
-    else if (p->recompute == AUG_RECOMPUTE_SELECTIVE &&
-             (st = time_list(&ctx, layer.fwd, layer.n_fwd, rc, slow, &hc,
-                             &rec, NULL)) != AUG_OK)
+        for (int i = 0; tr && i < layer->n_fwd; i++)
+            tr->rec_s[i] = tr->fwd_s[i] * full_share;
+    } else if (p->recompute == AUG_RECOMPUTE_SELECTIVE &&
+               (st = time_list(&ctx, layer->fwd, layer->n_fwd, rc, slow, &hc, &rec,
+                               tr ? tr->rec_s : NULL)) != AUG_OK) {
         return st;
+    }
     for (int i = 0; i < 2; i++) {
-        struct aug_graph *g = i ? &last : &first;
+        struct aug_graph *g = i ? last : first;
         struct acc *a = i ? &hl : &hf;
-        if ((st = time_list(&ctx, g->fwd, g->n_fwd, 0, slow, &hc, a, NULL)) != AUG_OK ||
-            (st = time_list(&ctx, g->bwd, g->n_bwd, 0, slow, &hc, a, NULL)) != AUG_OK)
+        double *fs = !tr ? NULL : i ? tr->last_fwd_s : tr->first_fwd_s;
+        double *bs = !tr ? NULL : i ? tr->last_bwd_s : tr->first_bwd_s;
+        if ((st = time_list(&ctx, g->fwd, g->n_fwd, 0, slow, &hc, a, fs)) != AUG_OK ||
+            (st = time_list(&ctx, g->bwd, g->n_bwd, 0, slow, &hc, a, bs)) != AUG_OK)
             return st;
     }
 
@@ -268,8 +279,9 @@ int aug_train_predict(const struct aug_model *m, const struct aug_system *s,
     acc_scale_into(&layer_mb, &fwd, 1.0);
     acc_scale_into(&layer_mb, &rec, 1.0);
     acc_scale_into(&layer_mb, &bwd, 1.0);
+    double layer_unmerged = layer_mb.total;
     if (ep_merge)
-        ep_merge_hide(&layer, fwd_s, bwd_s, &rec, p, slow, &layer_mb);
+        ep_merge_hide(layer, fwd_s, bwd_s, &rec, p, slow, &layer_mb);
     struct acc stage_first = {0}, stage_last = {0}, stage_mid = {0};
     acc_scale_into(&stage_first, &layer_mb, L_first);
     acc_scale_into(&stage_last, &layer_mb, L_last);
@@ -284,6 +296,14 @@ int aug_train_predict(const struct aug_model *m, const struct aug_system *s,
         mb = &stage_mid;
     double L_mb = mb == &stage_first ? L_first : mb == &stage_last ? L_last : L_stage;
     double t_mb = mb->total;
+    if (tr) {
+        tr->layers = L_mb;
+        tr->stage = mb == &stage_first ? 0 : mb == &stage_last ? p->pp - 1 : 1;
+        tr->with_first = mb == &stage_first;
+        tr->with_last = mb == &stage_last || p->pp == 1;
+        tr->host_s = mb->cat[AUG_CAT_HOST];
+        tr->ep_hidden_s = (layer_unmerged - layer_mb.total) * L_mb;
+    }
 
     long nmb = aug_plan_microbatches(p);
     double v = (double)p->interleave, pp = (double)p->pp;
@@ -476,9 +496,9 @@ int aug_train_predict(const struct aug_model *m, const struct aug_system *s,
         /* the other modules' forward FLOPs as the mean layer's graph runs them on one GPU,
          * summed over the GPUs of a stage and the layers (replicated work included: the
          * hardware does it) */
-        for (int i = 0; i < layer.n_fwd; i++)
-            if (layer.fwd[i].rc & rc & ~(unsigned)AUG_RC_CORE_ATTN)
-                rec_graph += layer.fwd[i].op.flops * layer.fwd[i].op.count;
+        for (int i = 0; i < layer->n_fwd; i++)
+            if (layer->fwd[i].rc & rc & ~(unsigned)AUG_RC_CORE_ATTN)
+                rec_graph += layer->fwd[i].op.flops * layer->fwd[i].op.count;
         rec_graph *= (double)nmb * (double)m->layers * (double)p->gpus / (double)p->pp;
     }
     out->hardware_flops = out->model_flops + rec_flops * (double)p->global_batch + rec_graph;
@@ -504,4 +524,17 @@ int aug_train_predict(const struct aug_model *m, const struct aug_system *s,
     out->memory_capacity_gib = s->gpu.hbm_gib;
     out->fits_in_memory = out->memory.total_gib <= s->gpu.hbm_gib;
     return aug_train_check_finite(m, s, p, out);
+}
+
+int aug_train_predict(const struct aug_model *m, const struct aug_system *s,
+                      const struct aug_plan *p, const struct aug_train_options *opt,
+                      struct aug_train_result *out) {
+    return train_run(m, s, p, opt, out, NULL);
+}
+
+int aug_train_predict_traced(const struct aug_model *m, const struct aug_system *s,
+                             const struct aug_plan *p, const struct aug_train_options *opt,
+                             struct aug_train_result *out, struct aug_train_trace *tr) {
+    memset(tr, 0, sizeof *tr);
+    return train_run(m, s, p, opt, out, tr);
 }
