@@ -226,7 +226,7 @@ static void test_train_framework(void **state) {
                     "megatron-core"),
                 0);
     out_has("# framework megatron-core set: sp on");
-    out_has("# host issue per kernel: gemm 110.3");
+    out_has("# host issue per kernel: gemm 113.7");
     expect_exit(RUN("train", "--model", "llama2-7b", "--system", "dgx-h100", "--gpus", "16",
                     "--micro-batch", "1", "--global-batch", "64", "--framework", "jax"),
                 2);

@@ -3,10 +3,11 @@
  * assembles the pipeline schedule, data-parallel / ZeRO / FSDP traffic, the optimizer
  * step, and reports time, breakdown, MFU/HFU, memory and provenance.
  *
- * Pipeline (Narayanan et al. SC21 sec. 2.2): with m micro-batches per iteration, p stages
- * and v interleaved chunks per rank, the busy time is m * t_mb and the bubble
- * (p - 1) / v * t_mb, where t_mb is the forward + backward time of one micro-batch on
- * the slowest stage. Stage-to-stage activations are sent once forward and once backward
+ * Pipeline (Narayanan et al. SC21 sec. 2.2; Zheng et al. OSDI 2022 eq. 2): with m
+ * micro-batches per iteration, p stages and v interleaved chunks per rank, the busy time
+ * is m * t_mb, t_mb the forward + backward time of one micro-batch on the slowest stage,
+ * and the bubble the fill and drain through the other stages, (sum of the stage times -
+ * t_mb) / v: (p - 1) / v * t_mb when the stages are equal. Stage-to-stage activations are sent once forward and once backward
  * per chunk (v times more often when interleaved).
  * Data parallelism: gradients are all-reduced in buckets as the last micro-batch's
  * backward produces them, so only what outlasts that backward is exposed (with
@@ -308,11 +309,18 @@ static int train_run(const struct aug_model *m, const struct aug_system *s,
     long nmb = aug_plan_microbatches(p);
     double v = (double)p->interleave, pp = (double)p->pp;
     double busy = (double)nmb * t_mb;
-    double bubble = pp > 1 ? (pp - 1.0) / v * t_mb : 0.0;
+    /* The fill and drain (Zheng et al., "Alpa", OSDI 2022, sec. 5.1 eq. 2): S stages with
+     * micro-batch times t_i run B micro-batches in sum t_i + (B - 1) max t_j; the slowest
+     * stage paces the steady state and the fill and drain pass through every other stage
+     * once. Interleaving cuts each stage's pass into v chunks (Narayanan et al. SC21 sec.
+     * 2.2.2), so the bubble is (sum t_i - max t_j) / v: (p - 1) t / v for equal stages,
+     * less where the embedding or the head and loss make one stage heavier. */
+    double stages_sum = stage_first.total + stage_last.total + (pp - 2.0) * stage_mid.total;
+    double bubble = pp > 1 ? fmax(stages_sum - t_mb, 0.0) / v : 0.0;
 
     struct aug_train_breakdown *bd = &out->breakdown;
     struct acc total = {0};
-    acc_scale_into(&total, mb, (double)nmb + (pp > 1 ? (pp - 1.0) / v : 0.0));
+    acc_scale_into(&total, mb, (double)nmb + (t_mb > 0 ? bubble / t_mb : 0.0));
     /* recomputation is reported on its own; its share comes out of compute/attention/TP */
     double scale_busy = (double)nmb;
     bd->compute_s = (mb->cat[AUG_CAT_COMPUTE] - L_mb * rec.cat[AUG_CAT_COMPUTE]) * scale_busy;
