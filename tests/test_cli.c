@@ -231,6 +231,24 @@ static void test_train_framework(void **state) {
                     "--micro-batch", "1", "--global-batch", "64", "--framework", "jax"),
                 2);
     err_has("unknown framework 'jax'");
+    /* the asynchronous TP all-reduce: the profile's, a given one kept, a bad value refused */
+    expect_exit(RUN("train", "--model", "llama2-7b", "--system", "dgx-h100", "--gpus", "16",
+                    "--tp", "2", "--micro-batch", "1", "--global-batch", "64", "--framework",
+                    "megatron-deepspeed"),
+                0);
+    out_has("async TP all-reduce on");
+    out_has("tp-async-allreduce on");
+    expect_exit(RUN("train", "--model", "llama2-7b", "--system", "dgx-h100", "--gpus", "16",
+                    "--tp", "2", "--micro-batch", "1", "--global-batch", "64", "--framework",
+                    "megatron-deepspeed", "--tp-async-allreduce", "off", "--format", "json"),
+                0);
+    o = parse_stdout();
+    assert_true(json_is_false(json_object_get(json_object_get(o, "plan"), "tp_async_allreduce")));
+    json_decref(o);
+    expect_exit(RUN("train", "--model", "llama2-7b", "--system", "dgx-h100", "--gpus", "16",
+                    "--micro-batch", "1", "--global-batch", "64", "--tp-async-allreduce", "yes"),
+                2);
+    err_has("--tp-async-allreduce: use on or off, not 'yes'");
 }
 
 static void test_train_output_file(void **state) {

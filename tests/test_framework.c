@@ -201,6 +201,19 @@ static void test_profiles_apply_defaults(void **state) {
     assert_int_equal(r.pp_scatter, 1);
     assert_int_equal(r.dp_overlap, 0);
     assert_int_equal(r.flash_attention, 0);
+    /* the asynchronous input-gradient all-reduce: on in the Megatron profiles (Megatron-LM
+     * since 2021-08-30, Megatron-Core, Megatron-DeepSpeed since its 2023 rebase), the
+     * plan's (off) under FSDP, a given value kept */
+    assert_int_equal(r.tp_async_allreduce, 1);
+    assert_int_equal(p.tp_async_allreduce, 1);
+    assert_non_null(strstr(applied, "tp-async-allreduce on"));
+    assert_int_equal(f.tp_async_allreduce, 0);
+    struct aug_plan a = plan(64, 4, 2, 1, 64);
+    assert_int_equal(aug_plan_resolve(&a, &gpt, &sys), AUG_OK);
+    aug_framework_apply(AUG_FW_MEGATRON_DEEPSPEED, &a, AUG_FWSET_TP_ASYNC, NULL, 0);
+    assert_int_equal(a.tp_async_allreduce, 0);
+    aug_framework_apply(AUG_FW_MEGATRON_DEEPSPEED, &a, 0, NULL, 0);
+    assert_int_equal(a.tp_async_allreduce, 1);
     /* the loss: Megatron's unfused ops there, Megatron-Core's fused passes in NeMo 2, the
      * plan's default (fused) under FSDP, a given one kept */
     assert_int_equal(r.cross_entropy, AUG_CE_UNFUSED);

@@ -485,6 +485,41 @@ static void test_ops_report(void **state) {
     assert_int_equal(aug_train_ops(&g, &h100, &p, &o, &r, ops, 3, &n), AUG_EUSAGE);
 }
 
+/* Without SP, Megatron all-reduces a column-parallel linear's input gradient
+ * asynchronously and computes its weight gradient meanwhile
+ * (LinearWithGradAccumulationAndAsyncCommunication.backward): per layer the QKV and MLP-up
+ * all-reduces (T h x 2 bytes over TP 8) each pair with their weight-gradient GEMM (T x h
+ * x 3h/8 and T x h x 4h/8). A pair shows max(M, C + M s / (1 + s)) - C of its all-reduce
+ * (overlap.c, s the comm slowdown), so the step is shorter by 4 micro-batches x 24 layers
+ * x the sum over the two pairs of M minus that. CUDA graphs: no host timeline. */
+static void test_tp_async_allreduce(void **state) {
+    (void)state;
+    struct aug_model m = gpt(24, 4096, 32);
+    struct aug_plan p;
+    tp8(&m, 0, AUG_RECOMPUTE_NONE, &p);
+    p.cuda_graphs = 1;
+    struct aug_train_result off = predict_opt(&m, &h100, &p, NULL, 0);
+    p.tp_async_allreduce = 1;
+    struct aug_train_result on = predict_opt(&m, &h100, &p, NULL, 0);
+    double T = 2.0 * 2048.0, M = op_coll(AUG_COLL_ALL_REDUCE, T * 4096.0 * 2.0, 8, 8);
+    double sl = p.comm_slowdown, saved = 0.0;
+    const double n[2] = {3.0 * 4096.0 / 8.0, 4.0 * 4096.0 / 8.0};
+    for (int i = 0; i < 2; i++) {
+        double C = op_gemm(n[i], 4096.0, T); /* grad_output^T x input: n x h over T */
+        saved += M - (fmax(M, C + M * sl / (1.0 + sl)) - C);
+    }
+    assert_true(saved > 0.0 && saved < 2.0 * M);
+    assert_rel(off.step_time_s - on.step_time_s, 4.0 * 24.0 * saved, 1e-9);
+    assert_rel(off.breakdown.tp_comm_s - on.breakdown.tp_comm_s, 4.0 * 24.0 * saved, 1e-9);
+    /* with SP the input gradient is reduce-scattered instead: nothing changes */
+    struct aug_plan q;
+    tp8(&m, 1, AUG_RECOMPUTE_NONE, &q);
+    struct aug_train_result a = predict_opt(&m, &h100, &q, NULL, 0);
+    q.tp_async_allreduce = 1;
+    struct aug_train_result b = predict_opt(&m, &h100, &q, NULL, 0);
+    assert_true(a.step_time_s == b.step_time_s);
+}
+
 static void test_calibrated_share(void **state) {
     (void)state;
     /* a kdb with only an 8-rank NVLink all-reduce curve: with tp 8, dp 1 and pp 1 exactly
@@ -614,6 +649,7 @@ int main(void) {
         cmocka_unit_test(test_memory_fit_and_zero),
         cmocka_unit_test(test_tp_collective_count),
         cmocka_unit_test(test_ops_report),
+        cmocka_unit_test(test_tp_async_allreduce),
         cmocka_unit_test(test_calibrated_share),
         cmocka_unit_test(test_scaling_sanity),
         cmocka_unit_test(test_cp_ring_crossing_nodes),

@@ -322,6 +322,43 @@ static void test_cross_entropy_column(void **state) {
     check_plan_column("cross_entropy", "none", 0, "unfused", tu, tf, "none", "liger");
 }
 
+/* The tp_async_allreduce column on a TP 4 row without SP: 1 hides the input-gradient
+ * all-reduces behind the weight gradients (the row predicts what the plan with it does,
+ * faster than the row without the column); a value other than 0 or 1 names the column. */
+static void test_tp_async_allreduce_column(void **state) {
+    (void)state;
+    struct aug_plan p;
+    small_row_plan(&p);
+    p.tp = 4;
+    double t_sync = predict_small_row(&p);
+    small_row_plan(&p);
+    p.tp = 4;
+    p.tp_async_allreduce = 1;
+    double t_async = predict_small_row(&p);
+    assert_true(t_async < t_sync);
+    char csv[2048];
+    const char *row = "%s,A,t,,,12,2048,16,,,,gelu,1024,,,dgx-a100-80g,,4,4,1,,,,0,,1,4,none,0,"
+                      "fp16,step_time_s,%.17g,s,,%s\n";
+    int n = snprintf(csv, sizeof csv, "%.*s,tp_async_allreduce\n", (int)strlen(header) - 1,
+                     header);
+    n += snprintf(csv + n, sizeof csv - (size_t)n, row, "a", t_async, "1");
+    snprintf(csv + n, sizeof csv - (size_t)n, row, "b", t_async, "");
+    const char *path = write_file("acc.csv", csv);
+    struct aug_validate_options opt = {NULL, 1, NULL, NULL};
+    struct aug_validate_report *r = NULL;
+    assert_int_equal(aug_validate_file(path, AUG_VALIDATE_AUTO, &opt, &r), AUG_OK);
+    assert_int_equal(r->predicted_rows, 2);
+    assert_rel(r->rows[0].predicted, t_async, 1e-12);
+    assert_rel(r->rows[1].predicted, t_sync, 1e-12);
+    aug_validate_report_free(r);
+    n = snprintf(csv, sizeof csv, "%.*s,tp_async_allreduce\n", (int)strlen(header) - 1, header);
+    snprintf(csv + n, sizeof csv - (size_t)n, row, "c", 1.0, "2");
+    write_file("acc.csv", csv);
+    assert_int_equal(aug_validate_file(path, AUG_VALIDATE_AUTO, &opt, &r), AUG_EDATA);
+    assert_non_null(strstr(aug_last_error(), "acc.csv:2"));
+    assert_non_null(strstr(aug_last_error(), "column 'tp_async_allreduce'"));
+}
+
 /* The recompute_modules column: a row with "core_attn,mlp" predicts what the plan with
  * those modules predicts (more than core_attn alone); a list on a row without selective
  * recomputation names the column and the line. The same for recompute_layers (the block
@@ -444,6 +481,7 @@ int main(void) {
         cmocka_unit_test(test_bad_rows_name_file_and_line),
         cmocka_unit_test(test_main_grads_column),
         cmocka_unit_test(test_cross_entropy_column),
+        cmocka_unit_test(test_tp_async_allreduce_column),
         cmocka_unit_test(test_recompute_modules_column),
     };
     return cmocka_run_group_tests_name("validate", tests, setup, teardown);

@@ -41,7 +41,8 @@ enum {
     AUG_FWSET_BUCKET = 1u << 9,
     AUG_FWSET_PARAM_GATHER = 1u << 10,
     AUG_FWSET_ATTN_KERNEL = 1u << 11,
-    AUG_FWSET_CROSS_ENTROPY = 1u << 12
+    AUG_FWSET_CROSS_ENTROPY = 1u << 12,
+    AUG_FWSET_TP_ASYNC = 1u << 13
 };
 
 /* Host time to issue one kernel, by op kind, in microseconds. */
@@ -61,6 +62,7 @@ struct aug_framework {
     int param_gather_overlap;  /* sharded-optimizer all-gather behind the next forward */
     int pp_overlap;            /* 2: only with an interleaved schedule */
     int pp_scatter;
+    int tp_async_allreduce;    /* the input-gradient all-reduce beside the weight gradient */
     int zero;                  /* ZeRO stage / distributed optimizer */
     int fsdp;                  /* enum aug_fsdp */
     int main_grads;            /* enum aug_main_grads; 3: fp32 with bf16/fp8, fp32-copy with

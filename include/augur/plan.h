@@ -161,6 +161,9 @@ struct aug_plan {
                                     (0: none, a flat per-kernel cost) */
     int pp_scatter;              /* 1: without SP, a stage sends 1/tp of the activation and
                                     the receiver all-gathers it over TP (Megatron-LM 2021) */
+    int tp_async_allreduce;      /* 1: without SP, a column-parallel linear all-reduces its
+                                    input gradient beside its weight-gradient GEMM
+                                    (Megatron-LM since 2021-08-30, Megatron-Core) */
     enum aug_main_grads main_grads; /* gradient and optimizer-state bytes (above) */
     int cuda_graphs;             /* 1: layers replay as CUDA graphs: no per-kernel host issue */
     double bucket_params;        /* gradient bucket size in parameters (0: one per layer) */

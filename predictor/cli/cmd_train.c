@@ -28,7 +28,8 @@ static void help(void) {
            "                   [--moe-overlap none|shared|batch]\n"
            "                   [--comm-slowdown F] [--compare-transformer] [--framework NAME]\n"
            "                   [--no-sp] [--dp-overlap] [--no-tp-overlap] [--no-pp-overlap]\n"
-           "                   [--pp-scatter on|off] [--main-grads dtype|fp32|fp32-copy]\n"
+           "                   [--pp-scatter on|off] [--tp-async-allreduce on|off]\n"
+           "                   [--main-grads dtype|fp32|fp32-copy]\n"
            "                   [--cuda-graphs on|off] [--bucket-params N]\n"
            "                   [--param-gather-overlap on|off]\n"
            "                   [--ops] [--format table|json|csv] [--output FILE]\n"
@@ -110,6 +111,9 @@ static void help(void) {
            "                        unfused (Megatron's PyTorch ops, 52 B) or te (Transformer\n"
            "                        Engine's Triton kernel, 10 B)\n"
            "  --no-sp, --dp-overlap, --no-tp-overlap, --no-pp-overlap  turn a default off / on\n"
+           "  --tp-async-allreduce on|off  without SP, all-reduce a column-parallel linear's\n"
+           "                        input gradient beside its weight-gradient GEMM (Megatron\n"
+           "                        since 2021-08, Megatron-Core)\n"
            "  --pp-scatter on|off   without SP, send 1/tp of the activation per rank and\n"
            "                        all-gather it over TP after the send (Megatron-LM 2021)\n"
            "  --main-grads G        dtype (ZeRO paper: 16 B/param), fp32 (Megatron bf16: fp32\n"
@@ -128,7 +132,7 @@ enum {
     OPT_PP_OVERLAP, OPT_COMM_SLOWDOWN, OPT_COMPARE, OPT_MOE_OVERLAP, OPT_FRAMEWORK, OPT_NO_SP,
     OPT_DP_OVERLAP, OPT_NO_TP_OVERLAP, OPT_NO_PP_OVERLAP, OPT_PP_SCATTER, OPT_MAIN_GRADS, OPT_CUDA_GRAPHS,
     OPT_BUCKET, OPT_PARAM_GATHER, OPT_PLAN, OPT_ATTN_KERNEL, OPT_CROSS_ENTROPY, OPT_PP_SLOTS, OPT_RC_MODULES,
-    OPT_RC_LAYERS, OPT_OPS
+    OPT_RC_LAYERS, OPT_OPS, OPT_TP_ASYNC
 };
 
 static const struct option options[] = {
@@ -179,6 +183,7 @@ static const struct option options[] = {
     {"no-tp-overlap", no_argument, 0, OPT_NO_TP_OVERLAP},
     {"no-pp-overlap", no_argument, 0, OPT_NO_PP_OVERLAP},
     {"pp-scatter", required_argument, 0, OPT_PP_SCATTER},
+    {"tp-async-allreduce", required_argument, 0, OPT_TP_ASYNC},
     {"main-grads", required_argument, 0, OPT_MAIN_GRADS},
     {"cuda-graphs", required_argument, 0, OPT_CUDA_GRAPHS},
     {"bucket-params", required_argument, 0, OPT_BUCKET},
@@ -359,6 +364,7 @@ int aug_cmd_train(int argc, char **argv) {
                 return aug_cli_usage(cmd, "--framework: %s", aug_last_error());
             break;
         case OPT_PP_SCATTER:
+        case OPT_TP_ASYNC:
         case OPT_PARAM_GATHER:
         case OPT_CUDA_GRAPHS: {
             int on;
@@ -368,13 +374,17 @@ int aug_cmd_train(int argc, char **argv) {
                 on = 0;
             else
                 return aug_cli_usage(cmd, "--%s: use on or off, not '%s'",
-                                     c == OPT_PP_SCATTER   ? "pp-scatter"
+                                     c == OPT_PP_SCATTER     ? "pp-scatter"
+                                     : c == OPT_TP_ASYNC     ? "tp-async-allreduce"
                                      : c == OPT_PARAM_GATHER ? "param-gather-overlap"
                                                              : "cuda-graphs",
                                      optarg);
             if (c == OPT_PP_SCATTER) {
                 plan.pp_scatter = on;
                 set |= AUG_FWSET_PP_SCATTER;
+            } else if (c == OPT_TP_ASYNC) {
+                plan.tp_async_allreduce = on;
+                set |= AUG_FWSET_TP_ASYNC;
             } else if (c == OPT_PARAM_GATHER) {
                 plan.param_gather_overlap = on;
                 set |= AUG_FWSET_PARAM_GATHER;

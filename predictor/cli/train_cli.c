@@ -39,6 +39,7 @@ static json_t *plan_json(const struct aug_plan *p) {
     json_object_set_new(o, "comm_slowdown", json_real(p->comm_slowdown));
     json_object_set_new(o, "framework", json_string(aug_framework_name(p->framework)));
     json_object_set_new(o, "pp_scatter", json_boolean(p->pp_scatter));
+    json_object_set_new(o, "tp_async_allreduce", json_boolean(p->tp_async_allreduce));
     json_object_set_new(o, "main_grads", json_string(aug_main_grads_name(p->main_grads)));
     json_object_set_new(o, "cuda_graphs", json_boolean(p->cuda_graphs));
     json_object_set_new(o, "bucket_params", json_real(p->bucket_params));
@@ -198,9 +199,11 @@ void aug_cli_train_table(FILE *f, const struct aug_model *m, const struct aug_sy
                     ? "accumulate-only on the CUDA cores (non-tensor rate, 2-bit weights)"
                     : "as 16-bit tensor-core GEMMs (reference implementation)");
     const struct aug_framework *fw = aug_framework_get(p->framework);
-    fprintf(f, "# framework: %s (%s); pipeline scatter/gather %s, gradients %s, CUDA graphs %s\n",
+    fprintf(f, "# framework: %s (%s); pipeline scatter/gather %s, async TP all-reduce %s, "
+               "gradients %s, CUDA graphs %s\n",
             fw ? fw->name : "?", fw ? fw->source : "?", p->pp_scatter ? "on" : "off",
-            aug_main_grads_name(p->main_grads), p->cuda_graphs ? "on" : "off");
+            p->tp_async_allreduce ? "on" : "off", aug_main_grads_name(p->main_grads),
+            p->cuda_graphs ? "on" : "off");
     fprintf(f, "# host issue per kernel: gemm %.1f, attention %.1f, memory %.1f, collective "
                "%.1f us (%s)\n",
             1e6 * aug_framework_issue_s(p, NULL, AUG_OP_GEMM),

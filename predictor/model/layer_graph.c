@@ -335,6 +335,16 @@ static int sp_regather(struct aug_graph *g, const struct aug_dims *x, int with) 
     return i;
 }
 
+/* The all-reduce `ar` of the backward list beside the weight-gradient GEMM that follows the
+ * data-gradient GEMM `dgrad` (aug_gb_gemm_bwd adds the two in that order). */
+static void async_dgrad_allreduce(struct aug_graph *g, int dgrad, int ar) {
+    int wgrad = dgrad + 1;
+    if (dgrad < 0 || ar < 0 || wgrad >= ar || g->bwd[wgrad].op.kind != AUG_OP_GEMM ||
+        g->bwd[wgrad].group != 0 || g->bwd[ar].group != 0)
+        return;
+    aug_gb_pair(g, g->bwd, wgrad, ar, AUG_OVL_PAIR, 1);
+}
+
 /* ---- one layer ------------------------------------------------------------------------- */
 
 static void graph_layer(const struct aug_model *m, const struct aug_plan *p,
@@ -619,6 +629,16 @@ static void graph_layer_mix(const struct aug_model *m, const struct aug_plan *p,
         }
         aug_gb_pair(g, g->bwd, i_proj_d, bag2, AUG_OVL_RING, tpn);
         aug_gb_pair(g, g->bwd, i_qkv_d, brs2, AUG_OVL_RING, tpn);
+    }
+    /* Without SP, Megatron issues a column-parallel linear's input-gradient all-reduce
+     * asynchronously right after its data-gradient GEMM and computes the weight gradient
+     * while it runs (LinearWithGradAccumulationAndAsyncCommunication.backward; the plan's
+     * tp_async_allreduce): the MLP up projection's and the QKV projection's all-reduces
+     * each pair with the weight-gradient GEMM that follows their data gradient. */
+    if (p->tp_async_allreduce && !x.sp && !ovl) {
+        async_dgrad_allreduce(g, mi.up_dgrad, brs1);
+        if (!mla)
+            async_dgrad_allreduce(g, i_qkv_d, brs2);
     }
     /* SP's re-gathers of the saved input shards: the QKV input (MLA gathers its input
      * outside its linears and keeps it whole) and the MLP input of the dense layers and

@@ -259,6 +259,7 @@ void aug_plan_init(struct aug_plan *p) {
     p->ternary = AUG_TERNARY_TENSOR;
     p->tp_overlap = 0;
     p->pp_overlap = 0;
+    p->tp_async_allreduce = 0;
     p->moe_overlap = AUG_MOE_OVERLAP_NONE;
     p->comm_slowdown = aug_eff_defaults()->comm_slowdown;
 }

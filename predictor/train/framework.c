@@ -29,20 +29,23 @@
 /* Fitted on vTrain ground_truth_single.csv (see above): microseconds per kernel issued
  * for GEMMs, fused attention, memory-bound kernels and collectives. Fit on all 1,440 rows
  * with the stream-K GEMM model, the A100 gemm_tile curves, Megatron's unfused
- * cross-entropy, the dense embedding gradient and the pipeline fill and drain through
- * every stage once (train.c, Alpa eq. 2): GEMM 113.7, memory 20.0, collective 27.7 (MAPE
- * 30.5% without host time -> 7.34%; 5-fold held-out MAPE 7.01 - 7.91%, mean 7.34%; per
- * fold GEMM 113.4 - 115.8, memory 19.8 - 20.3 and collective 0.1 - 28.3 us; each TP
- * degree held out in turn scores 5.8 / 7.4 / 10.8 / 15.8% for TP 1 / 2 / 4 / 8). With
- * the bubble at (p - 1) times the slowest stage: 110.3, 20.0, 36.5, held out 7.92%; with
- * the loss at 14 B per logit instead of Megatron's 52 and no embedding gradient pass:
- * 116.8, 20.0, 0.1 (the collective cost barely identified), held out 7.50%; before the
- * stream-K model: 114.1, 20.0, 27.7, held out 8.11%. augur's graph has
+ * cross-entropy, the dense embedding gradient, the pipeline fill and drain through every
+ * stage once (train.c, Alpa eq. 2) and the asynchronous input-gradient all-reduce of
+ * Megatron-DeepSpeed's column-parallel linears (the environment of vTrain's Dockerfile,
+ * apex of 2023-09-29, postdates the fork's 2023-07-04 rebase that brought it): GEMM 113.7,
+ * memory 20.0, collective 22.9 (MAPE 31.4% without host time -> 7.03%; 5-fold held-out
+ * MAPE 6.73 - 7.53%, mean 7.03%; per fold GEMM 113.6 - 115.1, memory 19.5 - 20.0 and
+ * collective 5.9 - 24.2 us; each TP degree held out in turn scores 5.8 / 6.5 / 10.8 /
+ * 14.3% for TP 1 / 2 / 4 / 8). Synchronous all-reduces: 113.7, 20.0, 27.7, held out
+ * 7.34%; with the bubble at (p - 1) times the slowest stage as well: 110.3, 20.0, 36.5,
+ * held out 7.92%; with the loss at 14 B per logit instead of Megatron's 52 and no
+ * embedding gradient pass: 116.8, 20.0, 0.1 (the collective cost barely identified), held
+ * out 7.50%; before the stream-K model: 114.1, 20.0, 27.7, held out 8.11%. augur's graph has
  * one op per GEMM where the framework also runs views, bias adds, dropout and autograd
  * bookkeeping, so a GEMM's cost carries its module's other host work. vTrain has no fused
  * attention: it takes the GEMM cost (one module call through the same path). */
 #define EAGER_HOST {{[AUG_OP_GEMM] = 113.7, [AUG_OP_ATTENTION] = 113.7, [AUG_OP_MEMORY] = 20.0, \
-                     [AUG_OP_COLLECTIVE] = 27.7}}
+                     [AUG_OP_COLLECTIVE] = 22.9}}
 #define EAGER_FIT "fitted on vTrain ground_truth_single.csv (benchmarks/bench_host_dispatch_fit.c)"
 
 static const struct aug_framework table[AUG_FW_COUNT] = {
@@ -53,7 +56,8 @@ static const struct aug_framework table[AUG_FW_COUNT] = {
         .sp = -1, .flash_attention = -1, .attn_kernel = -1, .cross_entropy = -1,
         .dp_overlap = -1, .tp_overlap = -1,
         .param_gather_overlap = -1,
-        .pp_overlap = -1, .pp_scatter = -1, .zero = -1, .fsdp = -1, .main_grads = -1,
+        .pp_overlap = -1, .pp_scatter = -1, .tp_async_allreduce = -1, .zero = -1, .fsdp = -1,
+        .main_grads = -1,
         .cuda_graphs = -1, .bucket_min = -1, .bucket_per_dp = 0,
         .host = {{0}}, /* filled from framework_op_us at run time */
         .host_fit = "documented default (efficiency.c)",
@@ -69,16 +73,19 @@ static const struct aug_framework table[AUG_FW_COUNT] = {
      * schedule (overlap_p2p_comm, on by default, applies to it), no scatter/gather of
      * pipeline sends (removed from Megatron-Core's p2p_communication.py), the loss through
      * Megatron-Core's jit-fused cross-entropy (GPTConfig cross_entropy_loss_fusion=True,
-     * cross_entropy_fusion_impl "native" in core_r0.12.0). TP overlap and
-     * CUDA graphs are per-recipe choices, off by default. */
+     * cross_entropy_fusion_impl "native" in core_r0.12.0), and without SP the column-parallel
+     * linears' input-gradient all-reduce issued asynchronously before the weight-gradient
+     * GEMM (tensor_parallel/layers.py LinearWithGradAccumulationAndAsyncCommunication,
+     * allreduce_dgrad = tp > 1 and not sequence_parallel). TP overlap and CUDA graphs are
+     * per-recipe choices, off by default. */
     [AUG_FW_MEGATRON_CORE] = {
         .name = "megatron-core",
         .source = "NeMo 2 / Megatron-Core 0.12 recipe defaults",
         .sp = 1, .flash_attention = 1, .attn_kernel = AUG_ATTN_KERNEL_CUDNN,
         .cross_entropy = AUG_CE_FUSED, .dp_overlap = 1, .tp_overlap = 0,
         .param_gather_overlap = 1, .pp_overlap = 2,
-        .pp_scatter = 0, .zero = 1, .fsdp = AUG_FSDP_NONE, .main_grads = 3,
-        .cuda_graphs = 0, .bucket_min = 4e7, .bucket_per_dp = 1e6,
+        .pp_scatter = 0, .tp_async_allreduce = 1, .zero = 1, .fsdp = AUG_FSDP_NONE,
+        .main_grads = 3, .cuda_graphs = 0, .bucket_min = 4e7, .bucket_per_dp = 1e6,
         .host = EAGER_HOST, .host_fit = EAGER_FIT,
     },
     /* Megatron-LM v2.x-v3.0 as in Narayanan et al. SC21 and Korthikanti et al. 2022:
@@ -86,15 +93,19 @@ static const struct aug_framework table[AUG_FW_COUNT] = {
      * default (SC21 sec. 4.1), local DDP reducing the contiguous fp32 gradient buffer
      * after the backward (no overlap), no distributed optimizer; SP only when asked; the
      * unfused vocab-parallel cross-entropy on fp32 logits (mpu/cross_entropy.py, with
-     * --fp16-lm-cross-entropy off by default). */
+     * --fp16-lm-cross-entropy off by default); the asynchronous input-gradient all-reduce
+     * of column-parallel linears beside their weight gradient (mpu/layers.py, commit
+     * cf7efd4 of 2021-08-30 "allreduce overlap with wgrad gemm", on unless
+     * --no-async-tensor-model-parallel-allreduce; the SC21 runs predate it and their rows
+     * turn it off). */
     [AUG_FW_MEGATRON_LM_2022] = {
         .name = "megatron-lm-2022",
         .source = "Megatron-LM v2.x-v3.0 (Narayanan et al. SC21, Korthikanti et al. 2022)",
         .sp = -1, .flash_attention = 0, .attn_kernel = AUG_ATTN_KERNEL_FA2,
         .cross_entropy = AUG_CE_UNFUSED, .dp_overlap = 0, .tp_overlap = 0,
         .param_gather_overlap = 0, .pp_overlap = 0,
-        .pp_scatter = 1, .zero = 0, .fsdp = AUG_FSDP_NONE, .main_grads = 3,
-        .cuda_graphs = 0, .bucket_min = -1, .bucket_per_dp = 0,
+        .pp_scatter = 1, .tp_async_allreduce = 1, .zero = 0, .fsdp = AUG_FSDP_NONE,
+        .main_grads = 3, .cuda_graphs = 0, .bucket_min = -1, .bucket_per_dp = 0,
         .host = EAGER_HOST, .host_fit = EAGER_FIT,
     },
     /* microsoft/Megatron-DeepSpeed (DeepSpeed 0.9-0.14 engine): Megatron-LM 2021 modules
@@ -102,7 +113,10 @@ static const struct aug_framework table[AUG_FW_COUNT] = {
      * (runtime/pipe/engine.py) and whose ZeRO-0/1 gradient all-reduce follows the
      * backward (overlap_comm off by default); fp16 gradients and fp32 master weights in
      * the optimizer (16 B per parameter); unfused attention and Megatron's unfused
-     * cross-entropy. DeepSpeed ZeRO and FSDP run whatever loss the model code has: the
+     * cross-entropy; the asynchronous input-gradient all-reduce of column-parallel linears
+     * (core/tensor_parallel/layers.py, --no-async-tensor-model-parallel-allreduce to turn it
+     * off), which the fork took from Megatron-LM in its rebase of 2023-07-04 (9e72d571):
+     * runs of the 2021-2022 forks (MT-NLG, BigScience's BLOOM fork) have it off. DeepSpeed ZeRO and FSDP run whatever loss the model code has: the
      * plan's. */
     [AUG_FW_MEGATRON_DEEPSPEED] = {
         .name = "megatron-deepspeed",
@@ -110,8 +124,8 @@ static const struct aug_framework table[AUG_FW_COUNT] = {
         .sp = -1, .flash_attention = 0, .attn_kernel = AUG_ATTN_KERNEL_FA2,
         .cross_entropy = AUG_CE_UNFUSED, .dp_overlap = 0, .tp_overlap = 0,
         .param_gather_overlap = 0, .pp_overlap = 0,
-        .pp_scatter = 0, .zero = -1, .fsdp = AUG_FSDP_NONE, .main_grads = AUG_GRADS_DTYPE,
-        .cuda_graphs = 0, .bucket_min = 5e8, .bucket_per_dp = 0,
+        .pp_scatter = 0, .tp_async_allreduce = 1, .zero = -1, .fsdp = AUG_FSDP_NONE,
+        .main_grads = AUG_GRADS_DTYPE, .cuda_graphs = 0, .bucket_min = 5e8, .bucket_per_dp = 0,
         .host = EAGER_HOST, .host_fit = EAGER_FIT,
     },
     /* DeepSpeed ZeRO-3 (deepspeed 0.14, runtime/zero/config.py defaults): parameters,
@@ -123,7 +137,8 @@ static const struct aug_framework table[AUG_FW_COUNT] = {
         .sp = -1, .flash_attention = -1, .attn_kernel = AUG_ATTN_KERNEL_FA2,
         .cross_entropy = -1, .dp_overlap = 1, .tp_overlap = 0,
         .param_gather_overlap = 0, .pp_overlap = 0,
-        .pp_scatter = 0, .zero = 3, .fsdp = AUG_FSDP_NONE, .main_grads = AUG_GRADS_DTYPE,
+        .pp_scatter = 0, .tp_async_allreduce = -1, .zero = 3, .fsdp = AUG_FSDP_NONE,
+        .main_grads = AUG_GRADS_DTYPE,
         .cuda_graphs = 0, .bucket_min = 5e8, .bucket_per_dp = 0,
         .host = EAGER_HOST, .host_fit = EAGER_FIT,
     },
@@ -135,7 +150,8 @@ static const struct aug_framework table[AUG_FW_COUNT] = {
         .sp = -1, .flash_attention = 1, .attn_kernel = AUG_ATTN_KERNEL_FA2,
         .cross_entropy = -1, .dp_overlap = 1, .tp_overlap = 0,
         .param_gather_overlap = 0, .pp_overlap = 0,
-        .pp_scatter = 0, .zero = 0, .fsdp = AUG_FSDP_FULL, .main_grads = AUG_GRADS_DTYPE,
+        .pp_scatter = 0, .tp_async_allreduce = -1, .zero = 0, .fsdp = AUG_FSDP_FULL,
+        .main_grads = AUG_GRADS_DTYPE,
         .cuda_graphs = 0, .bucket_min = 0, .bucket_per_dp = 0,
         .host = EAGER_HOST, .host_fit = EAGER_FIT,
     },
@@ -214,6 +230,11 @@ void aug_framework_apply(int id, struct aug_plan *p, unsigned explicit_mask, cha
     if (f->pp_scatter >= 0 && !(explicit_mask & AUG_FWSET_PP_SCATTER)) {
         p->pp_scatter = f->pp_scatter;
         note(applied, applied_size, "%spp-scatter %s", p->pp_scatter ? "on" : "off");
+    }
+    if (f->tp_async_allreduce >= 0 && !(explicit_mask & AUG_FWSET_TP_ASYNC)) {
+        p->tp_async_allreduce = f->tp_async_allreduce;
+        note(applied, applied_size, "%stp-async-allreduce %s",
+             p->tp_async_allreduce ? "on" : "off");
     }
     if (!(explicit_mask & AUG_FWSET_SHARDING)) {
         if (f->fsdp >= 0)

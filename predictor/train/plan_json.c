@@ -50,7 +50,7 @@ static int read_plan(const char *ctx, json_t *o, struct aug_plan *p) {
         "seq", "recompute", "recompute_modules", "recompute_layers", "zero", "fsdp", "dtype", "attention", "attention_kernel", "cross_entropy",
         "dp_overlap", "cp_algo", "etp", "ep_placement", "moe_capacity_factor", "moe_imbalance", "ternary_kernel", "tp_overlap",
         "pp_overlap", "comm_slowdown", "uneven_pp", "pp_embed_loss_slots", "moe_overlap", "framework", "pp_scatter",
-        "main_grads", "cuda_graphs", "bucket_params", "param_gather_overlap", NULL};
+        "tp_async_allreduce", "main_grads", "cuda_graphs", "bucket_params", "param_gather_overlap", NULL};
     const char *key;
     json_t *v;
     json_object_foreach(o, key, v) {
@@ -83,6 +83,7 @@ static int read_plan(const char *ctx, json_t *o, struct aug_plan *p) {
         (st = bool_key(ctx, o, "uneven_pp", &p->uneven_pp)) ||
         (st = bool_key(ctx, o, "pp_embed_loss_slots", &p->pp_embed_loss_slots)) ||
         (st = bool_key(ctx, o, "pp_scatter", &p->pp_scatter)) ||
+        (st = bool_key(ctx, o, "tp_async_allreduce", &p->tp_async_allreduce)) ||
         (st = bool_key(ctx, o, "cuda_graphs", &p->cuda_graphs)) ||
         (st = bool_key(ctx, o, "param_gather_overlap", &p->param_gather_overlap)) ||
         (st = double_key(ctx, o, "bucket_params", &p->bucket_params)) ||

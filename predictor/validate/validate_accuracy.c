@@ -25,7 +25,7 @@ static const struct {
 /* Optional columns beyond the DESIGN section 6 schema, for runs whose setup augur can
  * model more precisely: etp, ep_placement (inner|outer), cp_algo (ring|ulysses|allgather),
  * moe_capacity_factor, moe_imbalance, moe_overlap (none|shared|batch), tp_overlap, pp_overlap,
- * pp_embed_loss_slots (0|1), ternary_kernel, attention_kernel (cudnn|fa3|fa2), main_grads (dtype|fp32|fp32-copy:
+ * pp_embed_loss_slots (0|1), tp_async_allreduce (0|1), ternary_kernel, attention_kernel (cudnn|fa3|fa2), main_grads (dtype|fp32|fp32-copy:
  * the gradient bytes a run's notes state, e.g. FSDP reducing gradients in fp32). */
 static int read_extra(const struct aug_csv *t, size_t i, struct aug_plan *p) {
     int st;
@@ -67,9 +67,11 @@ static int read_extra(const struct aug_csv *t, size_t i, struct aug_plan *p) {
         p->moe_imbalance = d;
     else if (st != AUG_ENOTFOUND)
         return st;
-    static const char *const flags[] = {"tp_overlap", "pp_overlap", "pp_embed_loss_slots"};
-    int *dst[] = {&p->tp_overlap, &p->pp_overlap, &p->pp_embed_loss_slots};
-    for (int k = 0; k < 3; k++) {
+    static const char *const flags[] = {"tp_overlap", "pp_overlap", "pp_embed_loss_slots",
+                                        "tp_async_allreduce"};
+    int *dst[] = {&p->tp_overlap, &p->pp_overlap, &p->pp_embed_loss_slots,
+                  &p->tp_async_allreduce};
+    for (int k = 0; k < 4; k++) {
         v = -1;
         if ((st = aug_vrow_long(t, i, flags[k], AUG_CSV_NONNEG, &v)) != AUG_OK)
             return st;
