@@ -116,8 +116,8 @@ static const struct aug_framework table[AUG_FW_COUNT] = {
      * cross-entropy; the asynchronous input-gradient all-reduce of column-parallel linears
      * (core/tensor_parallel/layers.py, --no-async-tensor-model-parallel-allreduce to turn it
      * off), which the fork took from Megatron-LM in its rebase of 2023-07-04 (9e72d571):
-     * runs of the 2021-2022 forks (MT-NLG, BigScience's BLOOM fork) have it off. DeepSpeed ZeRO and FSDP run whatever loss the model code has: the
-     * plan's. */
+     * runs of the 2021-2022 forks (MT-NLG, BigScience's BLOOM fork) have it off.
+     * DeepSpeed ZeRO and FSDP run whatever loss the model code has: the plan's. */
     [AUG_FW_MEGATRON_DEEPSPEED] = {
         .name = "megatron-deepspeed",
         .source = "microsoft/Megatron-DeepSpeed with the DeepSpeed 0.9-0.14 engine",

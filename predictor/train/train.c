@@ -7,8 +7,8 @@
  * micro-batches per iteration, p stages and v interleaved chunks per rank, the busy time
  * is m * t_mb, t_mb the forward + backward time of one micro-batch on the slowest stage,
  * and the bubble the fill and drain through the other stages, (sum of the stage times -
- * t_mb) / v: (p - 1) / v * t_mb when the stages are equal. Stage-to-stage activations are sent once forward and once backward
- * per chunk (v times more often when interleaved).
+ * t_mb) / v: (p - 1) / v * t_mb when the stages are equal. Stage-to-stage activations are
+ * sent once forward and once backward per chunk (v times more often when interleaved).
  * Data parallelism: gradients are all-reduced in buckets as the last micro-batch's
  * backward produces them, so only what outlasts that backward is exposed (with
  * dp_overlap); ZeRO-1/2 reduce-scatter the gradients the same way and all-gather the
@@ -299,7 +299,6 @@ static int train_run(const struct aug_model *m, const struct aug_system *s,
     double t_mb = mb->total;
     if (tr) {
         tr->layers = L_mb;
-        tr->stage = mb == &stage_first ? 0 : mb == &stage_last ? p->pp - 1 : 1;
         tr->with_first = mb == &stage_first;
         tr->with_last = mb == &stage_last || p->pp == 1;
         tr->host_s = mb->cat[AUG_CAT_HOST];

@@ -15,7 +15,6 @@ struct aug_train_trace {
     double first_fwd_s[AUG_GRAPH_MAX_OPS], first_bwd_s[AUG_GRAPH_MAX_OPS];
     double last_fwd_s[AUG_GRAPH_MAX_OPS], last_bwd_s[AUG_GRAPH_MAX_OPS];
     double layers;          /* transformer layers on the slowest stage */
-    long stage;             /* which stage that is (0 .. pp - 1) */
     int with_first;         /* it runs the embedding (the first stage's extra work) */
     int with_last;          /* it runs the final norm, head and loss */
     double host_s;          /* per micro-batch: GPU idle while the host issues kernels */
