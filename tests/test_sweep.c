@@ -796,10 +796,27 @@ static void test_cli_json_keys(void **state) {
     json_t *t0 = json_array_get(json_object_get(j, "top"), 0);
     assert_string_equal(json_string_value(json_object_get(json_object_get(t0, "plan"),
                                                           "cross_entropy")), "te");
+    assert_true(json_is_false(json_object_get(json_object_get(t0, "plan"), "tp_async_allreduce")));
     json_decref(j);
     char *bad_ce[] = {SWEEP_ARGS, "--cross-entropy", "liger", NULL};
     assert_int_equal(augur(bad_ce), 2);
     assert_non_null(strstr(err_buf, "--cross-entropy"));
+    /* and the asynchronous TP all-reduce: off unless asked (above), then in every plan */
+    char *as[] = {SWEEP_ARGS, "--format", "json", "--threads", "2", "--tp-async-allreduce", "on",
+                  NULL};
+    rc = augur(as);
+    if (rc != 0)
+        fail_msg("exit %d: %s", rc, err_buf);
+    j = parse_json(out_buf);
+    json_t *plans = json_object_get(j, "top");
+    assert_true(json_array_size(plans) > 0);
+    for (size_t i = 0; i < json_array_size(plans); i++)
+        assert_true(json_is_true(json_object_get(
+            json_object_get(json_array_get(plans, i), "plan"), "tp_async_allreduce")));
+    json_decref(j);
+    char *bad_as[] = {SWEEP_ARGS, "--tp-async-allreduce", "maybe", NULL};
+    assert_int_equal(augur(bad_as), 2);
+    assert_non_null(strstr(err_buf, "--tp-async-allreduce: use on or off"));
 }
 
 static void test_cli_csv_table_plot_usage(void **state) {

@@ -34,6 +34,8 @@ static void help(void) {
         "                   [--cp-algo ring|ulysses|allgather] [--dtype D] [--attention fused|unfused]\n"
         "                   [--attention-kernel cudnn|fa3|fa2] [--cross-entropy fused|unfused|te]\n"
         "                   [--no-dp-overlap] [--tp-overlap] [--pp-overlap] [--etp E]\n"
+        "                   [--tp-async-allreduce on|off (without SP: the input-gradient\n"
+        "                    all-reduce beside the weight gradient, as Megatron)]\n"
         "                   [--ep-placement inner|outer] [--moe-capacity-factor F|dropless]\n"
         "                   [--moe-imbalance X] [--ternary-kernel K] [--comm-slowdown X]\n"
         "                   [--kdb DIR] [--roofline] [--no-prune] [--progress|--no-progress]\n"
@@ -81,7 +83,7 @@ enum {
     OPT_NO_PRUNE, OPT_FORMAT, OPT_OUTPUT, OPT_PLOT, OPT_PROGRESS, OPT_NO_PROGRESS, OPT_BATCH,
     OPT_INPUT, OPT_OUTPUT_LEN, OPT_MIN_TPUT, OPT_MAX_BATCH, OPT_WDTYPE, OPT_KVDTYPE, OPT_ALONG,
     OPT_FACTORS, OPT_SYSTEMS, OPT_GENERATIONS, OPT_IMPROVE, OPT_CP_ALGO, OPT_ETP, OPT_EP_PLACEMENT,
-    OPT_MOE_CF, OPT_MOE_IMB, OPT_TERNARY, OPT_TP_OVERLAP, OPT_PP_OVERLAP, OPT_COMM_SLOWDOWN, OPT_HELP,
+    OPT_MOE_CF, OPT_MOE_IMB, OPT_TERNARY, OPT_TP_OVERLAP, OPT_PP_OVERLAP, OPT_TP_ASYNC, OPT_COMM_SLOWDOWN, OPT_HELP,
     OPT_SLO_TTFT, OPT_SLO_TPOT, OPT_ENGINE, OPT_NREQ, OPT_SEED, OPT_RC_MODULES,
     OPT_MOE_OVERLAP
 };
@@ -149,6 +151,7 @@ static const struct option options[] = {
     {"moe-imbalance", required_argument, 0, OPT_MOE_IMB},
     {"ternary-kernel", required_argument, 0, OPT_TERNARY},
     {"tp-overlap", no_argument, 0, OPT_TP_OVERLAP},
+    {"tp-async-allreduce", required_argument, 0, OPT_TP_ASYNC},
     {"pp-overlap", no_argument, 0, OPT_PP_OVERLAP},
     {"comm-slowdown", required_argument, 0, OPT_COMM_SLOWDOWN},
     {"help", no_argument, 0, OPT_HELP},
@@ -384,6 +387,12 @@ static int parse(int argc, char **argv, struct aug_sweep_opts *o) {
             break;
         case OPT_TP_OVERLAP: o->base.tp_overlap = 1; o->train_only = 1; break;
         case OPT_PP_OVERLAP: o->base.pp_overlap = 1; o->train_only = 1; break;
+        case OPT_TP_ASYNC:
+            if (strcmp(optarg, "on") != 0 && strcmp(optarg, "off") != 0)
+                return aug_cli_usage(cmd, "--tp-async-allreduce: use on or off, not '%s'", optarg);
+            o->base.tp_async_allreduce = strcmp(optarg, "on") == 0;
+            o->train_only = 1;
+            break;
         case OPT_COMM_SLOWDOWN:
             if ((rc = aug_cli_double(cmd, "--comm-slowdown", optarg, &o->base.comm_slowdown))) return rc;
             o->train_only = 1;
