@@ -366,6 +366,33 @@ static void test_train_csv(void **state) {
     json_decref(o);
 }
 
+/* Megatron-Core's first/last pipeline-stage layer counts: the table says the split, the
+ * JSON plan carries it, a split the ranks cannot take is refused */
+static void test_train_first_last_layers(void **state) {
+    (void)state;
+    expect_exit(RUN("train", "--model", "llama2-7b", "--system", "dgx-h100", "--gpus", "8",
+                    "--tp", "2", "--pp", "4", "--micro-batch", "1", "--global-batch", "16",
+                    "--pp-first-layers", "6", "--pp-last-layers", "10"), 0);
+    out_has("# pipeline split: 6 layers on the first rank, 10 on the last, 8 on each of the "
+            "other 2");
+    expect_exit(RUN("train", "--model", "llama2-7b", "--system", "dgx-h100", "--gpus", "8",
+                    "--tp", "2", "--pp", "4", "--micro-batch", "1", "--global-batch", "16",
+                    "--pp-first-layers", "6", "--pp-last-layers", "10", "--format", "json"), 0);
+    json_t *o = parse_stdout();
+    json_t *plan = json_object_get(o, "plan");
+    assert_int_equal(json_integer_value(json_object_get(plan, "pp_first_layers")), 6);
+    assert_int_equal(json_integer_value(json_object_get(plan, "pp_last_layers")), 10);
+    json_decref(o);
+    expect_exit(RUN("train", "--model", "llama2-7b", "--system", "dgx-h100", "--gpus", "8",
+                    "--tp", "2", "--pp", "4", "--micro-batch", "1", "--global-batch", "16",
+                    "--pp-first-layers", "5", "--pp-last-layers", "10"), 2);
+    err_has("the 17 layers left by the first/last pipeline stages do not split evenly over "
+            "the other 2 ranks");
+    expect_exit(RUN("train", "--model", "llama2-7b", "--system", "dgx-h100", "--gpus", "8",
+                    "--micro-batch", "1", "--global-batch", "16", "--pp-first-layers", "0"), 2);
+    err_has("--pp-first-layers");
+}
+
 /* --ops: the table ends with its own check (the slowest stage's rows add up to the step),
  * CSV has one row per op whose step seconds add up to the JSON step time */
 static void test_train_ops(void **state) {
@@ -497,6 +524,7 @@ int main(void) {
         cmocka_unit_test(test_train_cross_entropy),
         cmocka_unit_test(test_train_csv),
         cmocka_unit_test(test_train_ops),
+        cmocka_unit_test(test_train_first_last_layers),
         cmocka_unit_test(test_validate),
         cmocka_unit_test(test_validate_bad_row),
         cmocka_unit_test(test_models_and_systems),

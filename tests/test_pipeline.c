@@ -206,6 +206,42 @@ static void test_step_time_includes_bubble(void **state) {
  * 2 h = 52,436,992. The slowest stage is a middle one: 8 layers, no embedding work (the
  * head's GEMMs are half a layer's, its loss less than the rest), as for the 32-layer model
  * whose last rank adds the head to 8 layers. */
+/* Megatron-Core's first/last-stage layer counts: 8 and 8 of 32 on four ranks is the even
+ * split, to the bit; 6 and 10 make the last rank (10 layers, the head and the loss) the
+ * slowest, and its layers run 10 x m times an iteration; the stage parameters follow. */
+static void test_first_last_stage_layers(void **state) {
+    (void)state;
+    struct aug_plan even = plan(8, 2, 4, 1, 1, 16), p = even;
+    p.pp_first_layers = 8;
+    p.pp_last_layers = 8;
+    assert_int_equal(aug_plan_resolve(&even, &gpt, &sys), AUG_OK);
+    struct aug_train_result a = predict(&even), b = predict(&p);
+    assert_true(a.step_time_s == b.step_time_s);
+    p = plan(8, 2, 4, 1, 1, 16);
+    p.pp_first_layers = 6;
+    p.pp_last_layers = 10;
+    p.cuda_graphs = 1;
+    struct aug_train_result r = predict(&p);
+    assert_true(r.step_time_s > a.step_time_s);
+    struct parts x = stage_parts(&p);
+    assert_true(x.last_slowest);
+    double layer = aug_train_layer_params_per_gpu(&gpt, &p);
+    assert_rel(aug_train_stage_params_per_gpu(&gpt, &p, 1), 8.0 * layer, 1e-12);
+    assert_rel(aug_train_stage_params_per_gpu(&gpt, &p, 0) - 6.0 * layer,
+               aug_train_stage_params_per_gpu(&gpt, &even, 0) - 8.0 * layer, 1e-12);
+    static struct aug_train_op_report ops[AUG_TRAIN_OPS_MAX];
+    int n = 0;
+    struct aug_train_options o = {NULL, 0, NULL};
+    assert_int_equal(aug_train_ops(&gpt, &sys, &p, &o, &r, ops, AUG_TRAIN_OPS_MAX, &n), AUG_OK);
+    int qkv = 0;
+    for (int i = 0; i < n; i++)
+        if (strcmp(ops[i].list, "fwd") == 0 && strcmp(ops[i].name, "qkv") == 0) {
+            assert_rel(ops[i].count, 10.0 * 16.0, 1e-12);
+            qkv = 1;
+        }
+    assert_true(qkv);
+}
+
 static void test_embed_loss_slots(void **state) {
     (void)state;
     struct aug_model m30 = gpt, m32 = gpt;
@@ -315,6 +351,7 @@ int main(void) {
         cmocka_unit_test(test_bubble_interleaved),
         cmocka_unit_test(test_step_time_includes_bubble),
         cmocka_unit_test(test_embed_loss_slots),
+        cmocka_unit_test(test_first_last_stage_layers),
         cmocka_unit_test(test_pp_send_count),
         cmocka_unit_test(test_pp_across_nodes),
         cmocka_unit_test(test_pp_boundary_crossing_nodes),

@@ -267,6 +267,63 @@ static void test_embed_loss_slots(void **state) {
     resolve_fails(p, &m32, "--pp of at least 2");
 }
 
+/* Megatron-Core's first/last-stage layer counts, as NeMo's DeepSeek-V3 recipe sets them
+ * (64 / pp - 1 and 64 / pp - 2 of 61 layers): PP 16 -> 3, 14 ranks of 4, 2; PP 8 -> 7, six
+ * of 8, 6. One count alone leaves the rest to the other pp - 1 ranks. */
+static void test_first_last_stage_layers(void **state) {
+    (void)state;
+    struct aug_model m = gpt(61, 1024, 16, 16);
+    struct aug_plan p = plan(16, 1, 16, 1, 16);
+    resolve_fails(p, &m, "layers 61 are not divisible by --pp 16");
+    p.pp_first_layers = 3;
+    p.pp_last_layers = 2;
+    resolve_ok(&p, &m);
+    assert_int_equal(aug_plan_stage_layers(&p, &m), 4);
+    assert_int_equal(aug_plan_stage_layers_at(&p, &m, 0), 3);
+    assert_int_equal(aug_plan_stage_layers_at(&p, &m, 1), 4);
+    assert_int_equal(aug_plan_stage_layers_at(&p, &m, 14), 4);
+    assert_int_equal(aug_plan_stage_layers_at(&p, &m, 15), 2);
+    p = plan(8, 1, 8, 1, 16);
+    p.pp_first_layers = 7;
+    p.pp_last_layers = 6;
+    resolve_ok(&p, &m);
+    assert_int_equal(aug_plan_stage_layers(&p, &m), 8);
+    assert_int_equal(aug_plan_stage_layers_at(&p, &m, 7), 6);
+    /* 30 layers, PP 4, 6 on the first: 24 over the other three */
+    struct aug_model m30 = gpt(30, 1024, 16, 16);
+    p = plan(4, 1, 4, 1, 16);
+    p.pp_first_layers = 6;
+    resolve_ok(&p, &m30);
+    assert_int_equal(aug_plan_stage_layers_at(&p, &m30, 0), 6);
+    assert_int_equal(aug_plan_stage_layers_at(&p, &m30, 3), 8);
+    /* two ranks: the two counts are the model */
+    p = plan(2, 1, 2, 1, 16);
+    p.pp_first_layers = 14;
+    p.pp_last_layers = 16;
+    resolve_ok(&p, &m30);
+    assert_int_equal(aug_plan_stage_layers(&p, &m30), 16);
+    p.pp_last_layers = 15;
+    resolve_fails(p, &m30, "do not add up to the model's 30 layers over --pp 2");
+    /* what Megatron-Core refuses */
+    p = plan(16, 1, 16, 1, 16);
+    p.pp_first_layers = 3;
+    p.pp_last_layers = 3;
+    resolve_fails(p, &m, "the 55 layers left by the first/last pipeline stages do not split "
+                         "evenly over the other 14 ranks");
+    p = plan(16, 1, 16, 1, 32);
+    p.pp_first_layers = 3;
+    p.pp_last_layers = 2;
+    p.interleave = 2;
+    resolve_fails(p, &m, "only the non-interleaved split is modelled");
+    p = plan(1, 1, 1, 1, 16);
+    p.pp_first_layers = 3;
+    resolve_fails(p, &m, "need --pp of at least 2");
+    p = plan(4, 1, 4, 1, 16);
+    p.pp_first_layers = 6;
+    p.pp_embed_loss_slots = 1; /* 32 slots would split over 4 ranks */
+    resolve_fails(p, &m30, "exclude each other");
+}
+
 static void test_sequence_rules(void **state) {
     (void)state;
     struct aug_model m = gpt(32, 4096, 32, 32);
@@ -387,6 +444,7 @@ int main(void) {
         cmocka_unit_test(test_layers_and_pp),
         cmocka_unit_test(test_interleave_rules),
         cmocka_unit_test(test_embed_loss_slots),
+        cmocka_unit_test(test_first_last_stage_layers),
         cmocka_unit_test(test_sequence_rules),
         cmocka_unit_test(test_ep_zero_fsdp_dtype),
         cmocka_unit_test(test_recompute_modules),

@@ -359,6 +359,48 @@ static void test_tp_async_allreduce_column(void **state) {
     assert_non_null(strstr(aug_last_error(), "column 'tp_async_allreduce'"));
 }
 
+/* The pp_first_layers / pp_last_layers columns: a PP 2 row of the 12-layer model with 4 and
+ * 8 layers predicts what the plan with them does (slower than the even 6 and 6: the last
+ * rank carries 8 layers and the head); a split that does not add up names the line. */
+static void test_first_last_layers_columns(void **state) {
+    (void)state;
+    struct aug_plan p;
+    small_row_plan(&p);
+    p.pp = 2;
+    double t_even = predict_small_row(&p);
+    small_row_plan(&p);
+    p.pp = 2;
+    p.pp_first_layers = 4;
+    p.pp_last_layers = 8;
+    double t_split = predict_small_row(&p);
+    assert_true(t_split > t_even);
+    char csv[2048];
+    const char *row = "%s,A,t,,,12,2048,16,,,,gelu,1024,,,dgx-a100-80g,,4,1,2,,,,0,,1,4,none,0,"
+                      "fp16,step_time_s,%.17g,s,,%s,%s\n";
+    int n = snprintf(csv, sizeof csv, "%.*s,pp_first_layers,pp_last_layers\n",
+                     (int)strlen(header) - 1, header);
+    n += snprintf(csv + n, sizeof csv - (size_t)n, row, "a", t_split, "4", "8");
+    snprintf(csv + n, sizeof csv - (size_t)n, row, "b", t_split, "", "");
+    const char *path = write_file("acc.csv", csv);
+    struct aug_validate_options opt = {NULL, 1, NULL, NULL};
+    struct aug_validate_report *r = NULL;
+    assert_int_equal(aug_validate_file(path, AUG_VALIDATE_AUTO, &opt, &r), AUG_OK);
+    assert_int_equal(r->predicted_rows, 2);
+    assert_rel(r->rows[0].predicted, t_split, 1e-12);
+    assert_rel(r->rows[1].predicted, t_even, 1e-12);
+    aug_validate_report_free(r);
+    n = snprintf(csv, sizeof csv, "%.*s,pp_first_layers,pp_last_layers\n",
+                 (int)strlen(header) - 1, header);
+    snprintf(csv + n, sizeof csv - (size_t)n, row, "c", 1.0, "4", "7");
+    write_file("acc.csv", csv);
+    assert_int_equal(aug_validate_file(path, AUG_VALIDATE_AUTO, &opt, &r), AUG_OK);
+    assert_int_equal(r->predicted_rows, 0);
+    assert_int_equal(r->n_rows, 1);
+    assert_true(r->rows[0].skipped);
+    assert_non_null(strstr(r->rows[0].reason, "do not add up to the model's 12 layers"));
+    aug_validate_report_free(r);
+}
+
 /* The recompute_modules column: a row with "core_attn,mlp" predicts what the plan with
  * those modules predicts (more than core_attn alone); a list on a row without selective
  * recomputation names the column and the line. The same for recompute_layers (the block
@@ -482,6 +524,7 @@ int main(void) {
         cmocka_unit_test(test_main_grads_column),
         cmocka_unit_test(test_cross_entropy_column),
         cmocka_unit_test(test_tp_async_allreduce_column),
+        cmocka_unit_test(test_first_last_layers_columns),
         cmocka_unit_test(test_recompute_modules_column),
     };
     return cmocka_run_group_tests_name("validate", tests, setup, teardown);

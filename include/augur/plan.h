@@ -142,6 +142,10 @@ struct aug_plan {
                                 one layer fewer (Megatron-Core --account-for-embedding-in-
                                 pipeline-split and --account-for-loss-in-pipeline-split;
                                 Llama 3, arXiv:2407.21783 sec. 3.3.2) */
+    long pp_first_layers;    /* > 0: transformer layers on the first pipeline rank, and */
+    long pp_last_layers;     /* on the last; the other ranks split the rest evenly
+                                (Megatron-Core num_layers_in_first/last_pipeline_stage,
+                                --decoder-first/last-pipeline-num-layers); 0: the even split */
     /* ---- context parallelism, mixture of experts, ternary layers, overlap ---- */
     enum aug_cp_algo cp_algo;    /* how attention crosses the CP group (default ring) */
     long etp;                    /* expert tensor parallelism (0 = tp, Megatron's default) */
@@ -183,11 +187,14 @@ void aug_plan_init(struct aug_plan *p);
 int aug_plan_resolve(struct aug_plan *p, const struct aug_model *m, const struct aug_system *s);
 
 /* Layers on the most loaded pipeline stage: layers / pp, rounded up per virtual chunk
- * when the split is uneven; with pp_embed_loss_slots, (layers + 2) / pp. */
+ * when the split is uneven; with pp_embed_loss_slots, (layers + 2) / pp; with
+ * pp_first_layers / pp_last_layers, a middle rank's share of what those leave (or, with
+ * two ranks, the larger of the two). */
 long aug_plan_stage_layers(const struct aug_plan *p, const struct aug_model *m);
 
 /* Layers on pipeline rank `stage` (0 .. pp-1): aug_plan_stage_layers(), one fewer on the
- * first and the last rank when the embedding and the loss take a layer's slot there. */
+ * first and the last rank when the embedding and the loss take a layer's slot there, or
+ * pp_first_layers / pp_last_layers on those ranks when set. */
 long aug_plan_stage_layers_at(const struct aug_plan *p, const struct aug_model *m, long stage);
 
 /* Micro-batches per iteration per pipeline: global / (micro_batch * dp). */

@@ -22,6 +22,7 @@ static void help(void) {
            "                   [--attention fused|unfused] [--attention-kernel cudnn|fa3|fa2]\n"
            "                   [--cross-entropy fused|unfused|te]\n"
            "                   [--no-dp-overlap] [--uneven-pp] [--pp-embed-loss-slots] [--roofline]\n"
+           "                   [--pp-first-layers N] [--pp-last-layers N]\n"
            "                   [--cp-algo ring|ulysses|allgather] [--etp E] [--ep-placement inner|outer]\n"
            "                   [--moe-capacity-factor C|dropless] [--moe-imbalance F]\n"
            "                   [--ternary-kernel accumulate|tensor] [--tp-overlap] [--pp-overlap]\n"
@@ -74,6 +75,10 @@ static void help(void) {
            "                        in the pipeline split: the first and last ranks hold a layer\n"
            "                        fewer, (layers + 2) must divide by pp*interleave (Megatron-Core\n"
            "                        --account-for-embedding/loss-in-pipeline-split; Llama 3)\n"
+           "  --pp-first-layers N, --pp-last-layers N  layers on the first and the last\n"
+           "                        pipeline rank, the other ranks splitting the rest evenly\n"
+           "                        (Megatron-Core --decoder-first/last-pipeline-num-layers;\n"
+           "                        NeMo's DeepSeek-V3 recipe: 64/pp - 1 and 64/pp - 2)\n"
            "  --recompute-modules L what selective recomputation repeats (implies --recompute\n"
            "                        selective): Megatron-Core recompute_modules joined by commas,\n"
            "                        core_attn (default), mla_up_proj, layernorm, mlp, moe,\n"
@@ -132,7 +137,7 @@ enum {
     OPT_PP_OVERLAP, OPT_COMM_SLOWDOWN, OPT_COMPARE, OPT_MOE_OVERLAP, OPT_FRAMEWORK, OPT_NO_SP,
     OPT_DP_OVERLAP, OPT_NO_TP_OVERLAP, OPT_NO_PP_OVERLAP, OPT_PP_SCATTER, OPT_MAIN_GRADS, OPT_CUDA_GRAPHS,
     OPT_BUCKET, OPT_PARAM_GATHER, OPT_PLAN, OPT_ATTN_KERNEL, OPT_CROSS_ENTROPY, OPT_PP_SLOTS, OPT_RC_MODULES,
-    OPT_RC_LAYERS, OPT_OPS, OPT_TP_ASYNC
+    OPT_RC_LAYERS, OPT_OPS, OPT_TP_ASYNC, OPT_PP_FIRST, OPT_PP_LAST
 };
 
 static const struct option options[] = {
@@ -184,6 +189,8 @@ static const struct option options[] = {
     {"no-pp-overlap", no_argument, 0, OPT_NO_PP_OVERLAP},
     {"pp-scatter", required_argument, 0, OPT_PP_SCATTER},
     {"tp-async-allreduce", required_argument, 0, OPT_TP_ASYNC},
+    {"pp-first-layers", required_argument, 0, OPT_PP_FIRST},
+    {"pp-last-layers", required_argument, 0, OPT_PP_LAST},
     {"main-grads", required_argument, 0, OPT_MAIN_GRADS},
     {"cuda-graphs", required_argument, 0, OPT_CUDA_GRAPHS},
     {"bucket-params", required_argument, 0, OPT_BUCKET},
@@ -288,6 +295,16 @@ int aug_cmd_train(int argc, char **argv) {
                                    &plan.recompute_layers)))
                 return rc;
             layers_given = 1;
+            break;
+        case OPT_PP_FIRST:
+            if ((rc = aug_cli_long(cmd, "--pp-first-layers", optarg, 1, 1L << 20,
+                                   &plan.pp_first_layers)))
+                return rc;
+            break;
+        case OPT_PP_LAST:
+            if ((rc = aug_cli_long(cmd, "--pp-last-layers", optarg, 1, 1L << 20,
+                                   &plan.pp_last_layers)))
+                return rc;
             break;
         case OPT_ZERO:
             if ((rc = aug_cli_long(cmd, "--zero", optarg, 0, 3, &v))) return rc;

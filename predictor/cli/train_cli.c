@@ -35,6 +35,8 @@ static json_t *plan_json(const struct aug_plan *p) {
     json_object_set_new(o, "tp_overlap", json_boolean(p->tp_overlap));
     json_object_set_new(o, "pp_overlap", json_boolean(p->pp_overlap));
     json_object_set_new(o, "pp_embed_loss_slots", json_boolean(p->pp_embed_loss_slots));
+    json_object_set_new(o, "pp_first_layers", json_integer((json_int_t)p->pp_first_layers));
+    json_object_set_new(o, "pp_last_layers", json_integer((json_int_t)p->pp_last_layers));
     json_object_set_new(o, "moe_overlap", json_string(aug_moe_overlap_name(p->moe_overlap)));
     json_object_set_new(o, "comm_slowdown", json_real(p->comm_slowdown));
     json_object_set_new(o, "framework", json_string(aug_framework_name(p->framework)));
@@ -174,7 +176,12 @@ void aug_cli_train_table(FILE *f, const struct aug_model *m, const struct aug_sy
                "while a collective shares the SMs\n", p->dp_overlap ? "on" : "off",
             p->tp_overlap ? "on" : "off", p->pp_overlap ? "on" : "off",
             p->param_gather_overlap ? "on" : "off", p->comm_slowdown);
-    if (p->pp_embed_loss_slots && p->pp > 2)
+    if (p->pp_first_layers > 0 || p->pp_last_layers > 0)
+        fprintf(f, "# pipeline split: %ld layers on the first rank, %ld on the last, %ld on each "
+                   "of the other %ld\n",
+                aug_plan_stage_layers_at(p, m, 0), aug_plan_stage_layers_at(p, m, p->pp - 1),
+                p->pp > 2 ? aug_plan_stage_layers_at(p, m, 1) : 0L, p->pp - 2);
+    else if (p->pp_embed_loss_slots && p->pp > 2)
         fprintf(f, "# pipeline split: %ld layers + embedding + loss over %ld chunks: %ld layers "
                    "per rank, %ld on the first and last\n",
                 m->layers, p->pp * p->interleave, aug_plan_stage_layers(p, m),

@@ -279,13 +279,70 @@ static long split_units(const struct aug_plan *p, const struct aug_model *m) {
     return m->layers + (p->pp_embed_loss_slots && p->pp > 1 ? 2 : 0);
 }
 
+/* Megatron-Core's first/last-stage layer counts (TransformerConfig
+ * num_layers_in_first_pipeline_stage / num_layers_in_last_pipeline_stage, core_r0.12.0):
+ * the ranks they leave (`*mid` of them) share the remaining layers evenly. Returns those
+ * layers per middle rank, 0 without middle ranks; -1 when neither count is set. */
+static long edge_split(const struct aug_plan *p, const struct aug_model *m, long *mid) {
+    int first = p->pp_first_layers > 0, last = p->pp_last_layers > 0;
+    if ((!first && !last) || p->pp < 2)
+        return -1;
+    *mid = p->pp - first - last;
+    long rest = m->layers - (first ? p->pp_first_layers : 0) - (last ? p->pp_last_layers : 0);
+    return *mid > 0 ? rest / *mid : 0;
+}
+
+/* What Megatron-Core asserts of the first/last-stage counts (transformer_config.py and
+ * transformer_block.py get_num_layers_to_build, core_r0.12.0): no virtual pipeline here,
+ * not with the embedding/loss slots, and the middle ranks split the rest evenly. */
+static int check_edge_split(const struct aug_plan *p, const struct aug_model *m) {
+    if (p->pp_first_layers < 0 || p->pp_last_layers < 0)
+        return aug_errorf(AUG_EUSAGE, "first/last pipeline stage layers must be positive");
+    if (p->pp_first_layers == 0 && p->pp_last_layers == 0)
+        return AUG_OK;
+    if (p->pp < 2)
+        return aug_errorf(AUG_EUSAGE, "first/last pipeline stage layers need --pp of at least 2");
+    if (p->interleave > 1)
+        return aug_errorf(AUG_EUSAGE, "first/last pipeline stage layers with --interleave %ld: "
+                                      "only the non-interleaved split is modelled",
+                          p->interleave);
+    if (p->pp_embed_loss_slots)
+        return aug_errorf(AUG_EUSAGE, "first/last pipeline stage layers and the embedding/loss "
+                                      "pipeline slots exclude each other");
+    long mid = 0, per = edge_split(p, m, &mid);
+    long given = (p->pp_first_layers > 0 ? p->pp_first_layers : 0) +
+                 (p->pp_last_layers > 0 ? p->pp_last_layers : 0);
+    long rest = m->layers - given;
+    if (rest < 0 || (mid == 0 && rest != 0))
+        return aug_errorf(AUG_EUSAGE, "first/last pipeline stage layers (%ld + %ld) do not add "
+                                      "up to the model's %ld layers over --pp %ld",
+                          p->pp_first_layers, p->pp_last_layers, m->layers, p->pp);
+    if (mid > 0 && (per < 1 || rest % mid != 0))
+        return aug_errorf(AUG_EUSAGE, "the %ld layers left by the first/last pipeline stages do "
+                                      "not split evenly over the other %ld ranks", rest, mid);
+    return AUG_OK;
+}
+
 long aug_plan_stage_layers(const struct aug_plan *p, const struct aug_model *m) {
+    long mid = 0, per = edge_split(p, m, &mid);
+    if (per >= 0) {
+        if (mid > 0)
+            return per;
+        return p->pp_first_layers > p->pp_last_layers ? p->pp_first_layers : p->pp_last_layers;
+    }
     long v = p->interleave > 0 ? p->interleave : 1;
     long chunks = p->pp * v;
     return (split_units(p, m) + chunks - 1) / chunks * v;
 }
 
 long aug_plan_stage_layers_at(const struct aug_plan *p, const struct aug_model *m, long stage) {
+    long mid = 0;
+    if (edge_split(p, m, &mid) >= 0) {
+        if (stage == 0 && p->pp_first_layers > 0)
+            return p->pp_first_layers;
+        if (stage == p->pp - 1 && p->pp_last_layers > 0)
+            return p->pp_last_layers;
+    }
     long l = aug_plan_stage_layers(p, m);
     int edge = stage == 0 || stage == p->pp - 1;
     return p->pp_embed_loss_slots && p->pp > 1 && edge && l > 0 ? l - 1 : l;
@@ -413,7 +470,11 @@ int aug_plan_resolve(struct aug_plan *p, const struct aug_model *m, const struct
     if (split_units(p, m) < p->pp * p->interleave)
         return aug_errorf(AUG_EUSAGE, "layers %ld are fewer than pp*interleave = %ld", m->layers,
                           p->pp * p->interleave);
-    if (split_units(p, m) % p->pp != 0 && !p->uneven_pp)
+    int edge_st = check_edge_split(p, m);
+    if (edge_st != AUG_OK)
+        return edge_st;
+    int edges = p->pp_first_layers > 0 || p->pp_last_layers > 0;
+    if (split_units(p, m) % p->pp != 0 && !p->uneven_pp && !edges)
         return aug_errorf(AUG_EUSAGE, "layers %ld are not divisible by --pp %ld", m->layers, p->pp);
     if (p->interleave < 1)
         return aug_errorf(AUG_EUSAGE, "--interleave must be at least 1");

@@ -50,7 +50,7 @@ static int read_plan(const char *ctx, json_t *o, struct aug_plan *p) {
         "seq", "recompute", "recompute_modules", "recompute_layers", "zero", "fsdp", "dtype", "attention", "attention_kernel", "cross_entropy",
         "dp_overlap", "cp_algo", "etp", "ep_placement", "moe_capacity_factor", "moe_imbalance", "ternary_kernel", "tp_overlap",
         "pp_overlap", "comm_slowdown", "uneven_pp", "pp_embed_loss_slots", "moe_overlap", "framework", "pp_scatter",
-        "tp_async_allreduce", "main_grads", "cuda_graphs", "bucket_params", "param_gather_overlap", NULL};
+        "tp_async_allreduce", "pp_first_layers", "pp_last_layers", "main_grads", "cuda_graphs", "bucket_params", "param_gather_overlap", NULL};
     const char *key;
     json_t *v;
     json_object_foreach(o, key, v) {
@@ -76,6 +76,8 @@ static int read_plan(const char *ctx, json_t *o, struct aug_plan *p) {
         (st = long_key(ctx, o, "zero", 0, 3, &zero)) ||
         (st = long_key(ctx, o, "etp", 1, 1 << 20, &p->etp)) ||
         (st = long_key(ctx, o, "recompute_layers", 0, 1 << 20, &p->recompute_layers)) ||
+        (st = long_key(ctx, o, "pp_first_layers", 0, 1 << 20, &p->pp_first_layers)) ||
+        (st = long_key(ctx, o, "pp_last_layers", 0, 1 << 20, &p->pp_last_layers)) ||
         (st = bool_key(ctx, o, "sp", &p->sp)) ||
         (st = bool_key(ctx, o, "dp_overlap", &p->dp_overlap)) ||
         (st = bool_key(ctx, o, "tp_overlap", &p->tp_overlap)) ||

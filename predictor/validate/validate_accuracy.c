@@ -25,13 +25,18 @@ static const struct {
 /* Optional columns beyond the DESIGN section 6 schema, for runs whose setup augur can
  * model more precisely: etp, ep_placement (inner|outer), cp_algo (ring|ulysses|allgather),
  * moe_capacity_factor, moe_imbalance, moe_overlap (none|shared|batch), tp_overlap, pp_overlap,
- * pp_embed_loss_slots (0|1), tp_async_allreduce (0|1), ternary_kernel, attention_kernel (cudnn|fa3|fa2), main_grads (dtype|fp32|fp32-copy:
+ * pp_embed_loss_slots (0|1), pp_first_layers and pp_last_layers (layers on the first and last
+ * pipeline rank), tp_async_allreduce (0|1), ternary_kernel, attention_kernel (cudnn|fa3|fa2), main_grads (dtype|fp32|fp32-copy:
  * the gradient bytes a run's notes state, e.g. FSDP reducing gradients in fp32). */
 static int read_extra(const struct aug_csv *t, size_t i, struct aug_plan *p) {
     int st;
     long v;
     double d;
-    if ((st = aug_vrow_long(t, i, "etp", AUG_CSV_POSITIVE, &p->etp)) != AUG_OK)
+    if ((st = aug_vrow_long(t, i, "etp", AUG_CSV_POSITIVE, &p->etp)) != AUG_OK ||
+        (st = aug_vrow_long(t, i, "pp_first_layers", AUG_CSV_POSITIVE, &p->pp_first_layers)) !=
+            AUG_OK ||
+        (st = aug_vrow_long(t, i, "pp_last_layers", AUG_CSV_POSITIVE, &p->pp_last_layers)) !=
+            AUG_OK)
         return st;
     const char *s = aug_vrow_cell(t, i, "ep_placement");
     if (s[0]) {
