@@ -322,6 +322,36 @@ static void test_cross_entropy_column(void **state) {
     check_plan_column("cross_entropy", "none", 0, "unfused", tu, tf, "none", "liger");
 }
 
+/* Rows of the small model on 4 GPUs with degrees `tp_pp` ("tp,pp") and extra columns
+ * `cols` holding `cells` (comma-separated, as many as the columns): the CSV text of rows
+ * named by `ids` (one character each), every row predicting value `v`. */
+static const char *extra_rows(const char *cols, const char *tp_pp, const char *const *cells,
+                              const char *ids, double v) {
+    static char csv[4096];
+    int n = snprintf(csv, sizeof csv, "%.*s,%s\n", (int)strlen(header) - 1, header, cols);
+    for (int i = 0; ids[i]; i++)
+        n += snprintf(csv + n, sizeof csv - (size_t)n,
+                      "%c,A,t,,,12,2048,16,,,,gelu,1024,,,dgx-a100-80g,,4,%s,,,,0,,1,4,none,0,"
+                      "fp16,step_time_s,%.17g,s,,%s\n",
+                      ids[i], tp_pp, v, cells[i]);
+    return write_file("acc.csv", csv);
+}
+
+/* Two rows, the first with the columns set, the second with them empty: each predicts what
+ * its plan does (t_set, t_default). */
+static void check_extra_columns(const char *cols, const char *tp_pp, const char *set,
+                                const char *empty, double t_set, double t_default) {
+    const char *cells[] = {set, empty};
+    const char *path = extra_rows(cols, tp_pp, cells, "ab", t_set);
+    struct aug_validate_options opt = {NULL, 1, NULL, NULL};
+    struct aug_validate_report *r = NULL;
+    assert_int_equal(aug_validate_file(path, AUG_VALIDATE_AUTO, &opt, &r), AUG_OK);
+    assert_int_equal(r->predicted_rows, 2);
+    assert_rel(r->rows[0].predicted, t_set, 1e-12);
+    assert_rel(r->rows[1].predicted, t_default, 1e-12);
+    aug_validate_report_free(r);
+}
+
 /* The tp_async_allreduce column on a TP 4 row without SP: 1 hides the input-gradient
  * all-reduces behind the weight gradients (the row predicts what the plan with it does,
  * faster than the row without the column); a value other than 0 or 1 names the column. */
@@ -331,29 +361,14 @@ static void test_tp_async_allreduce_column(void **state) {
     small_row_plan(&p);
     p.tp = 4;
     double t_sync = predict_small_row(&p);
-    small_row_plan(&p);
-    p.tp = 4;
     p.tp_async_allreduce = 1;
     double t_async = predict_small_row(&p);
     assert_true(t_async < t_sync);
-    char csv[2048];
-    const char *row = "%s,A,t,,,12,2048,16,,,,gelu,1024,,,dgx-a100-80g,,4,4,1,,,,0,,1,4,none,0,"
-                      "fp16,step_time_s,%.17g,s,,%s\n";
-    int n = snprintf(csv, sizeof csv, "%.*s,tp_async_allreduce\n", (int)strlen(header) - 1,
-                     header);
-    n += snprintf(csv + n, sizeof csv - (size_t)n, row, "a", t_async, "1");
-    snprintf(csv + n, sizeof csv - (size_t)n, row, "b", t_async, "");
-    const char *path = write_file("acc.csv", csv);
+    check_extra_columns("tp_async_allreduce", "4,1", "1", "", t_async, t_sync);
+    const char *bad[] = {"2"};
+    const char *path = extra_rows("tp_async_allreduce", "4,1", bad, "c", 1.0);
     struct aug_validate_options opt = {NULL, 1, NULL, NULL};
     struct aug_validate_report *r = NULL;
-    assert_int_equal(aug_validate_file(path, AUG_VALIDATE_AUTO, &opt, &r), AUG_OK);
-    assert_int_equal(r->predicted_rows, 2);
-    assert_rel(r->rows[0].predicted, t_async, 1e-12);
-    assert_rel(r->rows[1].predicted, t_sync, 1e-12);
-    aug_validate_report_free(r);
-    n = snprintf(csv, sizeof csv, "%.*s,tp_async_allreduce\n", (int)strlen(header) - 1, header);
-    snprintf(csv + n, sizeof csv - (size_t)n, row, "c", 1.0, "2");
-    write_file("acc.csv", csv);
     assert_int_equal(aug_validate_file(path, AUG_VALIDATE_AUTO, &opt, &r), AUG_EDATA);
     assert_non_null(strstr(aug_last_error(), "acc.csv:2"));
     assert_non_null(strstr(aug_last_error(), "column 'tp_async_allreduce'"));
@@ -361,38 +376,22 @@ static void test_tp_async_allreduce_column(void **state) {
 
 /* The pp_first_layers / pp_last_layers columns: a PP 2 row of the 12-layer model with 4 and
  * 8 layers predicts what the plan with them does (slower than the even 6 and 6: the last
- * rank carries 8 layers and the head); a split that does not add up names the line. */
+ * rank carries 8 layers and the head); a split that does not add up skips the row. */
 static void test_first_last_layers_columns(void **state) {
     (void)state;
     struct aug_plan p;
     small_row_plan(&p);
     p.pp = 2;
     double t_even = predict_small_row(&p);
-    small_row_plan(&p);
-    p.pp = 2;
     p.pp_first_layers = 4;
     p.pp_last_layers = 8;
     double t_split = predict_small_row(&p);
     assert_true(t_split > t_even);
-    char csv[2048];
-    const char *row = "%s,A,t,,,12,2048,16,,,,gelu,1024,,,dgx-a100-80g,,4,1,2,,,,0,,1,4,none,0,"
-                      "fp16,step_time_s,%.17g,s,,%s,%s\n";
-    int n = snprintf(csv, sizeof csv, "%.*s,pp_first_layers,pp_last_layers\n",
-                     (int)strlen(header) - 1, header);
-    n += snprintf(csv + n, sizeof csv - (size_t)n, row, "a", t_split, "4", "8");
-    snprintf(csv + n, sizeof csv - (size_t)n, row, "b", t_split, "", "");
-    const char *path = write_file("acc.csv", csv);
+    check_extra_columns("pp_first_layers,pp_last_layers", "1,2", "4,8", ",", t_split, t_even);
+    const char *bad[] = {"4,7"};
+    const char *path = extra_rows("pp_first_layers,pp_last_layers", "1,2", bad, "c", 1.0);
     struct aug_validate_options opt = {NULL, 1, NULL, NULL};
     struct aug_validate_report *r = NULL;
-    assert_int_equal(aug_validate_file(path, AUG_VALIDATE_AUTO, &opt, &r), AUG_OK);
-    assert_int_equal(r->predicted_rows, 2);
-    assert_rel(r->rows[0].predicted, t_split, 1e-12);
-    assert_rel(r->rows[1].predicted, t_even, 1e-12);
-    aug_validate_report_free(r);
-    n = snprintf(csv, sizeof csv, "%.*s,pp_first_layers,pp_last_layers\n",
-                 (int)strlen(header) - 1, header);
-    snprintf(csv + n, sizeof csv - (size_t)n, row, "c", 1.0, "4", "7");
-    write_file("acc.csv", csv);
     assert_int_equal(aug_validate_file(path, AUG_VALIDATE_AUTO, &opt, &r), AUG_OK);
     assert_int_equal(r->predicted_rows, 0);
     assert_int_equal(r->n_rows, 1);
