@@ -419,6 +419,18 @@ static void test_ops_report(void **state) {
         char what[64];
         snprintf(what, sizeof what, "case %zu (%s)", i, cases[i].model);
         check_rows(what, &r, ops, n);
+        /* recomputation lists what it repeats: the attention core when selective (the
+         * default module: the fused kernel, or QK^T, softmax, dropout and AV unfused, not
+         * the projections), nothing without it */
+        int rec = 0;
+        for (int j = 0; j < n; j++)
+            if (strcmp(ops[j].list, "recompute") == 0) {
+                rec++;
+                if (cases[i].rc == AUG_RECOMPUTE_SELECTIVE &&
+                    (strncmp(ops[j].name, "attn_", 5) != 0 || !strcmp(ops[j].name, "attn_out")))
+                    fail_msg("%s: selective recomputation lists %s", what, ops[j].name);
+            }
+        assert_true((rec > 0) == (cases[i].rc != AUG_RECOMPUTE_NONE));
     }
 
     /* Megatron-Core's EP all-to-all overlap hides part of the layer: a negative row */

@@ -249,8 +249,12 @@ static int train_run(const struct aug_model *m, const struct aug_system *s,
      * checkpoints core_attention, fused or not), or what recompute_modules names */
     double full_share = aug_plan_full_recompute_share(p, m); /* 0 unless full */
     unsigned rc = aug_plan_rc_modules(p);
-    if (tr)
+    if (tr) {
         memset(tr->rec_s, 0, sizeof tr->rec_s);
+        tr->recomputed = p->recompute == AUG_RECOMPUTE_FULL        ? ~0u
+                         : p->recompute == AUG_RECOMPUTE_SELECTIVE ? rc
+                                                                   : 0u;
+    }
     if (p->recompute == AUG_RECOMPUTE_FULL) { /* every layer, or the block method's share */
         acc_scale_into(&rec, &fwd, full_share);
         for (int i = 0; tr && i < layer->n_fwd; i++)

@@ -34,14 +34,15 @@ static struct aug_train_op_report *next_row(struct sink *k, const char *list, co
 }
 
 /* The ops of one list that run `times` per iteration (0: none run on the slowest stage,
- * `own` per iteration on their own stage). sec[i]: op i's device seconds in one run of
- * the list, as train.c timed it. */
+ * `own` per iteration on their own stage), those of recompute modules `only` (~0u: all).
+ * sec[i]: op i's device seconds in one run of the list, as train.c timed it (a hidden
+ * collective's may be 0: it is listed all the same). */
 static int add_list(struct sink *k, const struct aug_op_ctx *ctx, const char *list,
                     const struct aug_graph_op *ops, int n, const double *sec, double times,
-                    double own) {
+                    double own, unsigned only) {
     for (int i = 0; i < n; i++) {
-        if (!(sec[i] > 0))
-            continue; /* left out of this list (recomputation of other modules) */
+        if (!(ops[i].op.count > 0) || (only != ~0u && !(ops[i].rc & only)))
+            continue;
         struct aug_op_time t;
         int st = aug_op_time(ctx, &ops[i].op, &t);
         if (st != AUG_OK)
@@ -88,18 +89,22 @@ static int report(const struct aug_system *s, const struct aug_train_options *op
     double nmb = (double)out->microbatches, layers = tr->layers * nmb;
     int st;
     /* the first and last stage's extra lists run once per micro-batch on their stage */
-    if ((st = add_list(&k, &ctx, "fwd", tr->layer.fwd, tr->layer.n_fwd, tr->fwd_s, layers, 0)) ||
-        (st = add_list(&k, &ctx, "recompute", tr->layer.fwd, tr->layer.n_fwd, tr->rec_s, layers,
-                       0)) ||
-        (st = add_list(&k, &ctx, "bwd", tr->layer.bwd, tr->layer.n_bwd, tr->bwd_s, layers, 0)) ||
+    const unsigned all = ~0u;
+    if ((st = add_list(&k, &ctx, "fwd", tr->layer.fwd, tr->layer.n_fwd, tr->fwd_s, layers, 0,
+                       all)) ||
+        (tr->recomputed &&
+         (st = add_list(&k, &ctx, "recompute", tr->layer.fwd, tr->layer.n_fwd, tr->rec_s, layers,
+                        0, tr->recomputed))) ||
+        (st = add_list(&k, &ctx, "bwd", tr->layer.bwd, tr->layer.n_bwd, tr->bwd_s, layers, 0,
+                       all)) ||
         (st = add_list(&k, &ctx, "first.fwd", tr->first.fwd, tr->first.n_fwd, tr->first_fwd_s,
-                       tr->with_first ? nmb : 0, nmb)) ||
+                       tr->with_first ? nmb : 0, nmb, all)) ||
         (st = add_list(&k, &ctx, "first.bwd", tr->first.bwd, tr->first.n_bwd, tr->first_bwd_s,
-                       tr->with_first ? nmb : 0, nmb)) ||
+                       tr->with_first ? nmb : 0, nmb, all)) ||
         (st = add_list(&k, &ctx, "last.fwd", tr->last.fwd, tr->last.n_fwd, tr->last_fwd_s,
-                       tr->with_last ? nmb : 0, nmb)) ||
+                       tr->with_last ? nmb : 0, nmb, all)) ||
         (st = add_list(&k, &ctx, "last.bwd", tr->last.bwd, tr->last.n_bwd, tr->last_bwd_s,
-                       tr->with_last ? nmb : 0, nmb)))
+                       tr->with_last ? nmb : 0, nmb, all)))
         return st;
     const struct aug_train_breakdown *bd = &out->breakdown;
     if ((st = add_schedule(&k, "host_bound", tr->host_s * nmb, "host")) ||

@@ -14,6 +14,9 @@ struct aug_train_trace {
     double fwd_s[AUG_GRAPH_MAX_OPS], bwd_s[AUG_GRAPH_MAX_OPS], rec_s[AUG_GRAPH_MAX_OPS];
     double first_fwd_s[AUG_GRAPH_MAX_OPS], first_bwd_s[AUG_GRAPH_MAX_OPS];
     double last_fwd_s[AUG_GRAPH_MAX_OPS], last_bwd_s[AUG_GRAPH_MAX_OPS];
+    unsigned recomputed;    /* recompute modules (enum aug_rc_module bits) whose forward ops
+                               run again; ~0u: the whole forward (full recomputation); 0:
+                               none */
     double layers;          /* transformer layers on the slowest stage */
     int with_first;         /* it runs the embedding (the first stage's extra work) */
     int with_last;          /* it runs the final norm, head and loss */
