@@ -63,6 +63,17 @@ static void config(struct aug_sweep_config *c, const struct aug_model *m, const 
     c->threads = 1;
 }
 
+/* A space without SP, ZeRO, FSDP or context parallelism whose every plan is kept in the
+ * top list: what a plan option (recompute modules, MoE overlap) adds or removes shows in
+ * the count and in each plan. */
+static void keep_all_unsharded(struct aug_sweep_config *c) {
+    c->space.sp = 0;
+    c->space.zero = 0;
+    c->space.fsdp = AUG_FSDP_NONE;
+    c->space.cp = 1;
+    c->top_k = AUG_SWEEP_MAX_TOP;
+}
+
 /* Pin the layout knobs: tp, pp, interleave, micro-batch, SP; no context parallelism. */
 static void pin_layout(struct aug_sweep_config *c, long tp, long pp, long v, long mb, int sp) {
     c->space.tp = tp;
@@ -394,11 +405,7 @@ static void test_sweep_recompute_modules(void **state) {
     tiny_model(&m, 4);
     load_system("dgx-a100-80g", &s);
     config(&c, &m, &s, 8, 8);
-    c.space.sp = 0;
-    c.space.zero = 0;
-    c.space.fsdp = AUG_FSDP_NONE;
-    c.space.cp = 1;
-    c.top_k = AUG_SWEEP_MAX_TOP;
+    keep_all_unsharded(&c);
     struct aug_sweep_result r0, r1;
     run(&c, &r0);
     c.base.recompute_modules = AUG_RC_MLP;
@@ -434,11 +441,7 @@ static void test_sweep_moe_overlap(void **state) {
     tiny_moe(&m);
     load_system("dgx-a100-80g", &s);
     config(&c, &m, &s, 8, 16);
-    c.space.sp = 0;
-    c.space.zero = 0;
-    c.space.fsdp = AUG_FSDP_NONE;
-    c.space.cp = 1;
-    c.top_k = AUG_SWEEP_MAX_TOP;
+    keep_all_unsharded(&c);
     struct aug_sweep_result r0, r1;
     run(&c, &r0);
     c.base.moe_overlap = AUG_MOE_OVERLAP_BATCH;

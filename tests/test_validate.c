@@ -337,6 +337,16 @@ static const char *extra_rows(const char *cols, const char *tp_pp, const char *c
     return write_file("acc.csv", csv);
 }
 
+/* One row with `cells` in the columns `cols`, validated: the status, the report in *r. */
+static int validate_one(const char *cols, const char *tp_pp, const char *cells,
+                        struct aug_validate_report **r) {
+    const char *one[] = {cells};
+    const char *path = extra_rows(cols, tp_pp, one, "c", 1.0);
+    struct aug_validate_options opt = {NULL, 1, NULL, NULL};
+    *r = NULL;
+    return aug_validate_file(path, AUG_VALIDATE_AUTO, &opt, r);
+}
+
 /* Two rows, the first with the columns set, the second with them empty: each predicts what
  * its plan does (t_set, t_default). */
 static void check_extra_columns(const char *cols, const char *tp_pp, const char *set,
@@ -365,11 +375,8 @@ static void test_tp_async_allreduce_column(void **state) {
     double t_async = predict_small_row(&p);
     assert_true(t_async < t_sync);
     check_extra_columns("tp_async_allreduce", "4,1", "1", "", t_async, t_sync);
-    const char *bad[] = {"2"};
-    const char *path = extra_rows("tp_async_allreduce", "4,1", bad, "c", 1.0);
-    struct aug_validate_options opt = {NULL, 1, NULL, NULL};
-    struct aug_validate_report *r = NULL;
-    assert_int_equal(aug_validate_file(path, AUG_VALIDATE_AUTO, &opt, &r), AUG_EDATA);
+    struct aug_validate_report *r;
+    assert_int_equal(validate_one("tp_async_allreduce", "4,1", "2", &r), AUG_EDATA);
     assert_non_null(strstr(aug_last_error(), "acc.csv:2"));
     assert_non_null(strstr(aug_last_error(), "column 'tp_async_allreduce'"));
 }
@@ -388,11 +395,8 @@ static void test_first_last_layers_columns(void **state) {
     double t_split = predict_small_row(&p);
     assert_true(t_split > t_even);
     check_extra_columns("pp_first_layers,pp_last_layers", "1,2", "4,8", ",", t_split, t_even);
-    const char *bad[] = {"4,7"};
-    const char *path = extra_rows("pp_first_layers,pp_last_layers", "1,2", bad, "c", 1.0);
-    struct aug_validate_options opt = {NULL, 1, NULL, NULL};
-    struct aug_validate_report *r = NULL;
-    assert_int_equal(aug_validate_file(path, AUG_VALIDATE_AUTO, &opt, &r), AUG_OK);
+    struct aug_validate_report *r;
+    assert_int_equal(validate_one("pp_first_layers,pp_last_layers", "1,2", "4,7", &r), AUG_OK);
     assert_int_equal(r->predicted_rows, 0);
     assert_int_equal(r->n_rows, 1);
     assert_true(r->rows[0].skipped);
