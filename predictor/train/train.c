@@ -89,12 +89,13 @@ struct grp {
  * kernel by kernel (host_dispatch.h) starting with the GPU, and waits for the GPU before
  * an op flagged host_sync (a device-to-host read); a grouped collective runs on
  * its own stream (it costs the host its issue, the compute stream nothing); what the GPU
- * waits for the host is host-bound time. With op_s (n entries, or NULL) each op's seconds
- * on the device: a grouped collective's share of its group's exposed time, 0 for an op
- * left out; they add up to the list's time less the host-bound part. */
+ * waits for the host is host-bound time. With `out` (or NULL) each op's time alone and
+ * its seconds on the device: a grouped collective's share of its group's exposed time, 0
+ * for an op left out; the seconds add up to the list's time less the host-bound part. */
 static int time_list(const struct aug_op_ctx *ctx, const struct aug_graph_op *ops, int n,
                      unsigned only, double s, const struct host_costs *hc,
-                     struct acc *a, double *op_s) {
+                     struct acc *a, struct aug_list_times *out) {
+    double *op_s = out ? out->sec : NULL;
     struct aug_host_tl tl;
     aug_host_tl_init(&tl);
     struct grp g[MAX_GROUPS];
@@ -118,6 +119,10 @@ static int time_list(const struct aug_op_ctx *ctx, const struct aug_graph_op *op
         }
         once[i] = t.time_s;
         from[i] = t.source;
+        if (out) {
+            out->once[i] = t.time_s;
+            out->src[i] = t.source;
+        }
         double sec = t.time_s * ops[i].op.count;
         if (op_s)
             op_s[i] = sec;
@@ -238,11 +243,11 @@ static int train_run(const struct aug_model *m, const struct aug_system *s,
     /* Megatron-Core's EP all-to-all overlap times the layer's sub-modules (ep_overlap.h) */
     int ep_merge = p->moe_overlap == AUG_MOE_OVERLAP_BATCH && p->ep > 1 &&
                    m->arch == AUG_ARCH_MOE;
-    double own_f[AUG_GRAPH_MAX_OPS], own_b[AUG_GRAPH_MAX_OPS];
-    double *fwd_s = tr ? tr->fwd_s : ep_merge ? own_f : NULL;
-    double *bwd_s = tr ? tr->bwd_s : ep_merge ? own_b : NULL;
-    if ((st = time_list(&ctx, layer->fwd, layer->n_fwd, 0, slow, &hc, &fwd, fwd_s)) != AUG_OK ||
-        (st = time_list(&ctx, layer->bwd, layer->n_bwd, 0, slow, &hc, &bwd, bwd_s)) != AUG_OK)
+    struct aug_list_times own_f, own_b;
+    struct aug_list_times *fwd_t = tr ? &tr->fwd : ep_merge ? &own_f : NULL;
+    struct aug_list_times *bwd_t = tr ? &tr->bwd : ep_merge ? &own_b : NULL;
+    if ((st = time_list(&ctx, layer->fwd, layer->n_fwd, 0, slow, &hc, &fwd, fwd_t)) != AUG_OK ||
+        (st = time_list(&ctx, layer->bwd, layer->n_bwd, 0, slow, &hc, &bwd, bwd_t)) != AUG_OK)
         return st;
     /* selective recomputation repeats the forward of the plan's recompute modules: by
      * default the core attention (Korthikanti et al. 2022 sec. 4.2; Megatron-Core
@@ -250,25 +255,28 @@ static int train_run(const struct aug_model *m, const struct aug_system *s,
     double full_share = aug_plan_full_recompute_share(p, m); /* 0 unless full */
     unsigned rc = aug_plan_rc_modules(p);
     if (tr) {
-        memset(tr->rec_s, 0, sizeof tr->rec_s);
+        memset(&tr->rec, 0, sizeof tr->rec);
         tr->recomputed = p->recompute == AUG_RECOMPUTE_FULL        ? ~0u
                          : p->recompute == AUG_RECOMPUTE_SELECTIVE ? rc
                                                                    : 0u;
     }
     if (p->recompute == AUG_RECOMPUTE_FULL) { /* every layer, or the block method's share */
         acc_scale_into(&rec, &fwd, full_share);
-        for (int i = 0; tr && i < layer->n_fwd; i++)
-            tr->rec_s[i] = tr->fwd_s[i] * full_share;
+        if (tr) {
+            tr->rec = tr->fwd;
+            for (int i = 0; i < layer->n_fwd; i++)
+                tr->rec.sec[i] *= full_share;
+        }
     } else if (p->recompute == AUG_RECOMPUTE_SELECTIVE &&
                (st = time_list(&ctx, layer->fwd, layer->n_fwd, rc, slow, &hc, &rec,
-                               tr ? tr->rec_s : NULL)) != AUG_OK) {
+                               tr ? &tr->rec : NULL)) != AUG_OK) {
         return st;
     }
     for (int i = 0; i < 2; i++) {
         struct aug_graph *g = i ? last : first;
         struct acc *a = i ? &hl : &hf;
-        double *fs = !tr ? NULL : i ? tr->last_fwd_s : tr->first_fwd_s;
-        double *bs = !tr ? NULL : i ? tr->last_bwd_s : tr->first_bwd_s;
+        struct aug_list_times *fs = !tr ? NULL : i ? &tr->last_fwd : &tr->first_fwd;
+        struct aug_list_times *bs = !tr ? NULL : i ? &tr->last_bwd : &tr->first_bwd;
         if ((st = time_list(&ctx, g->fwd, g->n_fwd, 0, slow, &hc, a, fs)) != AUG_OK ||
             (st = time_list(&ctx, g->bwd, g->n_bwd, 0, slow, &hc, a, bs)) != AUG_OK)
             return st;
@@ -286,7 +294,7 @@ static int train_run(const struct aug_model *m, const struct aug_system *s,
     acc_scale_into(&layer_mb, &bwd, 1.0);
     double layer_unmerged = layer_mb.total;
     if (ep_merge)
-        ep_merge_hide(layer, fwd_s, bwd_s, &rec, p, slow, &layer_mb);
+        ep_merge_hide(layer, fwd_t->sec, bwd_t->sec, &rec, p, slow, &layer_mb);
     struct acc stage_first = {0}, stage_last = {0}, stage_mid = {0};
     acc_scale_into(&stage_first, &layer_mb, L_first);
     acc_scale_into(&stage_last, &layer_mb, L_last);

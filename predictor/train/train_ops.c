@@ -34,19 +34,14 @@ static struct aug_train_op_report *next_row(struct sink *k, const char *list, co
 }
 
 /* The ops of one list that run `times` per iteration (0: none run on the slowest stage,
- * `own` per iteration on their own stage), those of recompute modules `only` (~0u: all).
- * sec[i]: op i's device seconds in one run of the list, as train.c timed it (a hidden
- * collective's may be 0: it is listed all the same). */
-static int add_list(struct sink *k, const struct aug_op_ctx *ctx, const char *list,
-                    const struct aug_graph_op *ops, int n, const double *sec, double times,
-                    double own, unsigned only) {
+ * `own` per iteration on their own stage), those of recompute modules `only` (~0u: all),
+ * with what train.c found timing them (`lt`; a hidden collective's seconds may be 0: it
+ * is listed all the same). */
+static int add_list(struct sink *k, const char *list, const struct aug_graph_op *ops, int n,
+                    const struct aug_list_times *lt, double times, double own, unsigned only) {
     for (int i = 0; i < n; i++) {
         if (!(ops[i].op.count > 0) || (only != ~0u && !(ops[i].rc & only)))
             continue;
-        struct aug_op_time t;
-        int st = aug_op_time(ctx, &ops[i].op, &t);
-        if (st != AUG_OK)
-            return st;
         struct aug_train_op_report *r =
             next_row(k, list, ops[i].op.name ? ops[i].op.name : "?",
                      aug_op_kind_name(ops[i].op.kind));
@@ -56,11 +51,11 @@ static int add_list(struct sink *k, const struct aug_op_ctx *ctx, const char *li
         r->count = ops[i].op.count * per_iter;
         r->flops = ops[i].op.flops;
         r->bytes = ops[i].op.bytes;
-        r->time_s = t.time_s;
-        r->step_s = sec[i] * per_iter;
+        r->time_s = lt->once[i];
+        r->step_s = lt->sec[i] * per_iter;
         r->overlapped = ops[i].group > 0;
         r->on_slowest_stage = times > 0;
-        snprintf(r->source, sizeof r->source, "%s", aug_source_name(t.source));
+        snprintf(r->source, sizeof r->source, "%s", aug_source_name(lt->src[i]));
     }
     return AUG_OK;
 }
@@ -81,29 +76,27 @@ static int add_schedule(struct sink *k, const char *name, double s, const char *
 }
 
 /* The rows of the iteration `out` whose trace is `tr`. */
-static int report(const struct aug_system *s, const struct aug_train_options *opt,
-                  const struct aug_train_result *out, const struct aug_train_trace *tr,
+static int report(const struct aug_train_result *out, const struct aug_train_trace *tr,
                   struct aug_train_op_report *ops, int cap, int *n) {
-    struct aug_op_ctx ctx = {s, opt ? opt->kdb : NULL, opt ? opt->pure_roofline : 0};
     struct sink k = {ops, cap, 0, out->step_time_s};
     double nmb = (double)out->microbatches, layers = tr->layers * nmb;
     int st;
     /* the first and last stage's extra lists run once per micro-batch on their stage */
     const unsigned all = ~0u;
-    if ((st = add_list(&k, &ctx, "fwd", tr->layer.fwd, tr->layer.n_fwd, tr->fwd_s, layers, 0,
+    if ((st = add_list(&k, "fwd", tr->layer.fwd, tr->layer.n_fwd, &tr->fwd, layers, 0,
                        all)) ||
         (tr->recomputed &&
-         (st = add_list(&k, &ctx, "recompute", tr->layer.fwd, tr->layer.n_fwd, tr->rec_s, layers,
+         (st = add_list(&k, "recompute", tr->layer.fwd, tr->layer.n_fwd, &tr->rec, layers,
                         0, tr->recomputed))) ||
-        (st = add_list(&k, &ctx, "bwd", tr->layer.bwd, tr->layer.n_bwd, tr->bwd_s, layers, 0,
+        (st = add_list(&k, "bwd", tr->layer.bwd, tr->layer.n_bwd, &tr->bwd, layers, 0,
                        all)) ||
-        (st = add_list(&k, &ctx, "first.fwd", tr->first.fwd, tr->first.n_fwd, tr->first_fwd_s,
+        (st = add_list(&k, "first.fwd", tr->first.fwd, tr->first.n_fwd, &tr->first_fwd,
                        tr->with_first ? nmb : 0, nmb, all)) ||
-        (st = add_list(&k, &ctx, "first.bwd", tr->first.bwd, tr->first.n_bwd, tr->first_bwd_s,
+        (st = add_list(&k, "first.bwd", tr->first.bwd, tr->first.n_bwd, &tr->first_bwd,
                        tr->with_first ? nmb : 0, nmb, all)) ||
-        (st = add_list(&k, &ctx, "last.fwd", tr->last.fwd, tr->last.n_fwd, tr->last_fwd_s,
+        (st = add_list(&k, "last.fwd", tr->last.fwd, tr->last.n_fwd, &tr->last_fwd,
                        tr->with_last ? nmb : 0, nmb, all)) ||
-        (st = add_list(&k, &ctx, "last.bwd", tr->last.bwd, tr->last.n_bwd, tr->last_bwd_s,
+        (st = add_list(&k, "last.bwd", tr->last.bwd, tr->last.n_bwd, &tr->last_bwd,
                        tr->with_last ? nmb : 0, nmb, all)))
         return st;
     const struct aug_train_breakdown *bd = &out->breakdown;
@@ -130,7 +123,7 @@ int aug_train_ops(const struct aug_model *m, const struct aug_system *s,
         return aug_errorf(AUG_ENOMEM, "train ops: out of memory");
     int st = aug_train_predict_traced(m, s, p, opt, out, trp);
     if (st == AUG_OK)
-        st = report(s, opt, out, trp, ops, cap, n);
+        st = report(out, trp, ops, cap, n);
     free(trp);
     return st;
 }

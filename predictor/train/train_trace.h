@@ -9,11 +9,18 @@
 #include "augur/train.h"
 #include "model/layer_graph.h"
 
+/* What the timing of one op list found, op by op. */
+struct aug_list_times {
+    double sec[AUG_GRAPH_MAX_OPS];  /* device seconds in one run of the list (count x one
+                                       execution; an overlapped collective: its share of
+                                       what its group exposes; 0: left out) */
+    double once[AUG_GRAPH_MAX_OPS]; /* one execution alone */
+    enum aug_source src[AUG_GRAPH_MAX_OPS];
+};
+
 struct aug_train_trace {
     struct aug_graph layer, first, last;
-    double fwd_s[AUG_GRAPH_MAX_OPS], bwd_s[AUG_GRAPH_MAX_OPS], rec_s[AUG_GRAPH_MAX_OPS];
-    double first_fwd_s[AUG_GRAPH_MAX_OPS], first_bwd_s[AUG_GRAPH_MAX_OPS];
-    double last_fwd_s[AUG_GRAPH_MAX_OPS], last_bwd_s[AUG_GRAPH_MAX_OPS];
+    struct aug_list_times fwd, bwd, rec, first_fwd, first_bwd, last_fwd, last_bwd;
     unsigned recomputed;    /* recompute modules (enum aug_rc_module bits) whose forward ops
                                run again; ~0u: the whole forward (full recomputation); 0:
                                none */
