@@ -746,6 +746,28 @@ static json_t *parse_json(const char *text) {
     return j;
 }
 
+/* The sweep's JSON with fixed option `opt` set to `val` (the caller frees it). */
+static json_t *sweep_with(const char *opt, const char *val) {
+    char o[64], v[64];
+    snprintf(o, sizeof o, "%s", opt);
+    snprintf(v, sizeof v, "%s", val);
+    char *args[] = {SWEEP_ARGS, "--format", "json", "--threads", "2", o, v, NULL};
+    int rc = augur(args);
+    if (rc != 0)
+        fail_msg("exit %d: %s", rc, err_buf);
+    return parse_json(out_buf);
+}
+
+/* The sweep refuses `val` for `opt` as a usage error whose message has `needle`. */
+static void sweep_refuses(const char *opt, const char *val, const char *needle) {
+    char o[64], v[64];
+    snprintf(o, sizeof o, "%s", opt);
+    snprintf(v, sizeof v, "%s", val);
+    char *args[] = {SWEEP_ARGS, o, v, NULL};
+    assert_int_equal(augur(args), 2);
+    assert_non_null(strstr(err_buf, needle));
+}
+
 static void test_cli_json_keys(void **state) {
     (void)state;
     char *args[] = {SWEEP_ARGS, "--format", "json", "--threads", "2", NULL};
@@ -778,48 +800,29 @@ static void test_cli_json_keys(void **state) {
     assert_string_equal(json_string_value(json_object_get(plan, "cross_entropy")), "fused");
     json_decref(j);
     /* the attention kernel is a fixed input of the sweep, carried into every plan */
-    char *fa2[] = {SWEEP_ARGS, "--format", "json", "--threads", "2", "--attention-kernel", "fa2", NULL};
-    rc = augur(fa2);
-    if (rc != 0)
-        fail_msg("exit %d: %s", rc, err_buf);
-    j = parse_json(out_buf);
+    j = sweep_with("--attention-kernel", "fa2");
     json_t *f0 = json_array_get(json_object_get(j, "top"), 0);
     assert_string_equal(json_string_value(json_object_get(json_object_get(f0, "plan"),
                                                           "attention_kernel")), "fa2");
     json_decref(j);
-    char *bad[] = {SWEEP_ARGS, "--attention-kernel", "sdpa", NULL};
-    assert_int_equal(augur(bad), 2);
-    assert_non_null(strstr(err_buf, "--attention-kernel"));
+    sweep_refuses("--attention-kernel", "sdpa", "--attention-kernel");
     /* so is the loss: the default fused (above), or the one given, in every plan */
-    char *te[] = {SWEEP_ARGS, "--format", "json", "--threads", "2", "--cross-entropy", "te", NULL};
-    rc = augur(te);
-    if (rc != 0)
-        fail_msg("exit %d: %s", rc, err_buf);
-    j = parse_json(out_buf);
+    j = sweep_with("--cross-entropy", "te");
     json_t *t0 = json_array_get(json_object_get(j, "top"), 0);
     assert_string_equal(json_string_value(json_object_get(json_object_get(t0, "plan"),
                                                           "cross_entropy")), "te");
     assert_true(json_is_false(json_object_get(json_object_get(t0, "plan"), "tp_async_allreduce")));
     json_decref(j);
-    char *bad_ce[] = {SWEEP_ARGS, "--cross-entropy", "liger", NULL};
-    assert_int_equal(augur(bad_ce), 2);
-    assert_non_null(strstr(err_buf, "--cross-entropy"));
+    sweep_refuses("--cross-entropy", "liger", "--cross-entropy");
     /* and the asynchronous TP all-reduce: off unless asked (above), then in every plan */
-    char *as[] = {SWEEP_ARGS, "--format", "json", "--threads", "2", "--tp-async-allreduce", "on",
-                  NULL};
-    rc = augur(as);
-    if (rc != 0)
-        fail_msg("exit %d: %s", rc, err_buf);
-    j = parse_json(out_buf);
+    j = sweep_with("--tp-async-allreduce", "on");
     json_t *plans = json_object_get(j, "top");
     assert_true(json_array_size(plans) > 0);
     for (size_t i = 0; i < json_array_size(plans); i++)
         assert_true(json_is_true(json_object_get(
             json_object_get(json_array_get(plans, i), "plan"), "tp_async_allreduce")));
     json_decref(j);
-    char *bad_as[] = {SWEEP_ARGS, "--tp-async-allreduce", "maybe", NULL};
-    assert_int_equal(augur(bad_as), 2);
-    assert_non_null(strstr(err_buf, "--tp-async-allreduce: use on or off"));
+    sweep_refuses("--tp-async-allreduce", "maybe", "--tp-async-allreduce: use on or off");
 }
 
 static void test_cli_csv_table_plot_usage(void **state) {
