@@ -281,15 +281,16 @@ static long split_units(const struct aug_plan *p, const struct aug_model *m) {
 
 /* Megatron-Core's first/last-stage layer counts (TransformerConfig
  * num_layers_in_first_pipeline_stage / num_layers_in_last_pipeline_stage, core_r0.12.0):
- * the ranks they leave (`*mid` of them) share the remaining layers evenly. Returns those
- * layers per middle rank, 0 without middle ranks; -1 when neither count is set. */
-static long edge_split(const struct aug_plan *p, const struct aug_model *m, long *mid) {
+ * the ranks they leave (`*mid` of them) share the `*rest` remaining layers evenly. Returns
+ * those layers per middle rank, 0 without middle ranks; -1 when neither count is set. */
+static long edge_split(const struct aug_plan *p, const struct aug_model *m, long *mid,
+                       long *rest) {
     int first = p->pp_first_layers > 0, last = p->pp_last_layers > 0;
     if ((!first && !last) || p->pp < 2)
         return -1;
     *mid = p->pp - first - last;
-    long rest = m->layers - (first ? p->pp_first_layers : 0) - (last ? p->pp_last_layers : 0);
-    return *mid > 0 ? rest / *mid : 0;
+    *rest = m->layers - (first ? p->pp_first_layers : 0) - (last ? p->pp_last_layers : 0);
+    return *mid > 0 ? *rest / *mid : 0;
 }
 
 /* What Megatron-Core asserts of the first/last-stage counts (transformer_config.py and
@@ -309,10 +310,7 @@ static int check_edge_split(const struct aug_plan *p, const struct aug_model *m)
     if (p->pp_embed_loss_slots)
         return aug_errorf(AUG_EUSAGE, "first/last pipeline stage layers and the embedding/loss "
                                       "pipeline slots exclude each other");
-    long mid = 0, per = edge_split(p, m, &mid);
-    long given = (p->pp_first_layers > 0 ? p->pp_first_layers : 0) +
-                 (p->pp_last_layers > 0 ? p->pp_last_layers : 0);
-    long rest = m->layers - given;
+    long mid = 0, rest = 0, per = edge_split(p, m, &mid, &rest);
     if (rest < 0 || (mid == 0 && rest != 0))
         return aug_errorf(AUG_EUSAGE, "first/last pipeline stage layers (%ld + %ld) do not add "
                                       "up to the model's %ld layers over --pp %ld",
@@ -324,7 +322,7 @@ static int check_edge_split(const struct aug_plan *p, const struct aug_model *m)
 }
 
 long aug_plan_stage_layers(const struct aug_plan *p, const struct aug_model *m) {
-    long mid = 0, per = edge_split(p, m, &mid);
+    long mid = 0, rest = 0, per = edge_split(p, m, &mid, &rest);
     if (per >= 0) {
         if (mid > 0)
             return per;
@@ -336,8 +334,8 @@ long aug_plan_stage_layers(const struct aug_plan *p, const struct aug_model *m) 
 }
 
 long aug_plan_stage_layers_at(const struct aug_plan *p, const struct aug_model *m, long stage) {
-    long mid = 0;
-    if (edge_split(p, m, &mid) >= 0) {
+    long mid = 0, rest = 0;
+    if (edge_split(p, m, &mid, &rest) >= 0) {
         if (stage == 0 && p->pp_first_layers > 0)
             return p->pp_first_layers;
         if (stage == p->pp - 1 && p->pp_last_layers > 0)
