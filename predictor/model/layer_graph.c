@@ -726,7 +726,8 @@ static void graph_layer_parallel(const struct aug_model *m, const struct aug_pla
     int i_proj_d, i_qkv_d;
     attn_block_bwd(m, p, s, &x, ap, &qkv, &rope, &proj, g, &i_proj_d, &i_qkv_d);
     /* the two branches' input gradients, summed (one norm) or each through its own norm,
-     * reduced once (SP: reduce-scatter per norm input) */
+     * reduced once (SP: reduce-scatter per norm input); that one reduction follows both
+     * branches' weight gradients, so tp_async_allreduce has nothing to hide it behind */
     int brs = aug_gb_tp_coll(g->bwd, &g->n_bwd,
                              x.sp ? "sp_reduce_scatter_bwd" : "tp_all_reduce_bwd", c_out, &x,
                              AUG_CAT_TP);
