@@ -43,7 +43,7 @@ static void to_cost(const double *x, struct aug_host_cost *c) {
 static double mape(const double *x, int fold, int in) {
     struct aug_host_cost c;
     to_cost(x, &c);
-    struct aug_validate_options opt = {NULL, 0, &c, NULL};
+    struct aug_validate_options opt = {NULL, 0, &c, NULL, 0.0};
     struct aug_validate_report *r = NULL;
     evals++;
     if (aug_validate_file(path, AUG_VALIDATE_VTRAIN, &opt, &r) != AUG_OK) {

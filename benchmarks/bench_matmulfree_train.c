@@ -40,7 +40,7 @@ static int predict(const struct aug_model *m, const struct aug_system *s, const 
         p.ternary = kernel;
         if (aug_plan_resolve(&p, m, s) != AUG_OK)
             continue;
-        struct aug_train_options o = {k, 0, NULL};
+        struct aug_train_options o = {k, 0, NULL, 0.0};
         if (aug_train_predict(m, s, &p, &o, out) != AUG_OK)
             return -1;
         if (out->fits_in_memory) {

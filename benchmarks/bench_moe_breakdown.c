@@ -87,7 +87,7 @@ int main(int argc, char **argv) {
     double per = (double)aug_plan_stage_layers(&p, &m) * (double)aug_plan_microbatches(&p);
     add(&ctx, layer.fwd, layer.n_fwd, per);
     add(&ctx, layer.bwd, layer.n_bwd, per);
-    struct aug_train_options opt = {kdb, 0, NULL};
+    struct aug_train_options opt = {kdb, 0, NULL, 0.0};
     struct aug_train_result r;
     if (aug_train_predict(&m, &s, &p, &opt, &r) != AUG_OK) {
         fprintf(stderr, "bench_moe_breakdown: %s\n", aug_last_error());

@@ -17,7 +17,7 @@ static double now(void) {
 
 static int run(const char *label, const struct aug_model *m, const struct aug_system *s,
                const struct aug_plan *p, const struct aug_kdb *kdb, double seconds) {
-    struct aug_train_options opt = {kdb, 0, NULL};
+    struct aug_train_options opt = {kdb, 0, NULL, 0.0};
     struct aug_train_result r;
     long n = 0;
     double sink = 0, t0 = now(), t;

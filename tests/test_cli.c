@@ -189,7 +189,7 @@ static void test_train_json(void **state) {
     assert_int_equal(aug_plan_resolve(&p, &m, &s), AUG_OK);
     struct aug_kdb *kdb = NULL;
     assert_int_equal(aug_kdb_open(NULL, s.gpu.id, &kdb), AUG_OK);
-    struct aug_train_options opt = {kdb, 0, NULL};
+    struct aug_train_options opt = {kdb, 0, NULL, 0.0};
     struct aug_train_result r;
     assert_int_equal(aug_train_predict(&m, &s, &p, &opt, &r), AUG_OK);
     aug_kdb_close(kdb);
@@ -301,6 +301,59 @@ static void test_train_recompute_modules(void **state) {
                     "--micro-batch", "1", "--global-batch", "8", "--recompute-layers", "2",
                     "--recompute-modules", "mlp"), 2);
     err_has("exclude each other");
+}
+
+/* DeepSpeed's 2021 ZeRO-3: the profile turns the serial gathers on and says so, the plan
+ * JSON carries them through --plan, --zero3-gather prefetch turns them off (a faster step),
+ * a wrong value and a plan it cannot model are refused. */
+static void test_train_zero3_gather(void **state) {
+    (void)state;
+    char path[192];
+    snprintf(path, sizeof path, "%s/z3.json", tmp_root);
+    expect_exit(RUN("train", "--model", "gpt3-175b", "--system", "dgx-a100-80g", "--gpus", "384",
+                    "--micro-batch", "4", "--global-batch", "1536", "--recompute", "full",
+                    "--dtype", "fp16", "--framework", "deepspeed-zero-2021"),
+                0);
+    out_has("zero 3, zero3-gather serial");
+    out_has("ZeRO-3 gathers serial (tensor by tensor after the compute)");
+    expect_exit(RUN("train", "--model", "gpt3-175b", "--system", "dgx-a100-80g", "--gpus", "384",
+                    "--micro-batch", "4", "--global-batch", "1536", "--recompute", "full",
+                    "--dtype", "fp16", "--framework", "deepspeed-zero-2021", "--format", "json",
+                    "--output", path),
+                0);
+    json_error_t e;
+    json_t *o = json_load_file(path, 0, &e);
+    assert_non_null(o);
+    assert_string_equal(
+        json_string_value(json_object_get(json_object_get(o, "plan"), "zero3_gather")), "serial");
+    double t_serial = json_real_value(json_object_get(o, "step_time_s"));
+    json_decref(o);
+    expect_exit(RUN("train", "--plan", path, "--format", "json", "--output", path), 0);
+    o = json_load_file(path, 0, &e);
+    assert_non_null(o);
+    assert_string_equal(
+        json_string_value(json_object_get(json_object_get(o, "plan"), "zero3_gather")), "serial");
+    assert_true(json_real_value(json_object_get(o, "step_time_s")) == t_serial);
+    json_decref(o);
+    expect_exit(RUN("train", "--model", "gpt3-175b", "--system", "dgx-a100-80g", "--gpus", "384",
+                    "--micro-batch", "4", "--global-batch", "1536", "--recompute", "full",
+                    "--dtype", "fp16", "--framework", "deepspeed-zero-2021", "--zero3-gather",
+                    "prefetch", "--format", "json", "--output", path),
+                0);
+    o = json_load_file(path, 0, &e);
+    assert_non_null(o);
+    assert_true(json_real_value(json_object_get(o, "step_time_s")) < t_serial);
+    json_decref(o);
+    expect_exit(RUN("train", "--model", "gpt3-175b", "--system", "dgx-a100-80g", "--gpus", "384",
+                    "--micro-batch", "4", "--global-batch", "1536", "--zero", "3",
+                    "--zero3-gather", "async"),
+                2);
+    err_has("--zero3-gather: unknown ZeRO-3 gather 'async' (use prefetch or serial)");
+    expect_exit(RUN("train", "--model", "gpt3-175b", "--system", "dgx-a100-80g", "--gpus", "384",
+                    "--pp", "2", "--micro-batch", "4", "--global-batch", "1536", "--zero", "3",
+                    "--zero3-gather", "serial"),
+                2);
+    err_has("DeepSpeed's ZeRO-3 runs without pipeline parallelism");
 }
 
 static void test_train_cross_entropy(void **state) {
@@ -522,6 +575,7 @@ int main(void) {
         cmocka_unit_test(test_train_output_file),
         cmocka_unit_test(test_train_recompute_modules),
         cmocka_unit_test(test_train_cross_entropy),
+        cmocka_unit_test(test_train_zero3_gather),
         cmocka_unit_test(test_train_csv),
         cmocka_unit_test(test_train_ops),
         cmocka_unit_test(test_train_first_last_layers),

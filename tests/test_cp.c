@@ -78,7 +78,7 @@ static double op_time(const struct aug_system *s, const struct aug_op *op) {
 static struct aug_train_result predict(const struct aug_model *m, const struct aug_system *s,
                                        struct aug_plan *p) {
     resolve(p, m, s);
-    struct aug_train_options o = {NULL, 0, NULL};
+    struct aug_train_options o = {NULL, 0, NULL, 0.0};
     struct aug_train_result r;
     if (aug_train_predict(m, s, p, &o, &r) != AUG_OK)
         fail_msg("predict: %s", aug_last_error());

@@ -71,7 +71,7 @@ static struct aug_train_result predict(const struct aug_model *m, const struct a
     if (aug_plan_resolve(p, m, s) != AUG_OK)
         fail_msg("plan: %s", aug_last_error());
     struct aug_train_result r;
-    struct aug_train_options o = {NULL, 0, NULL};
+    struct aug_train_options o = {NULL, 0, NULL, 0.0};
     if (aug_train_predict(m, s, p, &o, &r) != AUG_OK)
         fail_msg("predict: %s", aug_last_error());
     return r;

@@ -57,7 +57,7 @@ static struct aug_train_result predict(struct aug_plan *p) {
     if (aug_plan_resolve(p, &gpt, &sys) != AUG_OK)
         fail_msg("plan: %s", aug_last_error());
     struct aug_train_result r;
-    struct aug_train_options o = {NULL, 0, NULL};
+    struct aug_train_options o = {NULL, 0, NULL, 0.0};
     if (aug_train_predict(&gpt, &sys, p, &o, &r) != AUG_OK)
         fail_msg("predict: %s", aug_last_error());
     return r;
@@ -214,6 +214,27 @@ static void test_profiles_apply_defaults(void **state) {
     assert_int_equal(a.tp_async_allreduce, 0);
     aug_framework_apply(AUG_FW_MEGATRON_DEEPSPEED, &a, 0, NULL, 0);
     assert_int_equal(a.tp_async_allreduce, 1);
+    /* DeepSpeed's 2021 ZeRO-3 profile: stage 3 with the serial gathers; the 0.14 profile
+     * prefetches; a ZeRO stage given on the command line keeps the plan's prefetch */
+    struct aug_plan z = plan(64, 1, 1, 1, 64);
+    assert_int_equal(aug_plan_resolve(&z, &gpt, &sys), AUG_OK);
+    char zapplied[512];
+    aug_framework_apply(AUG_FW_DEEPSPEED_ZERO_2021, &z, 0, zapplied, sizeof zapplied);
+    assert_int_equal(z.zero, 3);
+    assert_int_equal(z.zero3_gather, AUG_ZERO3_SERIAL);
+    assert_non_null(strstr(zapplied, "zero3-gather serial"));
+    assert_int_equal(aug_plan_resolve(&z, &gpt, &sys), AUG_OK);
+    aug_framework_apply(AUG_FW_DEEPSPEED_ZERO, &z, 0, NULL, 0);
+    assert_int_equal(z.zero3_gather, AUG_ZERO3_PREFETCH);
+    struct aug_plan z1 = plan(64, 1, 1, 1, 64);
+    z1.zero = 1;
+    assert_int_equal(aug_plan_resolve(&z1, &gpt, &sys), AUG_OK);
+    aug_framework_apply(AUG_FW_DEEPSPEED_ZERO_2021, &z1, AUG_FWSET_SHARDING, NULL, 0);
+    assert_int_equal(z1.zero, 1);
+    assert_int_equal(z1.zero3_gather, AUG_ZERO3_PREFETCH);
+    assert_int_equal(aug_plan_resolve(&z1, &gpt, &sys), AUG_OK);
+    assert_int_equal(aug_framework_from_name("deepspeed-zero-2021", &id), AUG_OK);
+    assert_int_equal(id, AUG_FW_DEEPSPEED_ZERO_2021);
     /* the loss: Megatron's unfused ops there, Megatron-Core's fused passes in NeMo 2, the
      * plan's default (fused) under FSDP, a given one kept */
     assert_int_equal(r.cross_entropy, AUG_CE_UNFUSED);

@@ -235,7 +235,7 @@ static void test_training_step(void **state) {
     aug_graph_layer(&m, &p, &h100, &g);
     assert_near(find(g.fwd, g.n_fwd, "gnorm_all_reduce")->size_bytes, 4.0 * 8192.0, 0);
     assert_near(find(g.fwd, g.n_fwd, "tp_all_reduce")->size_bytes, 8192.0 * 2048.0 * 2.0, 0);
-    struct aug_train_options o = {NULL, 0, NULL};
+    struct aug_train_options o = {NULL, 0, NULL, 0.0};
     struct aug_train_result r;
     assert_int_equal(aug_train_predict(&m, &h100, &p, &o, &r), AUG_OK);
     assert_true(r.breakdown.tp_comm_s > 0);

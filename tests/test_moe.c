@@ -212,7 +212,7 @@ static void test_imbalance_and_capacity(void **state) {
 
 static double step(const struct aug_model *m, struct aug_plan *p) {
     resolve(p, m);
-    struct aug_train_options o = {NULL, 0, NULL};
+    struct aug_train_options o = {NULL, 0, NULL, 0.0};
     struct aug_train_result r;
     if (aug_train_predict(m, &h100, p, &o, &r) != AUG_OK)
         fail_msg("predict: %s", aug_last_error());

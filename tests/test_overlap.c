@@ -82,7 +82,7 @@ static void test_formulas(void **state) {
 static struct aug_train_result predict(const struct aug_system *s, struct aug_plan *p) {
     if (aug_plan_resolve(p, &llama2, s) != AUG_OK)
         fail_msg("plan: %s", aug_last_error());
-    struct aug_train_options o = {NULL, 0, NULL};
+    struct aug_train_options o = {NULL, 0, NULL, 0.0};
     struct aug_train_result r;
     if (aug_train_predict(&llama2, s, p, &o, &r) != AUG_OK)
         fail_msg("predict: %s", aug_last_error());

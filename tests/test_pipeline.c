@@ -57,7 +57,7 @@ static struct aug_train_result predict(struct aug_plan *p) {
     if (aug_plan_resolve(p, &gpt, &sys) != AUG_OK)
         fail_msg("plan: %s", aug_last_error());
     struct aug_train_result r;
-    struct aug_train_options o = {NULL, 0, NULL};
+    struct aug_train_options o = {NULL, 0, NULL, 0.0};
     if (aug_train_predict(&gpt, &sys, p, &o, &r) != AUG_OK)
         fail_msg("predict: %s", aug_last_error());
     return r;
@@ -98,7 +98,7 @@ static struct parts stage_parts(struct aug_plan *p) {
     static struct aug_train_op_report ops[AUG_TRAIN_OPS_MAX];
     int n = 0;
     struct aug_train_result r;
-    struct aug_train_options o = {NULL, 0, NULL};
+    struct aug_train_options o = {NULL, 0, NULL, 0.0};
     if (aug_plan_resolve(p, &gpt, &sys) != AUG_OK ||
         aug_train_ops(&gpt, &sys, p, &o, &r, ops, AUG_TRAIN_OPS_MAX, &n) != AUG_OK)
         fail_msg("ops: %s", aug_last_error());
@@ -231,7 +231,7 @@ static void test_first_last_stage_layers(void **state) {
                aug_train_stage_params_per_gpu(&gpt, &even, 0) - 8.0 * layer, 1e-12);
     static struct aug_train_op_report ops[AUG_TRAIN_OPS_MAX];
     int n = 0;
-    struct aug_train_options o = {NULL, 0, NULL};
+    struct aug_train_options o = {NULL, 0, NULL, 0.0};
     assert_int_equal(aug_train_ops(&gpt, &sys, &p, &o, &r, ops, AUG_TRAIN_OPS_MAX, &n), AUG_OK);
     int qkv = 0;
     for (int i = 0; i < n; i++)
@@ -256,7 +256,7 @@ static void test_embed_loss_slots(void **state) {
     assert_rel(aug_train_stage_params_per_gpu(&m30, &p, 0), 7.0 * layer + embed, 1e-15);
     assert_rel(aug_train_stage_params_per_gpu(&m30, &p, 1), 8.0 * layer, 1e-15);
     assert_rel(aug_train_stage_params_per_gpu(&m30, &p, 3), 7.0 * layer + head, 1e-15);
-    struct aug_train_options o = {NULL, 0, NULL};
+    struct aug_train_options o = {NULL, 0, NULL, 0.0};
     struct aug_train_result slots, plain;
     assert_int_equal(aug_train_predict(&m30, &sys, &p, &o, &slots), AUG_OK);
     struct aug_plan q = plan(8, 2, 4, 1, 1, 16);
@@ -332,7 +332,7 @@ static void test_pp_boundary_crossing_nodes(void **state) {
     struct aug_plan q = plan(16, 4, 4, 1, 1, 16);
     assert_int_equal(aug_plan_resolve(&q, &gpt, &big), AUG_OK);
     struct aug_train_result r16;
-    struct aug_train_options o = {NULL, 0, NULL};
+    struct aug_train_options o = {NULL, 0, NULL, 0.0};
     assert_int_equal(aug_train_predict(&gpt, &big, &q, &o, &r16), AUG_OK);
     /* the time of one 16 MiB activation transfer over NVLink and over the network */
     double act = 2048.0 * 4096.0 * 2.0;

@@ -193,7 +193,7 @@ static void test_nonfinite_prediction_is_error(void **state) {
     p.micro_batch = 1;
     p.global_batch = 8;
     assert_int_equal(aug_plan_resolve(&p, &m, &s), AUG_OK);
-    struct aug_train_options opt = {NULL, 1, NULL};
+    struct aug_train_options opt = {NULL, 1, NULL, 0.0};
     struct aug_train_result r;
     assert_int_equal(aug_train_predict(&m, &s, &p, &opt, &r), AUG_EDATA);
     assert_non_null(strstr(aug_last_error(), "llama2-7b"));
@@ -389,7 +389,7 @@ static void test_mfu_counts_processed_tokens(void **state) {
         p.seq = 4096;
         p.moe_capacity_factor = i ? 0.01 : 0.0;
         assert_int_equal(aug_plan_resolve(&p, &m, &s), AUG_OK);
-        struct aug_train_options opt = {NULL, 0, NULL};
+        struct aug_train_options opt = {NULL, 0, NULL, 0.0};
         assert_int_equal(aug_train_predict(&m, &s, &p, &opt, &r[i]), AUG_OK);
     }
     double dropped = 32.0 * 2 * 4096 * 4096 * 14336 * 3 * 2 * 0.99 * 64;
@@ -418,7 +418,7 @@ static void test_mfu_at_long_context_under_roofline(void **state) {
     p.global_batch = 8;
     p.seq = 262144;
     assert_int_equal(aug_plan_resolve(&p, &m, &s), AUG_OK);
-    struct aug_train_options opt = {NULL, 1, NULL};
+    struct aug_train_options opt = {NULL, 1, NULL, 0.0};
     struct aug_train_result r;
     assert_int_equal(aug_train_predict(&m, &s, &p, &opt, &r), AUG_OK);
     assert_true(r.mfu > 0.5 && r.mfu <= 1.0);

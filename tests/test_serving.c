@@ -456,7 +456,7 @@ static void test_validate_rows(void **state) {
              "srv,llama3-8b,dgx-h100,1,1,,128,32,fp16,vLLM,ttft_s,0.05,server,5,99,200\n", head);
     write_file(path, buf);
     struct aug_validate_report *rep;
-    struct aug_validate_options vo = {KDB, 1, NULL, NULL};
+    struct aug_validate_options vo = {KDB, 1, NULL, NULL, 0.0};
     assert_int_equal(aug_validate_file(path, AUG_VALIDATE_AUTO, &vo, &rep), AUG_OK);
     assert_int_equal(rep->n_rows, 2);
     assert_int_equal(rep->predicted_rows, 2);

@@ -536,7 +536,7 @@ static void test_double_bandwidth_never_slows(void **state) {
         c.options.kdb = kdb;
         struct aug_sweep_result r;
         run(&c, &r);
-        struct aug_train_options fo = {kdb_fast, 0, NULL};
+        struct aug_train_options fo = {kdb_fast, 0, NULL, 0.0};
         for (int set = 0; set < 2; set++) {
             const struct aug_sweep_entry *e = set ? r.pareto : r.top;
             int n = set ? r.n_pareto : r.n_top;

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "augur/collective.h"
 #include "augur/model.h"
 #include "augur/op.h"
 #include "augur/plan.h"
@@ -121,7 +122,7 @@ static struct aug_train_result predict_opt(const struct aug_model *m, const stru
                                            const struct aug_plan *p, const struct aug_kdb *kdb,
                                            int roofline) {
     struct aug_train_result r;
-    struct aug_train_options o = {kdb, roofline, NULL};
+    struct aug_train_options o = {kdb, roofline, NULL, 0.0};
     if (aug_train_predict(m, s, p, &o, &r) != AUG_OK)
         fail_msg("predict %s: %s", m->name, aug_last_error());
     return r;
@@ -406,7 +407,7 @@ static void test_ops_report(void **state) {
     (void)state;
     static struct aug_train_op_report ops[AUG_TRAIN_OPS_MAX];
     int n = 0;
-    struct aug_train_options o = {NULL, 0, NULL};
+    struct aug_train_options o = {NULL, 0, NULL, 0.0};
     for (size_t i = 0; i < N_CASES; i++) {
         struct aug_model m = preset(cases[i].model);
         struct aug_plan p;
@@ -495,6 +496,92 @@ static void test_ops_report(void **state) {
     assert_int_equal(ar, 2);
     /* too few rows is an error, not a cut report */
     assert_int_equal(aug_train_ops(&g, &h100, &p, &o, &r, ops, 3, &n), AUG_EUSAGE);
+}
+
+/* DeepSpeed's 2021 ZeRO-3 (zero3_serial.h) on GPT-3 175B, 64 H100s, ZeRO-3 over all 64,
+ * full recomputation, one micro-batch. Counted by hand: the layer's weights of at least 1e5
+ * elements are QKV (3h x h), the output projection (h x h) and the MLP (4h x h twice);
+ * each is gathered for the forward, the recomputed forward and the backward and its
+ * gradient reduce-scattered, all at 1 / 0.323 of the collective model's time, 96 layers;
+ * the tied embedding (50257 x h) is gathered twice and reduce-scattered once. The layer's
+ * compute is unchanged, so the step grows by that sum minus the prefetch's exposed part. */
+static void test_zero3_serial(void **state) {
+    (void)state;
+    struct aug_model m = preset("gpt3-175b");
+    struct aug_plan p;
+    aug_plan_init(&p);
+    p.gpus = 64;
+    p.micro_batch = 1;
+    p.global_batch = 64;
+    p.seq = 2048;
+    p.zero = 3;
+    p.dtype = AUG_DTYPE_BF16;
+    p.recompute = AUG_RECOMPUTE_FULL;
+    p.cuda_graphs = 1;
+    assert_int_equal(aug_plan_resolve(&p, &m, &h100), AUG_OK);
+    struct aug_train_result pre = predict_opt(&m, &h100, &p, NULL, 0);
+    p.zero3_gather = AUG_ZERO3_SERIAL;
+    assert_int_equal(aug_plan_resolve(&p, &m, &h100), AUG_OK);
+    struct aug_train_result ser = predict_opt(&m, &h100, &p, NULL, 0);
+
+    const double h = 12288.0, e = 2.0;
+    const double tensors[] = {3.0 * h * h, h * h, 4.0 * h * h, 4.0 * h * h};
+    double layer = 0.0;
+    struct aug_coll_time ag, rs;
+    for (int i = 0; i < 4; i++) {
+        assert_int_equal(aug_coll_time(&h100, NULL, AUG_COLL_ALL_GATHER, tensors[i] * e, 64, 8,
+                                       AUG_ALGO_AUTO, &ag), AUG_OK);
+        assert_int_equal(aug_coll_time(&h100, NULL, AUG_COLL_REDUCE_SCATTER, tensors[i] * e, 64,
+                                       8, AUG_ALGO_AUTO, &rs), AUG_OK);
+        layer += 3.0 * ag.time_s + rs.time_s;
+    }
+    assert_int_equal(aug_coll_time(&h100, NULL, AUG_COLL_ALL_GATHER, 50257.0 * h * e, 64, 8,
+                                   AUG_ALGO_AUTO, &ag), AUG_OK);
+    assert_int_equal(aug_coll_time(&h100, NULL, AUG_COLL_REDUCE_SCATTER, 50257.0 * h * e, 64, 8,
+                                   AUG_ALGO_AUTO, &rs), AUG_OK);
+    double expect = (96.0 * layer + 2.0 * ag.time_s + rs.time_s) / 0.323;
+    assert_near(ser.breakdown.dp_comm_s / expect, 1.0, 1e-9);
+    /* at least the bandwidth part at the full 8 x 400 Gb/s of a DGX H100 node: four
+     * passes over the layers' 96 x 12 h^2 weights and three over the embedding, 2 B each,
+     * 63/64 of it through the NICs, over 0.323: 10.7 s; ring latency and the NICs'
+     * efficiency add the rest (13.5 s) */
+    double volume = (4.0 * 96.0 * 12.0 * h * h + 3.0 * 50257.0 * h) * e * 63.0 / 64.0;
+    assert_true(expect > volume / 400e9 / 0.323 && expect < 16.0);
+    assert_near(ser.step_time_s - pre.step_time_s,
+                ser.breakdown.dp_comm_s - pre.breakdown.dp_comm_s, 1e-9);
+    assert_true(ser.breakdown.compute_s == pre.breakdown.compute_s);
+
+    /* the fitted share can be replaced (benchmarks/bench_zero3_fit.c fits it) */
+    struct aug_train_options half = {NULL, 0, NULL, 0.5};
+    struct aug_train_result r5;
+    assert_int_equal(aug_train_predict(&m, &h100, &p, &half, &r5), AUG_OK);
+    assert_near(r5.breakdown.dp_comm_s / ser.breakdown.dp_comm_s, 0.323 / 0.5, 1e-9);
+
+    /* without recomputation two gathers per tensor */
+    p.recompute = AUG_RECOMPUTE_NONE;
+    assert_int_equal(aug_plan_resolve(&p, &m, &h100), AUG_OK);
+    struct aug_train_result nr = predict_opt(&m, &h100, &p, NULL, 0);
+    assert_true(nr.breakdown.dp_comm_s < ser.breakdown.dp_comm_s);
+
+    /* refused: another ZeRO stage, FSDP, pipeline parallelism, an MoE model */
+    struct aug_plan q = p;
+    q.zero = 1;
+    assert_int_equal(aug_plan_resolve(&q, &m, &h100), AUG_EUSAGE);
+    assert_non_null(strstr(aug_last_error(), "--zero 3"));
+    q = p;
+    q.fsdp = AUG_FSDP_FULL;
+    q.zero = 0;
+    assert_int_equal(aug_plan_resolve(&q, &m, &h100), AUG_EUSAGE);
+    q = p;
+    q.pp = 2;
+    q.dp = 0;
+    assert_int_equal(aug_plan_resolve(&q, &m, &h100), AUG_EUSAGE);
+    assert_non_null(strstr(aug_last_error(), "pipeline"));
+    struct aug_model mx = preset("mixtral-8x7b");
+    q = p;
+    q.dp = 0;
+    assert_int_equal(aug_plan_resolve(&q, &mx, &h100), AUG_EUSAGE);
+    assert_non_null(strstr(aug_last_error(), "mixtral-8x7b"));
 }
 
 /* Without SP, Megatron all-reduces a column-parallel linear's input gradient
@@ -662,6 +749,7 @@ int main(void) {
         cmocka_unit_test(test_tp_collective_count),
         cmocka_unit_test(test_ops_report),
         cmocka_unit_test(test_tp_async_allreduce),
+        cmocka_unit_test(test_zero3_serial),
         cmocka_unit_test(test_calibrated_share),
         cmocka_unit_test(test_scaling_sanity),
         cmocka_unit_test(test_cp_ring_crossing_nodes),

@@ -73,7 +73,7 @@ static double predict_gpt(long layers, long hidden, long heads, long gpus, long 
                             AUG_FWSET_ATTENTION | AUG_FWSET_DP_OVERLAP | AUG_FWSET_SHARDING, NULL, 0);
     }
     assert_int_equal(aug_plan_resolve(&p, &m, &s), AUG_OK);
-    struct aug_train_options o = {NULL, 0, NULL};
+    struct aug_train_options o = {NULL, 0, NULL, 0.0};
     struct aug_train_result r;
     assert_int_equal(aug_train_predict(&m, &s, &p, &o, &r), AUG_OK);
     return r.step_time_s;
@@ -102,7 +102,7 @@ static void test_rows_and_aggregates(void **state) {
              "step_time_s,1.0,s,\n",
              header, t1 / 1.25, t2 / 0.8, 64.0 * 1024.0 / t1 / 1.10);
     const char *path = write_file("acc.csv", csv);
-    struct aug_validate_options opt = {NULL, 1, NULL, NULL};
+    struct aug_validate_options opt = {NULL, 1, NULL, NULL, 0.0};
     struct aug_validate_report *r = NULL;
     assert_int_equal(aug_validate_file(path, AUG_VALIDATE_AUTO, &opt, &r), AUG_OK);
     assert_int_equal(r->n_rows, 4);
@@ -199,7 +199,7 @@ static void test_vtrain_importer(void **state) {
              "iteration time (ms)\n2,16,8,1024,16,12,1024,1,1,2,%.17g\n",
              t * 1e3 / 1.5);
     const char *path = write_file("vt.csv", csv);
-    struct aug_validate_options opt = {NULL, 1, NULL, NULL};
+    struct aug_validate_options opt = {NULL, 1, NULL, NULL, 0.0};
     struct aug_validate_report *r = NULL;
     assert_int_equal(aug_validate_file(path, AUG_VALIDATE_AUTO, &opt, &r), AUG_OK);
     assert_int_equal(r->predicted_rows, 1);
@@ -246,7 +246,7 @@ static double predict_small_row(struct aug_plan *p) {
     assert_int_equal(aug_model_finish(&m, "test"), AUG_OK);
     assert_int_equal(aug_system_load(NULL, "dgx-a100-80g", &s), AUG_OK);
     assert_int_equal(aug_plan_resolve(p, &m, &s), AUG_OK);
-    struct aug_train_options o = {NULL, 0, NULL};
+    struct aug_train_options o = {NULL, 0, NULL, 0.0};
     struct aug_train_result r;
     assert_int_equal(aug_train_predict(&m, &s, p, &o, &r), AUG_OK);
     return r.step_time_s;
@@ -277,7 +277,7 @@ static void check_plan_column(const char *col, const char *recompute, int zero,
              (int)strlen(header) - 1, header, col, recompute, zero, t_set, value, recompute,
              zero, t_set);
     const char *path = write_file("acc.csv", csv);
-    struct aug_validate_options opt = {NULL, 1, NULL, NULL};
+    struct aug_validate_options opt = {NULL, 1, NULL, NULL, 0.0};
     struct aug_validate_report *r = NULL;
     assert_int_equal(aug_validate_file(path, AUG_VALIDATE_AUTO, &opt, &r), AUG_OK);
     assert_int_equal(r->predicted_rows, 2);
@@ -342,7 +342,7 @@ static int validate_one(const char *cols, const char *tp_pp, const char *cells,
                         struct aug_validate_report **r) {
     const char *one[] = {cells};
     const char *path = extra_rows(cols, tp_pp, one, "c", 1.0);
-    struct aug_validate_options opt = {NULL, 1, NULL, NULL};
+    struct aug_validate_options opt = {NULL, 1, NULL, NULL, 0.0};
     *r = NULL;
     return aug_validate_file(path, AUG_VALIDATE_AUTO, &opt, r);
 }
@@ -353,7 +353,7 @@ static void check_extra_columns(const char *cols, const char *tp_pp, const char 
                                 const char *empty, double t_set, double t_default) {
     const char *cells[] = {set, empty};
     const char *path = extra_rows(cols, tp_pp, cells, "ab", t_set);
-    struct aug_validate_options opt = {NULL, 1, NULL, NULL};
+    struct aug_validate_options opt = {NULL, 1, NULL, NULL, 0.0};
     struct aug_validate_report *r = NULL;
     assert_int_equal(aug_validate_file(path, AUG_VALIDATE_AUTO, &opt, &r), AUG_OK);
     assert_int_equal(r->predicted_rows, 2);
@@ -429,7 +429,7 @@ static void test_recompute_modules_column(void **state) {
     q.recompute_layers = 3;
     double t3 = predict_small_row(&q);
     char csv[2048];
-    struct aug_validate_options opt = {NULL, 1, NULL, NULL};
+    struct aug_validate_options opt = {NULL, 1, NULL, NULL, 0.0};
     struct aug_validate_report *r = NULL;
     snprintf(csv, sizeof csv,
              "%.*s,recompute_layers\n"
@@ -455,7 +455,7 @@ static void test_recompute_modules_column(void **state) {
 
 static void test_bad_rows_name_file_and_line(void **state) {
     (void)state;
-    struct aug_validate_options opt = {NULL, 1, NULL, NULL};
+    struct aug_validate_options opt = {NULL, 1, NULL, NULL, 0.0};
     struct aug_validate_report *r = NULL;
     char csv[2048];
     snprintf(csv, sizeof csv,

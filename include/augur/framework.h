@@ -23,6 +23,7 @@ enum aug_framework_id {
     AUG_FW_MEGATRON_DEEPSPEED,
     AUG_FW_DEEPSPEED_ZERO,
     AUG_FW_PYTORCH_FSDP,
+    AUG_FW_DEEPSPEED_ZERO_2021, /* DeepSpeed 0.3.13-0.5.5 ZeRO-3 (the SC21 baseline) */
     AUG_FW_COUNT
 };
 
@@ -42,7 +43,8 @@ enum {
     AUG_FWSET_PARAM_GATHER = 1u << 10,
     AUG_FWSET_ATTN_KERNEL = 1u << 11,
     AUG_FWSET_CROSS_ENTROPY = 1u << 12,
-    AUG_FWSET_TP_ASYNC = 1u << 13
+    AUG_FWSET_TP_ASYNC = 1u << 13,
+    AUG_FWSET_ZERO3_GATHER = 1u << 14
 };
 
 /* Host time to issue one kernel, by op kind, in microseconds. */
@@ -65,6 +67,7 @@ struct aug_framework {
     int tp_async_allreduce;    /* the input-gradient all-reduce beside the weight gradient */
     int zero;                  /* ZeRO stage / distributed optimizer */
     int fsdp;                  /* enum aug_fsdp */
+    int zero3_gather;          /* enum aug_zero3_gather, where the plan ends up ZeRO-3 */
     int main_grads;            /* enum aug_main_grads; 3: fp32 with bf16/fp8, fp32-copy with
                                   fp16, dtype otherwise (Megatron's rule) */
     int cuda_graphs;

@@ -79,6 +79,12 @@ enum aug_attn_kernel { AUG_ATTN_KERNEL_CUDNN, AUG_ATTN_KERNEL_FA3, AUG_ATTN_KERN
  * kernel (cross_entropy_fusion_impl "te"). */
 enum aug_cross_entropy { AUG_CE_FUSED, AUG_CE_UNFUSED, AUG_CE_TE, AUG_CE_COUNT };
 
+/* How ZeRO-3 (without FSDP) gathers the weights: prefetch each layer's gather behind the
+ * previous layer's compute (DeepSpeed from 0.5.6, FSDP), or serial, each weight tensor
+ * on its own after a device synchronization, so every gather and gradient reduce-scatter
+ * adds to the compute (DeepSpeed 0.3.13-0.5.5, 2021; train/zero3_serial.h). */
+enum aug_zero3_gather { AUG_ZERO3_PREFETCH, AUG_ZERO3_SERIAL, AUG_ZERO3_COUNT };
+
 const char *aug_recompute_name(enum aug_recompute r);
 int aug_recompute_from_name(const char *s, enum aug_recompute *out);
 /* A list of recompute module names separated by ',', '+' or spaces ("core_attn,mlp") into
@@ -114,6 +120,8 @@ const char *aug_attn_kernel_name(enum aug_attn_kernel k); /* "cudnn", "fa3", "fa
 int aug_attn_kernel_from_name(const char *s, enum aug_attn_kernel *out);
 const char *aug_cross_entropy_name(enum aug_cross_entropy c); /* "fused", "unfused", "te" */
 int aug_cross_entropy_from_name(const char *s, enum aug_cross_entropy *out);
+const char *aug_zero3_gather_name(enum aug_zero3_gather g); /* "prefetch", "serial" */
+int aug_zero3_gather_from_name(const char *s, enum aug_zero3_gather *out);
 
 struct aug_plan {
     long gpus;
@@ -173,6 +181,7 @@ struct aug_plan {
     double bucket_params;        /* gradient bucket size in parameters (0: one per layer) */
     int param_gather_overlap;    /* 1: ZeRO-1/2 parameter all-gather overlapped with the next
                                     iteration's first forward (Megatron-Core) */
+    enum aug_zero3_gather zero3_gather; /* ZeRO-3 weight gathers (above; default prefetch) */
     enum aug_moe_overlap moe_overlap; /* what hides the EP all-to-alls (default none) */
 };
 

@@ -68,6 +68,8 @@ struct aug_train_options {
     int pure_roofline;             /* 1: no efficiencies at all (upper bound) */
     const struct aug_host_cost *host; /* host issue costs instead of the plan's framework
                                          profile (fitting), or NULL */
+    double zero3_serial_rate;      /* the serial ZeRO-3 gathers' share of the collective
+                                      rate instead of the fitted one (fitting); 0: fitted */
 };
 
 /* Predict one iteration. `plan` must have been resolved with aug_plan_resolve().

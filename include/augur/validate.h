@@ -67,6 +67,8 @@ struct aug_validate_options {
                                          each row's framework profile (fitting), or NULL */
     const char *group_by; /* NULL, or comma-separated columns of the set (at most 8): the
                              report adds MAPE, mean error and max per distinct cells */
+    double zero3_serial_rate; /* training rows: this share for serial ZeRO-3 gathers
+                                 (fitting); 0: the fitted one */
 };
 
 enum aug_validate_input { AUG_VALIDATE_AUTO, AUG_VALIDATE_ACCURACY, AUG_VALIDATE_VTRAIN,

@@ -32,7 +32,7 @@ static void help(void) {
            "                   [--pp-scatter on|off] [--tp-async-allreduce on|off]\n"
            "                   [--main-grads dtype|fp32|fp32-copy]\n"
            "                   [--cuda-graphs on|off] [--bucket-params N]\n"
-           "                   [--param-gather-overlap on|off]\n"
+           "                   [--param-gather-overlap on|off] [--zero3-gather prefetch|serial]\n"
            "                   [--ops] [--format table|json|csv] [--output FILE]\n"
            "       augur train --plan FILE.json[#N] [options that override it]\n\n"
            "Predicts the time of one training iteration, tokens/s, MFU and HFU, the time\n"
@@ -103,7 +103,8 @@ static void help(void) {
            "What the framework executes:\n"
            "  --framework NAME      none (default: the plan exactly as given), megatron-core\n"
            "                        (NeMo 2 / Megatron-Core recipes), megatron-lm-2022,\n"
-           "                        megatron-deepspeed, deepspeed-zero or pytorch-fsdp: applies\n"
+           "                        megatron-deepspeed, deepspeed-zero, deepspeed-zero-2021\n"
+           "                        (DeepSpeed's ZeRO-3 before 0.5.6) or pytorch-fsdp: applies\n"
            "                        that framework's defaults (SP, attention, loss, overlaps,\n"
            "                        pipeline scatter/gather, sharding, gradient bytes, buckets,\n"
            "                        CUDA graphs) where no option sets them, and its host issue cost\n"
@@ -126,7 +127,11 @@ static void help(void) {
            "  --cuda-graphs on|off  layers replayed as CUDA graphs: no per-kernel host issue\n"
            "  --bucket-params N     gradient bucket size in parameters (0: one per layer)\n"
            "  --param-gather-overlap on|off  ZeRO-1/2: all-gather the updated parameters behind\n"
-           "                        the next iteration's first forward (Megatron-Core)\n");
+           "                        the next iteration's first forward (Megatron-Core)\n"
+           "  --zero3-gather G      ZeRO-3 weight gathers: prefetch (default: each layer's behind\n"
+           "                        the previous layer's compute) or serial (DeepSpeed 0.3.13-\n"
+           "                        0.5.5: tensor by tensor after the compute; dense layers, no\n"
+           "                        --pp)\n");
 }
 
 enum {
@@ -137,7 +142,7 @@ enum {
     OPT_PP_OVERLAP, OPT_COMM_SLOWDOWN, OPT_COMPARE, OPT_MOE_OVERLAP, OPT_FRAMEWORK, OPT_NO_SP,
     OPT_DP_OVERLAP, OPT_NO_TP_OVERLAP, OPT_NO_PP_OVERLAP, OPT_PP_SCATTER, OPT_MAIN_GRADS, OPT_CUDA_GRAPHS,
     OPT_BUCKET, OPT_PARAM_GATHER, OPT_PLAN, OPT_ATTN_KERNEL, OPT_CROSS_ENTROPY, OPT_PP_SLOTS, OPT_RC_MODULES,
-    OPT_RC_LAYERS, OPT_OPS, OPT_TP_ASYNC, OPT_PP_FIRST, OPT_PP_LAST
+    OPT_RC_LAYERS, OPT_OPS, OPT_TP_ASYNC, OPT_ZERO3_GATHER, OPT_PP_FIRST, OPT_PP_LAST
 };
 
 static const struct option options[] = {
@@ -164,6 +169,7 @@ static const struct option options[] = {
     {"attention", required_argument, 0, OPT_ATTENTION},
     {"attention-kernel", required_argument, 0, OPT_ATTN_KERNEL},
     {"cross-entropy", required_argument, 0, OPT_CROSS_ENTROPY},
+    {"zero3-gather", required_argument, 0, OPT_ZERO3_GATHER},
     {"no-dp-overlap", no_argument, 0, OPT_NO_OVERLAP},
     {"uneven-pp", no_argument, 0, OPT_UNEVEN},
     {"pp-embed-loss-slots", no_argument, 0, OPT_PP_SLOTS},
@@ -335,6 +341,11 @@ int aug_cmd_train(int argc, char **argv) {
                 return aug_cli_usage(cmd, "--attention-kernel: %s", aug_last_error());
             set |= AUG_FWSET_ATTN_KERNEL;
             break;
+        case OPT_ZERO3_GATHER:
+            if (aug_zero3_gather_from_name(optarg, &plan.zero3_gather) != AUG_OK)
+                return aug_cli_usage(cmd, "--zero3-gather: %s", aug_last_error());
+            set |= AUG_FWSET_ZERO3_GATHER;
+            break;
         case OPT_CROSS_ENTROPY:
             if (aug_cross_entropy_from_name(optarg, &plan.cross_entropy) != AUG_OK)
                 return aug_cli_usage(cmd, "--cross-entropy: %s", aug_last_error());
@@ -500,7 +511,7 @@ int aug_cmd_train(int argc, char **argv) {
     struct aug_kdb *kdb = NULL;
     if (!roofline && (st = aug_kdb_open_predict(kdb_arg, sys.gpu.id, &kdb)) != AUG_OK)
         return aug_cli_fail(st, NULL);
-    struct aug_train_options opt = {kdb, roofline, NULL};
+    struct aug_train_options opt = {kdb, roofline, NULL, 0.0};
     struct aug_train_result res;
     static struct aug_train_op_report ops[AUG_TRAIN_OPS_MAX];
     int n_ops = 0;

@@ -154,7 +154,7 @@ int aug_cmd_validate(int argc, char **argv) {
     double max_mape = -1;
     enum aug_validate_input kind = AUG_VALIDATE_AUTO;
     enum aug_format fmt = AUG_FORMAT_TABLE;
-    struct aug_validate_options opt = {NULL, 0, NULL, NULL};
+    struct aug_validate_options opt = {NULL, 0, NULL, NULL, 0.0};
     int summary = 0, check = 0, rc, c;
     optind = 1;
     opterr = 0;

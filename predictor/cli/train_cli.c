@@ -26,6 +26,7 @@ static json_t *plan_json(const struct aug_plan *p) {
     json_object_set_new(o, "recompute_layers", json_integer((json_int_t)p->recompute_layers));
     json_object_set_new(o, "attention_kernel", json_string(aug_attn_kernel_name(p->attn_kernel)));
     json_object_set_new(o, "cross_entropy", json_string(aug_cross_entropy_name(p->cross_entropy)));
+    json_object_set_new(o, "zero3_gather", json_string(aug_zero3_gather_name(p->zero3_gather)));
     json_object_set_new(o, "cp_algo", json_string(aug_cp_algo_name(p->cp_algo)));
     json_object_set_new(o, "etp", json_integer((json_int_t)aug_plan_etp(p)));
     json_object_set_new(o, "ep_placement", json_string(p->ep_outer ? "outer" : "inner"));
@@ -172,10 +173,14 @@ void aug_cli_train_table(FILE *f, const struct aug_model *m, const struct aug_sy
             !p->flash_attention ? ""
             : p->attn_kernel == AUG_ATTN_KERNEL_FA2 ? " (FlashAttention-2)"
             : p->attn_kernel == AUG_ATTN_KERNEL_FA3 ? " (FlashAttention-3)" : " (cuDNN)");
-    fprintf(f, "# overlap: dp %s, tp %s, pp %s, parameter all-gather %s; compute slowdown %.2f "
+    fprintf(f, "# overlap: dp %s, tp %s, pp %s, parameter all-gather %s%s; compute slowdown %.2f "
                "while a collective shares the SMs\n", p->dp_overlap ? "on" : "off",
             p->tp_overlap ? "on" : "off", p->pp_overlap ? "on" : "off",
-            p->param_gather_overlap ? "on" : "off", p->comm_slowdown);
+            p->param_gather_overlap ? "on" : "off",
+            p->zero3_gather == AUG_ZERO3_SERIAL
+                ? ", ZeRO-3 gathers serial (tensor by tensor after the compute)"
+                : "",
+            p->comm_slowdown);
     if (p->pp_first_layers > 0 || p->pp_last_layers > 0)
         fprintf(f, "# pipeline split: %ld layers on the first rank, %ld on the last, %ld on each "
                    "of the other %ld\n",

@@ -23,6 +23,7 @@ static const char *const ternary_names[] = {"accumulate", "tensor"};
 static const char *const moe_overlap_names[] = {"none", "shared", "batch"};
 static const char *const attn_kernel_names[] = {"cudnn", "fa3", "fa2"};
 static const char *const cross_entropy_names[] = {"fused", "unfused", "te"};
+static const char *const zero3_gather_names[] = {"prefetch", "serial"};
 static const char *const grads_names[] = {"dtype", "fp32", "fp32-copy"};
 /* by bit position of enum aug_rc_module */
 static const char *const rc_module_names[] = {"core_attn", "mla_up_proj", "layernorm", "mlp",
@@ -34,6 +35,7 @@ _Static_assert(COUNT(ternary_names) == AUG_TERNARY_COUNT, "ternary names");
 _Static_assert(COUNT(moe_overlap_names) == AUG_MOE_OVERLAP_COUNT, "moe overlap names");
 _Static_assert(COUNT(attn_kernel_names) == AUG_ATTN_KERNEL_COUNT, "attention kernel names");
 _Static_assert(COUNT(cross_entropy_names) == AUG_CE_COUNT, "cross-entropy names");
+_Static_assert(COUNT(zero3_gather_names) == AUG_ZERO3_COUNT, "ZeRO-3 gather names");
 _Static_assert(COUNT(grads_names) == AUG_GRADS_COUNT, "main-grads names");
 _Static_assert(COUNT(rc_module_names) == AUG_RC_MODULE_COUNT, "recompute module names");
 
@@ -84,6 +86,19 @@ int aug_cross_entropy_from_name(const char *s, enum aug_cross_entropy *out) {
         return aug_errorf(AUG_EUSAGE, "unknown cross-entropy '%s' (use fused, unfused or te)",
                           s ? s : "");
     *out = (enum aug_cross_entropy)i;
+    return AUG_OK;
+}
+
+const char *aug_zero3_gather_name(enum aug_zero3_gather g) {
+    return ENUM_NAME(zero3_gather_names, g);
+}
+
+int aug_zero3_gather_from_name(const char *s, enum aug_zero3_gather *out) {
+    int i = name_index(s, zero3_gather_names, COUNT(zero3_gather_names));
+    if (i < 0)
+        return aug_errorf(AUG_EUSAGE, "unknown ZeRO-3 gather '%s' (use prefetch or serial)",
+                          s ? s : "");
+    *out = (enum aug_zero3_gather)i;
     return AUG_OK;
 }
 
@@ -248,6 +263,7 @@ void aug_plan_init(struct aug_plan *p) {
     p->flash_attention = 1;
     p->attn_kernel = AUG_ATTN_KERNEL_CUDNN;
     p->cross_entropy = AUG_CE_FUSED;
+    p->zero3_gather = AUG_ZERO3_PREFETCH;
     p->dp_overlap = 1;
     p->cp_algo = AUG_CP_RING;
     p->etp = 0;
@@ -576,6 +592,20 @@ int aug_plan_resolve(struct aug_plan *p, const struct aug_model *m, const struct
     if (p->fsdp != AUG_FSDP_NONE && p->zero != 0 && p->zero != 3)
         return aug_errorf(AUG_EUSAGE, "--fsdp shards like ZeRO-3; it cannot be combined with --zero %d",
                           p->zero);
+    if ((unsigned)p->zero3_gather >= AUG_ZERO3_COUNT)
+        return aug_errorf(AUG_EUSAGE, "unknown ZeRO-3 gather %d", (int)p->zero3_gather);
+    if (p->zero3_gather == AUG_ZERO3_SERIAL) {
+        /* DeepSpeed's 2021 ZeRO-3: no FSDP, no pipeline engine (its PipelineEngine takes
+         * ZeRO stages 0-1), and dense transformer layers only (MoE under ZeRO-3 came later) */
+        if (p->zero != 3 || p->fsdp != AUG_FSDP_NONE)
+            return aug_errorf(AUG_EUSAGE, "--zero3-gather serial needs --zero 3 without --fsdp");
+        if (p->pp > 1)
+            return aug_errorf(AUG_EUSAGE, "--zero3-gather serial with --pp %ld: DeepSpeed's "
+                              "ZeRO-3 runs without pipeline parallelism", p->pp);
+        if (m->arch != AUG_ARCH_DENSE)
+            return aug_errorf(AUG_EUSAGE, "--zero3-gather serial models DeepSpeed's 2021 ZeRO-3 "
+                              "of dense transformer layers, not model '%s'", m->name);
+    }
     if (p->fsdp == AUG_FSDP_HYBRID && s && p->tp * p->cp < s->gpus_per_node &&
         s->gpus_per_node % (p->tp * p->cp) != 0)
         return aug_errorf(AUG_EUSAGE, "--fsdp hybrid shards within a node: tp*cp must divide %d",

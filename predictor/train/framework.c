@@ -57,6 +57,7 @@ static const struct aug_framework table[AUG_FW_COUNT] = {
         .dp_overlap = -1, .tp_overlap = -1,
         .param_gather_overlap = -1,
         .pp_overlap = -1, .pp_scatter = -1, .tp_async_allreduce = -1, .zero = -1, .fsdp = -1,
+        .zero3_gather = -1,
         .main_grads = -1,
         .cuda_graphs = -1, .bucket_min = -1, .bucket_per_dp = 0,
         .host = {{0}}, /* filled from framework_op_us at run time */
@@ -85,6 +86,7 @@ static const struct aug_framework table[AUG_FW_COUNT] = {
         .cross_entropy = AUG_CE_FUSED, .dp_overlap = 1, .tp_overlap = 0,
         .param_gather_overlap = 1, .pp_overlap = 2,
         .pp_scatter = 0, .tp_async_allreduce = 1, .zero = 1, .fsdp = AUG_FSDP_NONE,
+        .zero3_gather = -1,
         .main_grads = 3, .cuda_graphs = 0, .bucket_min = 4e7, .bucket_per_dp = 1e6,
         .host = EAGER_HOST, .host_fit = EAGER_FIT,
     },
@@ -105,6 +107,7 @@ static const struct aug_framework table[AUG_FW_COUNT] = {
         .cross_entropy = AUG_CE_UNFUSED, .dp_overlap = 0, .tp_overlap = 0,
         .param_gather_overlap = 0, .pp_overlap = 0,
         .pp_scatter = 1, .tp_async_allreduce = 1, .zero = 0, .fsdp = AUG_FSDP_NONE,
+        .zero3_gather = -1,
         .main_grads = 3, .cuda_graphs = 0, .bucket_min = -1, .bucket_per_dp = 0,
         .host = EAGER_HOST, .host_fit = EAGER_FIT,
     },
@@ -125,6 +128,7 @@ static const struct aug_framework table[AUG_FW_COUNT] = {
         .cross_entropy = AUG_CE_UNFUSED, .dp_overlap = 0, .tp_overlap = 0,
         .param_gather_overlap = 0, .pp_overlap = 0,
         .pp_scatter = 0, .tp_async_allreduce = 1, .zero = -1, .fsdp = AUG_FSDP_NONE,
+        .zero3_gather = -1,
         .main_grads = AUG_GRADS_DTYPE, .cuda_graphs = 0, .bucket_min = 5e8, .bucket_per_dp = 0,
         .host = EAGER_HOST, .host_fit = EAGER_FIT,
     },
@@ -138,6 +142,7 @@ static const struct aug_framework table[AUG_FW_COUNT] = {
         .cross_entropy = -1, .dp_overlap = 1, .tp_overlap = 0,
         .param_gather_overlap = 0, .pp_overlap = 0,
         .pp_scatter = 0, .tp_async_allreduce = -1, .zero = 3, .fsdp = AUG_FSDP_NONE,
+        .zero3_gather = AUG_ZERO3_PREFETCH,
         .main_grads = AUG_GRADS_DTYPE,
         .cuda_graphs = 0, .bucket_min = 5e8, .bucket_per_dp = 0,
         .host = EAGER_HOST, .host_fit = EAGER_FIT,
@@ -151,8 +156,29 @@ static const struct aug_framework table[AUG_FW_COUNT] = {
         .cross_entropy = -1, .dp_overlap = 1, .tp_overlap = 0,
         .param_gather_overlap = 0, .pp_overlap = 0,
         .pp_scatter = 0, .tp_async_allreduce = -1, .zero = 0, .fsdp = AUG_FSDP_FULL,
+        .zero3_gather = -1,
         .main_grads = AUG_GRADS_DTYPE,
         .cuda_graphs = 0, .bucket_min = 0, .bucket_per_dp = 0,
+        .host = EAGER_HOST, .host_fit = EAGER_FIT,
+    },
+    /* DeepSpeed ZeRO-3 as released from 0.3.13 (2021-03) to 0.5.5, the baseline of
+     * Narayanan et al. SC21 (sec. 5.2.2, Table 2): parameters below
+     * stage3_param_persistence_threshold (1e5 elements) stay whole, every larger weight is
+     * gathered on its own (runtime/zero/partition_parameters.py at 112ebff, 2021-04-12:
+     * _allgather_param calls torch.cuda.synchronize() before each all-gather, so the
+     * prefetch does not overlap; torch.distributed's list all-gather and reduce-scatter
+     * copy every rank's partition), which DeepSpeed#1188 (c0eeb69, 2021-10-31: "the async
+     * version is not async at all") and #1453 (4912e0ad, 2022-01-20: batched, *_base
+     * collectives) replaced. Gradients in the compute dtype, overlap_comm as in 0.14. */
+    [AUG_FW_DEEPSPEED_ZERO_2021] = {
+        .name = "deepspeed-zero-2021",
+        .source = "DeepSpeed 0.3.13-0.5.5 ZeRO stage 3 (before DeepSpeed#1188 and #1453)",
+        .sp = -1, .flash_attention = -1, .attn_kernel = AUG_ATTN_KERNEL_FA2,
+        .cross_entropy = -1, .dp_overlap = 1, .tp_overlap = 0,
+        .param_gather_overlap = 0, .pp_overlap = 0,
+        .pp_scatter = 0, .tp_async_allreduce = -1, .zero = 3, .fsdp = AUG_FSDP_NONE,
+        .zero3_gather = AUG_ZERO3_SERIAL, .main_grads = AUG_GRADS_DTYPE,
+        .cuda_graphs = 0, .bucket_min = 5e8, .bucket_per_dp = 0,
         .host = EAGER_HOST, .host_fit = EAGER_FIT,
     },
 };
@@ -172,8 +198,8 @@ int aug_framework_from_name(const char *s, int *id) {
             return AUG_OK;
         }
     return aug_errorf(AUG_EUSAGE, "unknown framework '%s' (use none, megatron-core, "
-                                  "megatron-lm-2022, megatron-deepspeed, deepspeed-zero or "
-                                  "pytorch-fsdp)", s ? s : "");
+                                  "megatron-lm-2022, megatron-deepspeed, deepspeed-zero, "
+                                  "deepspeed-zero-2021 or pytorch-fsdp)", s ? s : "");
 }
 
 static void note(char *buf, size_t n, const char *fmt, const char *what) {
@@ -247,6 +273,11 @@ void aug_framework_apply(int id, struct aug_plan *p, unsigned explicit_mask, cha
             snprintf(num, sizeof num, "%d", p->zero);
             note(applied, applied_size, "%szero %s", num);
         }
+    }
+    if (f->zero3_gather >= 0 && p->zero == 3 && p->fsdp == AUG_FSDP_NONE &&
+        !(explicit_mask & AUG_FWSET_ZERO3_GATHER)) {
+        p->zero3_gather = (enum aug_zero3_gather)f->zero3_gather;
+        note(applied, applied_size, "%szero3-gather %s", aug_zero3_gather_name(p->zero3_gather));
     }
     if (f->main_grads >= 0 && !(explicit_mask & AUG_FWSET_GRADS)) {
         if (f->main_grads == 3)

@@ -15,7 +15,8 @@
  * updated weights after the optimizer step; ZeRO-3 and FSDP gather every layer's weights
  * in forward and backward and reduce-scatter its gradients per micro-batch, 1.5x the
  * all-reduce volume (Rajbhandari et al. 2020 sec. 7), prefetched behind the previous
- * layer's compute. Dense gradients are reduced over dp * cp ranks (context-parallel
+ * layer's compute (DeepSpeed's 2021 ZeRO-3 gathered tensor by tensor after the compute
+ * instead: zero3_serial.h). Dense gradients are reduced over dp * cp ranks (context-parallel
  * ranks hold the same weights), routed experts' over their expert data-parallel group.
  *
  * Overlap is a resource model (overlap.h): a collective hidden behind compute still
@@ -41,6 +42,7 @@
 #include "hw/topology.h"
 #include "train/train_check.h"
 #include "train/train_trace.h"
+#include "train/zero3_serial.h"
 
 /* Framework floor of one iteration (data-loader hand-off, loss logging, grad-norm and
  * scaler checks): a documented default. */
@@ -446,6 +448,14 @@ static int train_run(const struct aug_model *m, const struct aug_system *s,
             srcs[src] += t_ag;
         }
         bd->dp_comm_s = exposed + t_ag;
+    } else if (dp > 1 && p->zero3_gather == AUG_ZERO3_SERIAL) {
+        /* DeepSpeed's 2021 ZeRO-3: tensor by tensor, after the compute (zero3_serial.h) */
+        double per_mb, tensors;
+        st = aug_zero3_serial_s(&ctx, m, p, layer, L_stage, full_share, shard, dp_domain, wbytes,
+                                gbytes, opt ? opt->zero3_serial_rate : 0.0, &per_mb, &tensors,
+                                &src);
+        srcs[src] += (double)nmb * per_mb;
+        bd->dp_comm_s = (double)nmb * per_mb;
     } else if (dp > 1 || has_experts) {
         int shard_domain = p->fsdp == AUG_FSDP_HYBRID ? (int)shard : dp_domain;
         int eshard_domain = p->fsdp == AUG_FSDP_HYBRID ? (int)eshard : edp_domain;

@@ -215,7 +215,8 @@ static int score(struct aug_validate_row *row, const struct aug_validate_case *v
                                                  vc->system.gpu.id, &kst);
     if (kst != AUG_OK)
         return kst;
-    struct aug_train_options to = {kdb, 0, opt ? opt->host : NULL};
+    struct aug_train_options to = {kdb, 0, opt ? opt->host : NULL,
+                                    opt ? opt->zero3_serial_rate : 0.0};
     struct aug_train_result res;
     struct aug_plan plan = vc->plan;
     int st = aug_plan_resolve(&plan, &vc->model, &vc->system);

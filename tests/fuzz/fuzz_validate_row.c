@@ -19,7 +19,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (!path)
         return 0;
     struct aug_validate_report *r = NULL;
-    struct aug_validate_options opt = {NULL, 0, NULL, NULL};
+    struct aug_validate_options opt = {NULL, 0, NULL, NULL, 0.0};
     int st = aug_validate_file_check(path, AUG_VALIDATE_AUTO, &opt, &r);
     if (st == AUG_OK) {
         for (size_t i = 0; i < r->n_rows; i++) {
