@@ -450,10 +450,9 @@ static int train_run(const struct aug_model *m, const struct aug_system *s,
         bd->dp_comm_s = exposed + t_ag;
     } else if (dp > 1 && p->zero3_gather == AUG_ZERO3_SERIAL) {
         /* DeepSpeed's 2021 ZeRO-3: tensor by tensor, after the compute (zero3_serial.h) */
-        double per_mb, tensors;
+        double per_mb;
         st = aug_zero3_serial_s(&ctx, m, p, layer, L_stage, full_share, shard, dp_domain, wbytes,
-                                gbytes, opt ? opt->zero3_serial_rate : 0.0, &per_mb, &tensors,
-                                &src);
+                                gbytes, opt ? opt->zero3_serial_rate : 0.0, &per_mb, &src);
         srcs[src] += (double)nmb * per_mb;
         bd->dp_comm_s = (double)nmb * per_mb;
     } else if (dp > 1 || has_experts) {

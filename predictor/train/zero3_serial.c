@@ -28,10 +28,8 @@ static int tensor_s(const struct aug_op_ctx *ctx, double elements, double gather
 int aug_zero3_serial_s(const struct aug_op_ctx *ctx, const struct aug_model *m,
                        const struct aug_plan *p, const struct aug_graph *layer, double layers,
                        double recompute_share, long ranks, int per_domain, double wbytes,
-                       double gbytes, double rate, double *seconds, double *tensors,
-                       enum aug_source *src) {
+                       double gbytes, double rate, double *seconds, enum aug_source *src) {
     *seconds = 0.0;
-    *tensors = 0.0;
     *src = AUG_SOURCE_FALLBACK;
     if (ranks <= 1)
         return AUG_OK;
@@ -52,7 +50,6 @@ int aug_zero3_serial_s(const struct aug_op_ctx *ctx, const struct aug_model *m,
                            gbytes, rate, &t, src)) != AUG_OK)
             return st;
         layer_s += op->count * t;
-        *tensors += op->count;
     }
     /* the vocab-parallel embedding, gathered for its lookup and for its gradient, and the
      * output head when it has weights of its own */

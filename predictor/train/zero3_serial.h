@@ -40,12 +40,10 @@
  * every weight tensor of the layer graph's forward GEMMs times `layers`, plus the
  * embedding (and an untied output head). `rate` <= 0 takes AUG_ZERO3_SERIAL_RATE.
  * `recompute_share`: the share of layers whose forward is recomputed (a gather each).
- * Reports how many tensors a layer gathers in *tensors and the collective source in
- * *src. AUG_OK, or the collective model's error. */
+ * The collective source in *src. AUG_OK, or the collective model's error. */
 int aug_zero3_serial_s(const struct aug_op_ctx *ctx, const struct aug_model *m,
                        const struct aug_plan *p, const struct aug_graph *layer, double layers,
                        double recompute_share, long ranks, int per_domain, double wbytes,
-                       double gbytes, double rate, double *seconds, double *tensors,
-                       enum aug_source *src);
+                       double gbytes, double rate, double *seconds, enum aug_source *src);
 
 #endif
