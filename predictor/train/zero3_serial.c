@@ -51,15 +51,22 @@ int aug_zero3_serial_s(const struct aug_op_ctx *ctx, const struct aug_model *m,
             return st;
         layer_s += op->count * t;
     }
-    /* the vocab-parallel embedding, gathered for its lookup and for its gradient, and the
-     * output head when it has weights of its own */
+    /* the vocab-parallel embedding, gathered for its lookup and for its gradient, the
+     * output head when it has weights of its own, and learned position embeddings */
     double table = (double)m->vocab / (double)p->tp * (double)m->hidden;
+    double positions = m->pos == AUG_POS_LEARNED ? (double)m->max_seq * (double)m->hidden : 0.0;
     double ends_s = 0.0;
     if (table >= AUG_ZERO3_PERSIST_ELEMENTS) {
         if ((st = tensor_s(ctx, table, 2.0, ranks, per_domain, wbytes, gbytes, rate, &t, src)) !=
             AUG_OK)
             return st;
         ends_s = m->tied_embeddings ? t : 2.0 * t;
+    }
+    if (positions >= AUG_ZERO3_PERSIST_ELEMENTS) {
+        if ((st = tensor_s(ctx, positions, 2.0, ranks, per_domain, wbytes, gbytes, rate, &t,
+                           src)) != AUG_OK)
+            return st;
+        ends_s += t;
     }
     *seconds = layers * layer_s + ends_s;
     return isfinite(*seconds) ? AUG_OK

@@ -31,14 +31,14 @@
 /* Share of the collective model's rate the serial path reaches: fitted on Narayanan et
  * al. SC21 Table 2's six ZeRO-3 runs (GPT-3 175B on 384-1536 and a 530B model on
  * 640-2240 A100s) by benchmarks/bench_zero3_fit.c, which reports it held out (each row
- * predicted from a fit on the other five: MAPE 5.15%; the 175B runs from a fit on the
- * 530B ones: 7.91%, the reverse 6.43%); the fit on all six is 0.323 (MAPE 4.28%). */
-#define AUG_ZERO3_SERIAL_RATE 0.323
+ * predicted from a fit on the other five: MAPE 5.16%; the 175B runs from a fit on the
+ * 530B ones: 7.97%, the reverse 6.40%); the fit on all six is 0.324 (MAPE 4.28%). */
+#define AUG_ZERO3_SERIAL_RATE 0.324
 
 /* Seconds one micro-batch spends in ZeRO-3's serial gathers and reduce-scatters on a
  * rank of a `ranks`-wide sharding group (`per_domain` of them in an NVLink domain):
  * every weight tensor of the layer graph's forward GEMMs times `layers`, plus the
- * embedding (and an untied output head). `rate` <= 0 takes AUG_ZERO3_SERIAL_RATE.
+ * embedding (an untied output head, learned position embeddings). `rate` <= 0 takes AUG_ZERO3_SERIAL_RATE.
  * `recompute_share`: the share of layers whose forward is recomputed (a gather each).
  * The collective source in *src. AUG_OK, or the collective model's error. */
 int aug_zero3_serial_s(const struct aug_op_ctx *ctx, const struct aug_model *m,
