@@ -85,6 +85,24 @@ static void test_ceilings_from_gpus_csv(void **state)
     assert_rel(c.hbm_gbps, 0.9 * 3350, 1e-12);
     assert_int_equal(aug_gemm_ceiling_of(&h100, AUG_DTYPE_INT8, &c), 1);
     assert_rel(c.rate_tflops, 1978.9 * 1280 / 1978.9, 1e-12);
+    /* GB200: gemm_scale 0.81 (fitted on published runs, benchmarks/blackwell_fit.sh) on the
+     * GEMM main loop of every tensor-core dtype: bf16 at 0.89 x 0.81 = 0.7209 of 1822, fp8
+     * (no column) at 0.81 of 0.65 x 5000 = 3250; the rates themselves, which attention and
+     * the ceilings use, stay; SGEMM (0.85 x 80 = 68) takes none */
+    struct aug_gpu gb200;
+    assert_int_equal(aug_gpu_lookup(KDB, "gb200-186g", &gb200), AUG_OK);
+    assert_near(gb200.gemm_scale, 0.81, 0);
+    assert_int_equal(aug_gemm_ceiling_of(&gb200, AUG_DTYPE_BF16, &c), 1);
+    assert_rel(c.rate_tflops, 1822.0, 1e-12);
+    assert_rel(c.sustained, 0.89 * 0.81, 1e-12);
+    assert_int_equal(aug_gemm_ceiling_of(&gb200, AUG_DTYPE_FP8, &c), 1);
+    assert_rel(c.rate_tflops, 3250.0, 1e-12);
+    assert_rel(c.sustained, 0.81, 1e-12);
+    assert_int_equal(aug_gemm_ceiling_of(&gb200, AUG_DTYPE_FP32, &c), 1);
+    assert_rel(c.rate_tflops, 68.0, 1e-12);
+    assert_rel(c.sustained, 1.0, 1e-12);
+    /* the GPUs augur has kernel sweeps of carry none */
+    assert_true(a100.gemm_scale == 0 && h100.gemm_scale == 0);
 }
 
 /* A100 bf16 4096^3 with 256 x 128 tiles: 16 x 32 = 512 tiles, one CTA per SM (65536 /
@@ -486,6 +504,13 @@ static void test_bounds_on_load(void **state)
                      "g,108,19.5,156,312,312,0,624,0,80,1e-300\n");
     assert_int_equal(aug_gpu_lookup(root, "g", &g), AUG_EDATA);
     assert_non_null(strstr(aug_last_error(), "hbm_gbps"));
+    /* a gemm_scale can only take rate away: above 1 is refused, naming the field */
+    write_file(path, "gpu_id,sm_count,peak_tflops_fp32,peak_tflops_tf32,peak_tflops_bf16,"
+                     "peak_tflops_fp16,peak_tflops_fp8,peak_tflops_int8,peak_tflops_int4,"
+                     "hbm_gib,hbm_gbps,gemm_scale\n"
+                     "g,108,19.5,156,312,312,0,624,0,80,2039,1.2\n");
+    assert_int_equal(aug_gpu_lookup(root, "g", &g), AUG_EDATA);
+    assert_non_null(strstr(aug_last_error(), "gemm_scale"));
 }
 
 /* Every dtype the GPU has a peak for is timed by the model when no curve exists (never a

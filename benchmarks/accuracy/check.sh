@@ -29,9 +29,11 @@ SHARED=$HERE/../../../shared
 # column-parallel linears (and vTrain's host costs refitted): training 10.84% / 12.04%,
 # vTrain 7.03% / 7.34% (bars 11.0 / 12.25 and 7.25 / 7.5). DeepSpeed's 2021 ZeRO-3
 # (framework deepspeed-zero-2021, serial tensor-by-tensor gathers) on Narayanan et al.'s six
-# ZeRO-3 rows: training 8.21% / 9.35% (bars 8.5 / 9.75).
-TRAINING_BAR=8.5
-TRAINING_FALLBACK_BAR=9.75
+# ZeRO-3 rows: training 8.21% / 9.35% (bars 8.5 / 9.75). The Blackwell GEMM share
+# (gpus.csv gemm_scale 0.81, fitted on training.csv's three B200/GB200 rows): training
+# 7.86% / 8.99% (bars 8.0 / 9.25), MoE 13.63% / 14.40% (bars 14.0 / 14.75).
+TRAINING_BAR=8.0
+TRAINING_FALLBACK_BAR=9.25
 VTRAIN_BAR=7.25
 VTRAIN_FALLBACK_BAR=7.5
 INFERENCE_BAR=12.75
@@ -41,8 +43,8 @@ INFERENCE_FALLBACK_BAR=13.75
 # sets): MoE 16.10% / 16.83% -> 17.06% / 17.83% (bars 16.5 / 17.25 -> 17.25 / 18.0). The
 # even split had overloaded their last rank, which hid a DeepSeek-V3 layer that augur
 # predicts about a quarter too fast on H100.
-TRAINING_MOE_BAR=17.25
-TRAINING_MOE_FALLBACK_BAR=18.0
+TRAINING_MOE_BAR=14.0
+TRAINING_MOE_FALLBACK_BAR=14.75
 INFERENCE_THROUGHPUT_BAR=9.5
 INFERENCE_THROUGHPUT_FALLBACK_BAR=10.25
 

@@ -33,6 +33,10 @@ struct aug_gpu {
     double ach_tflops_fp32;                  /* SGEMM on the CUDA cores */
     double ach_hbm_gbps;                     /* STREAM-like copy bandwidth, 1e9 B/s */
     double l2_gbps;                          /* L2 -> SM bandwidth, 1e9 B/s */
+    double gemm_scale;                       /* (0, 1]: share of the achievable tensor-core
+                                                rates the GEMM main loop holds in training
+                                                where no GEMM sweep of this GPU exists
+                                                (fitted on published runs); 0 = not given: 1 */
     int sm_arch;                             /* CUDA compute capability x 10 (90: sm_90); 0 = not given */
     char source[1024];
 };

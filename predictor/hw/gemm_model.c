@@ -140,6 +140,11 @@ int aug_gemm_ceiling_of(const struct aug_gpu *gpu, enum aug_dtype dt, struct aug
         c->sustained = AUG_GEMM_SUSTAINED;
         break;
     }
+    /* a generation no GEMM sweep has measured: the share of this rate its GEMM main loops
+     * hold in training, fitted on published runs (gpus.csv gemm_scale); attention and the
+     * ceilings keep the rate itself */
+    if (!c->simt && gpu->gemm_scale > 0)
+        c->sustained *= gpu->gemm_scale;
     if (rate > peak)
         rate = peak;
     c->rate_tflops = rate;

@@ -81,6 +81,7 @@ static const struct gfield gpu_fields[] = {
     {"ach_hbm_gbps", G_DBL, GOFF(ach_hbm_gbps), -1, NONNEG, 1e6},
     {"l2_gbps", G_DBL, GOFF(l2_gbps), -1, NONNEG, 1e6},
     {"sm_arch", G_INT, GOFF(sm_arch), -1, NONNEG, 1000},
+    {"gemm_scale", G_DBL, GOFF(gemm_scale), -1, NONNEG, 1.0},
     {"source", G_STR, GOFF(source), -1, 0, 0},
 };
 #define N_GPU_FIELDS (sizeof gpu_fields / sizeof *gpu_fields)

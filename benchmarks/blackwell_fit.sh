@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# Fits the gemm_scale of the Blackwell rows of kernels-db/gpus.csv (sm_arch 100: B200,
+# GB200), the share of their achievable tensor-core rates the GEMM main loop holds in
+# training, on the dense B200/GB200 runs of benchmarks/accuracy/training.csv, and reports
+# the MoE set's B200/GB200 runs held out (no MoE row takes part in the fit).
+#
+#   benchmarks/blackwell_fit.sh build/predictor/augur [kernels-db]
+#
+# No Blackwell kernel sweep has reached augur: without this share Blackwell GEMMs run at
+# the A100/H100 share (0.89) of the best-shape "Maximum Achievable Matmul FLOPS" and fp8
+# at 0.65 of the datasheet peak. The fit is a grid over 0.60-1.00 in steps of 0.01 that
+# minimizes the MAPE of the dense rows; every candidate is a copy of kernels-db with that
+# value in the two rows.
+set -euo pipefail
+AUGUR=${1:?usage: blackwell_fit.sh path/to/augur [kernels-db]}
+KDB=${2:-$(cd "$(dirname "$0")/.." && pwd)/kernels-db}
+HERE=$(cd "$(dirname "$0")" && pwd)
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+
+# MAPE and row count of the groups of `augur validate --group-by system` whose system is
+# a Blackwell one (dgx-b200, gb200-nvl72), from the table's "by group" lines
+blackwell_mape() {
+    awk '/^by group:/ { g = 1; next }
+         g && $1 == "rows" && ($NF ~ /b200/ || $0 ~ /gb200/) {
+             n += $2; gsub("%", "", $4); s += $2 * $4
+         }
+         END { if (n) printf "%.2f %d\n", s / n, n; else print "nan 0" }'
+}
+
+scaled_kdb() { # $1: value -> $TMP/kdb with it in the sm_arch 100 rows
+    rm -rf "$TMP/kdb"
+    cp -R "$KDB" "$TMP/kdb"
+    awk -F, -v OFS=, -v v="$1" '
+        /^#/ || NF < 2 { print; next }
+        $1 == "gpu_id" { for (i = 1; i <= NF; i++) { if ($i == "sm_arch") a = i; if ($i == "gemm_scale") c = i }
+                         print; next }
+        $a == 100 { $c = v } { print }' "$KDB/gpus.csv" > "$TMP/kdb/gpus.csv"
+}
+
+best=""
+best_mape=""
+printf '%-8s %16s %22s %12s\n' "scale" "dense_MAPE%(n)" "moe_blackwell_MAPE%(n)" "moe_MAPE%"
+for i in $(seq 60 100); do
+    v=$(awk -v i="$i" 'BEGIN { printf "%.2f", i / 100 }')
+    scaled_kdb "$v"
+    read -r dm dn < <("$AUGUR" validate "$HERE/accuracy/training.csv" --kdb "$TMP/kdb" \
+        --group-by system | blackwell_mape)
+    read -r mm mn < <("$AUGUR" validate "$HERE/accuracy/training_moe.csv" --kdb "$TMP/kdb" \
+        --group-by system | blackwell_mape)
+    all=$("$AUGUR" validate "$HERE/accuracy/training_moe.csv" --kdb "$TMP/kdb" --summary |
+        awk '/^rows predicted/ { gsub("[%,]", "", $7); print $7 }')
+    printf '%-8s %12s (%s) %18s (%s) %12s\n' "$v" "$dm" "$dn" "$mm" "$mn" "$all"
+    if [ -z "$best" ] || awk -v a="$dm" -v b="$best_mape" 'BEGIN { exit !(a < b) }'; then
+        best=$v
+        best_mape=$dm
+    fi
+done
+echo "fit on the dense B200/GB200 rows: gemm_scale $best (dense MAPE $best_mape%)"
