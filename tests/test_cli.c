@@ -306,6 +306,35 @@ static void test_train_recompute_modules(void **state) {
 /* DeepSpeed's 2021 ZeRO-3: the profile turns the serial gathers on and says so, the plan
  * JSON carries them through --plan, --zero3-gather prefetch turns them off (a faster step),
  * a wrong value and a plan it cannot model are refused. */
+/* DeepSpeed's BF16_Optimizer: the megatron-deepspeed profile all-reduces ZeRO-1's fp32
+ * gradients in bf16 and says so (table and plan JSON); a given reduce-scatter wins; a wrong
+ * value is refused. */
+static void test_train_grad_reduce(void **state) {
+    (void)state;
+    expect_exit(RUN("train", "--model", "llama2-7b", "--system", "dgx-h100", "--gpus", "16",
+                    "--micro-batch", "1", "--global-batch", "64", "--zero", "1", "--main-grads",
+                    "fp32", "--framework", "megatron-deepspeed"),
+                0);
+    out_has("grad-reduce all-reduce (BF16_Optimizer)");
+    out_has("ZeRO-1 gradients all-reduced (BF16_Optimizer)");
+    expect_exit(RUN("train", "--model", "llama2-7b", "--system", "dgx-h100", "--gpus", "16",
+                    "--micro-batch", "1", "--global-batch", "64", "--zero", "1", "--main-grads",
+                    "fp32", "--framework", "megatron-deepspeed", "--grad-reduce",
+                    "reduce-scatter", "--format", "json"),
+                0);
+    json_t *o = parse_stdout();
+    assert_string_equal(
+        json_string_value(json_object_get(json_object_get(o, "plan"), "grad_reduce")),
+        "reduce-scatter");
+    json_decref(o);
+    expect_exit(RUN("train", "--model", "llama2-7b", "--system", "dgx-h100", "--gpus", "16",
+                    "--micro-batch", "1", "--global-batch", "64", "--zero", "1",
+                    "--grad-reduce", "allreduce"),
+                2);
+    err_has("--grad-reduce: unknown gradient reduction 'allreduce' (use reduce-scatter or "
+            "all-reduce)");
+}
+
 static void test_train_zero3_gather(void **state) {
     (void)state;
     char path[192];
@@ -576,6 +605,7 @@ int main(void) {
         cmocka_unit_test(test_train_recompute_modules),
         cmocka_unit_test(test_train_cross_entropy),
         cmocka_unit_test(test_train_zero3_gather),
+        cmocka_unit_test(test_train_grad_reduce),
         cmocka_unit_test(test_train_csv),
         cmocka_unit_test(test_train_ops),
         cmocka_unit_test(test_train_first_last_layers),

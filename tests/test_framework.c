@@ -357,6 +357,65 @@ static void test_optimizer_bytes(void **state) {
                op_s(aug_op_collective("g", AUG_COLL_ALL_REDUCE, 4.0 * P, 8, 8)), 1e-12);
 }
 
+/* ZeRO-1's gradient reduction: Megatron's distributed optimizer reduce-scatters the 4 P
+ * bytes of fp32 gradients and all-gathers the 2 P bytes of updated bf16 weights; DeepSpeed's
+ * BF16_Optimizer (bf16 weights, fp32 gradients, ZeRO-1) all-reduces the gradients and
+ * all-gathers the same weights, so without overlap it costs one all-reduce more than one
+ * reduce-scatter of 4 P bytes. The DeepSpeed profiles pick it only in that case. */
+static void test_bf16_optimizer_all_reduce(void **state) {
+    (void)state;
+    double P = aug_model_params(&gpt);
+    struct aug_plan p = plan(8, 1, 1, 1, 8);
+    p.main_grads = AUG_GRADS_FP32;
+    p.dp_overlap = 0;
+    p.zero = 1;
+    struct aug_train_result rs = predict(&p);
+    double ag = op_s(aug_op_collective("w", AUG_COLL_ALL_GATHER, 2.0 * P, 8, 8));
+    assert_rel(rs.breakdown.dp_comm_s,
+               op_s(aug_op_collective("g", AUG_COLL_REDUCE_SCATTER, 4.0 * P, 8, 8)) + ag, 1e-12);
+    p.grad_reduce = AUG_GRAD_ALL_REDUCE;
+    struct aug_train_result ar = predict(&p);
+    assert_rel(ar.breakdown.dp_comm_s,
+               op_s(aug_op_collective("g", AUG_COLL_ALL_REDUCE, 4.0 * P, 8, 8)) + ag, 1e-12);
+    assert_true(ar.step_time_s > rs.step_time_s);
+    /* the profiles: megatron-deepspeed with bf16 and fp32 gradients at ZeRO-1 */
+    struct aug_plan q = plan(8, 1, 1, 1, 8);
+    q.zero = 1;
+    q.main_grads = AUG_GRADS_FP32;
+    assert_int_equal(aug_plan_resolve(&q, &gpt, &sys), AUG_OK);
+    char applied[512];
+    aug_framework_apply(AUG_FW_MEGATRON_DEEPSPEED, &q, AUG_FWSET_SHARDING | AUG_FWSET_GRADS,
+                        applied, sizeof applied);
+    assert_int_equal(q.grad_reduce, AUG_GRAD_ALL_REDUCE);
+    assert_non_null(strstr(applied, "grad-reduce all-reduce (BF16_Optimizer)"));
+    assert_int_equal(aug_plan_resolve(&q, &gpt, &sys), AUG_OK);
+    /* not with fp16 (DeepSpeed's ZeRO-1 optimizer), nor under Megatron-Core, nor when given */
+    struct aug_plan f16 = plan(8, 1, 1, 1, 8);
+    f16.zero = 1;
+    f16.dtype = AUG_DTYPE_FP16;
+    f16.main_grads = AUG_GRADS_FP32_COPY;
+    assert_int_equal(aug_plan_resolve(&f16, &gpt, &sys), AUG_OK);
+    aug_framework_apply(AUG_FW_MEGATRON_DEEPSPEED, &f16, AUG_FWSET_SHARDING | AUG_FWSET_GRADS,
+                        NULL, 0);
+    assert_int_equal(f16.grad_reduce, AUG_GRAD_REDUCE_SCATTER);
+    struct aug_plan mc = plan(8, 1, 1, 1, 8);
+    assert_int_equal(aug_plan_resolve(&mc, &gpt, &sys), AUG_OK);
+    aug_framework_apply(AUG_FW_MEGATRON_CORE, &mc, 0, NULL, 0);
+    assert_int_equal(mc.zero, 1);
+    assert_int_equal(mc.grad_reduce, AUG_GRAD_REDUCE_SCATTER);
+    struct aug_plan given = q;
+    given.grad_reduce = AUG_GRAD_REDUCE_SCATTER;
+    aug_framework_apply(AUG_FW_MEGATRON_DEEPSPEED, &given,
+                        AUG_FWSET_SHARDING | AUG_FWSET_GRADS | AUG_FWSET_GRAD_REDUCE, NULL, 0);
+    assert_int_equal(given.grad_reduce, AUG_GRAD_REDUCE_SCATTER);
+    /* refused where ZeRO does not choose: stage 2 shards the gradients */
+    struct aug_plan z2 = plan(8, 1, 1, 1, 8);
+    z2.zero = 2;
+    z2.grad_reduce = AUG_GRAD_ALL_REDUCE;
+    assert_int_equal(aug_plan_resolve(&z2, &gpt, &sys), AUG_EUSAGE);
+    assert_non_null(strstr(aug_last_error(), "--grad-reduce all-reduce"));
+}
+
 static void test_pipeline_scatter_gather(void **state) {
     (void)state;
     /* 16 GPUs, tp 8, pp 2: the two stages sit on two nodes. Without SP, Megatron-LM's
@@ -416,6 +475,7 @@ int main(void) {
         cmocka_unit_test(test_cross_entropy_bytes),
         cmocka_unit_test(test_embedding_grad_bytes),
         cmocka_unit_test(test_optimizer_bytes),
+        cmocka_unit_test(test_bf16_optimizer_all_reduce),
         cmocka_unit_test(test_pipeline_scatter_gather),
         cmocka_unit_test(test_param_gather_overlap),
     };

@@ -31,7 +31,8 @@ SHARED=$HERE/../../../shared
 # (framework deepspeed-zero-2021, serial tensor-by-tensor gathers) on Narayanan et al.'s six
 # ZeRO-3 rows: training 8.21% / 9.35% (bars 8.5 / 9.75). The Blackwell GEMM share
 # (gpus.csv gemm_scale 0.81, fitted on training.csv's three B200/GB200 rows): training
-# 7.86% / 8.99% (bars 8.0 / 9.25), MoE 13.63% / 14.40% (bars 14.0 / 14.75).
+# 7.86% / 8.99% (bars 8.0 / 9.25), MoE 13.63% / 14.40% (bars 14.0 / 14.75). BLOOM's
+# gradients all-reduced as DeepSpeed's BF16_Optimizer does: training 7.80% / 8.94%.
 TRAINING_BAR=8.0
 TRAINING_FALLBACK_BAR=9.25
 VTRAIN_BAR=7.25

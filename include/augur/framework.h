@@ -44,7 +44,8 @@ enum {
     AUG_FWSET_ATTN_KERNEL = 1u << 11,
     AUG_FWSET_CROSS_ENTROPY = 1u << 12,
     AUG_FWSET_TP_ASYNC = 1u << 13,
-    AUG_FWSET_ZERO3_GATHER = 1u << 14
+    AUG_FWSET_ZERO3_GATHER = 1u << 14,
+    AUG_FWSET_GRAD_REDUCE = 1u << 15
 };
 
 /* Host time to issue one kernel, by op kind, in microseconds. */
@@ -68,6 +69,8 @@ struct aug_framework {
     int zero;                  /* ZeRO stage / distributed optimizer */
     int fsdp;                  /* enum aug_fsdp */
     int zero3_gather;          /* enum aug_zero3_gather, where the plan ends up ZeRO-3 */
+    int bf16_optimizer;        /* 1: ZeRO-1 with bf16 weights and fp32 gradients runs
+                                  DeepSpeed's BF16_Optimizer, which all-reduces them */
     int main_grads;            /* enum aug_main_grads; 3: fp32 with bf16/fp8, fp32-copy with
                                   fp16, dtype otherwise (Megatron's rule) */
     int cuda_graphs;

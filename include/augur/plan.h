@@ -85,6 +85,13 @@ enum aug_cross_entropy { AUG_CE_FUSED, AUG_CE_UNFUSED, AUG_CE_TE, AUG_CE_COUNT }
  * adds to the compute (DeepSpeed 0.3.13-0.5.5, 2021; train/zero3_serial.h). */
 enum aug_zero3_gather { AUG_ZERO3_PREFETCH, AUG_ZERO3_SERIAL, AUG_ZERO3_COUNT };
 
+/* How ZeRO-1 reduces the gradients: reduce-scatter, each rank keeping the shard it updates
+ * (Megatron's distributed optimizer, DeepSpeed's ZeRO-1 optimizer), or all-reduce, every
+ * rank receiving all of them (DeepSpeed's BF16_Optimizer: bf16 weights with fp32 gradient
+ * accumulation, runtime/bf16_optimizer.py, reduced by the engine's
+ * buffered_allreduce_fallback); the updated weights are all-gathered either way. */
+enum aug_grad_reduce { AUG_GRAD_REDUCE_SCATTER, AUG_GRAD_ALL_REDUCE, AUG_GRAD_REDUCE_COUNT };
+
 const char *aug_recompute_name(enum aug_recompute r);
 int aug_recompute_from_name(const char *s, enum aug_recompute *out);
 /* A list of recompute module names separated by ',', '+' or spaces ("core_attn,mlp") into
@@ -122,6 +129,8 @@ const char *aug_cross_entropy_name(enum aug_cross_entropy c); /* "fused", "unfus
 int aug_cross_entropy_from_name(const char *s, enum aug_cross_entropy *out);
 const char *aug_zero3_gather_name(enum aug_zero3_gather g); /* "prefetch", "serial" */
 int aug_zero3_gather_from_name(const char *s, enum aug_zero3_gather *out);
+const char *aug_grad_reduce_name(enum aug_grad_reduce g); /* "reduce-scatter", "all-reduce" */
+int aug_grad_reduce_from_name(const char *s, enum aug_grad_reduce *out);
 
 struct aug_plan {
     long gpus;
@@ -182,6 +191,8 @@ struct aug_plan {
     int param_gather_overlap;    /* 1: ZeRO-1/2 parameter all-gather overlapped with the next
                                     iteration's first forward (Megatron-Core) */
     enum aug_zero3_gather zero3_gather; /* ZeRO-3 weight gathers (above; default prefetch) */
+    enum aug_grad_reduce grad_reduce;   /* ZeRO-1 gradient reduction (above; default
+                                           reduce-scatter) */
     enum aug_moe_overlap moe_overlap; /* what hides the EP all-to-alls (default none) */
 };
 

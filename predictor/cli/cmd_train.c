@@ -33,6 +33,7 @@ static void help(void) {
            "                   [--main-grads dtype|fp32|fp32-copy]\n"
            "                   [--cuda-graphs on|off] [--bucket-params N]\n"
            "                   [--param-gather-overlap on|off] [--zero3-gather prefetch|serial]\n"
+           "                   [--grad-reduce reduce-scatter|all-reduce]\n"
            "                   [--ops] [--format table|json|csv] [--output FILE]\n"
            "       augur train --plan FILE.json[#N] [options that override it]\n\n"
            "Predicts the time of one training iteration, tokens/s, MFU and HFU, the time\n"
@@ -131,7 +132,10 @@ static void help(void) {
            "  --zero3-gather G      ZeRO-3 weight gathers: prefetch (default: each layer's behind\n"
            "                        the previous layer's compute) or serial (DeepSpeed 0.3.13-\n"
            "                        0.5.5: tensor by tensor after the compute; dense layers, no\n"
-           "                        --pp)\n");
+           "                        --pp)\n"
+           "  --grad-reduce G       ZeRO-1 gradient reduction: reduce-scatter (default; Megatron's\n"
+           "                        distributed optimizer) or all-reduce (DeepSpeed's\n"
+           "                        BF16_Optimizer, bf16 weights with fp32 gradients)\n");
 }
 
 enum {
@@ -142,7 +146,7 @@ enum {
     OPT_PP_OVERLAP, OPT_COMM_SLOWDOWN, OPT_COMPARE, OPT_MOE_OVERLAP, OPT_FRAMEWORK, OPT_NO_SP,
     OPT_DP_OVERLAP, OPT_NO_TP_OVERLAP, OPT_NO_PP_OVERLAP, OPT_PP_SCATTER, OPT_MAIN_GRADS, OPT_CUDA_GRAPHS,
     OPT_BUCKET, OPT_PARAM_GATHER, OPT_PLAN, OPT_ATTN_KERNEL, OPT_CROSS_ENTROPY, OPT_PP_SLOTS, OPT_RC_MODULES,
-    OPT_RC_LAYERS, OPT_OPS, OPT_TP_ASYNC, OPT_ZERO3_GATHER, OPT_PP_FIRST, OPT_PP_LAST
+    OPT_RC_LAYERS, OPT_OPS, OPT_TP_ASYNC, OPT_ZERO3_GATHER, OPT_GRAD_REDUCE, OPT_PP_FIRST, OPT_PP_LAST
 };
 
 static const struct option options[] = {
@@ -170,6 +174,7 @@ static const struct option options[] = {
     {"attention-kernel", required_argument, 0, OPT_ATTN_KERNEL},
     {"cross-entropy", required_argument, 0, OPT_CROSS_ENTROPY},
     {"zero3-gather", required_argument, 0, OPT_ZERO3_GATHER},
+    {"grad-reduce", required_argument, 0, OPT_GRAD_REDUCE},
     {"no-dp-overlap", no_argument, 0, OPT_NO_OVERLAP},
     {"uneven-pp", no_argument, 0, OPT_UNEVEN},
     {"pp-embed-loss-slots", no_argument, 0, OPT_PP_SLOTS},
@@ -340,6 +345,11 @@ int aug_cmd_train(int argc, char **argv) {
             if (aug_attn_kernel_from_name(optarg, &plan.attn_kernel) != AUG_OK)
                 return aug_cli_usage(cmd, "--attention-kernel: %s", aug_last_error());
             set |= AUG_FWSET_ATTN_KERNEL;
+            break;
+        case OPT_GRAD_REDUCE:
+            if (aug_grad_reduce_from_name(optarg, &plan.grad_reduce) != AUG_OK)
+                return aug_cli_usage(cmd, "--grad-reduce: %s", aug_last_error());
+            set |= AUG_FWSET_GRAD_REDUCE;
             break;
         case OPT_ZERO3_GATHER:
             if (aug_zero3_gather_from_name(optarg, &plan.zero3_gather) != AUG_OK)

@@ -27,6 +27,7 @@ static json_t *plan_json(const struct aug_plan *p) {
     json_object_set_new(o, "attention_kernel", json_string(aug_attn_kernel_name(p->attn_kernel)));
     json_object_set_new(o, "cross_entropy", json_string(aug_cross_entropy_name(p->cross_entropy)));
     json_object_set_new(o, "zero3_gather", json_string(aug_zero3_gather_name(p->zero3_gather)));
+    json_object_set_new(o, "grad_reduce", json_string(aug_grad_reduce_name(p->grad_reduce)));
     json_object_set_new(o, "cp_algo", json_string(aug_cp_algo_name(p->cp_algo)));
     json_object_set_new(o, "etp", json_integer((json_int_t)aug_plan_etp(p)));
     json_object_set_new(o, "ep_placement", json_string(p->ep_outer ? "outer" : "inner"));
@@ -179,6 +180,8 @@ void aug_cli_train_table(FILE *f, const struct aug_model *m, const struct aug_sy
             p->param_gather_overlap ? "on" : "off",
             p->zero3_gather == AUG_ZERO3_SERIAL
                 ? ", ZeRO-3 gathers serial (tensor by tensor after the compute)"
+            : p->zero == 1 && p->grad_reduce == AUG_GRAD_ALL_REDUCE
+                ? ", ZeRO-1 gradients all-reduced (BF16_Optimizer)"
                 : "",
             p->comm_slowdown);
     if (p->pp_first_layers > 0 || p->pp_last_layers > 0)

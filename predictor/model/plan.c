@@ -24,6 +24,7 @@ static const char *const moe_overlap_names[] = {"none", "shared", "batch"};
 static const char *const attn_kernel_names[] = {"cudnn", "fa3", "fa2"};
 static const char *const cross_entropy_names[] = {"fused", "unfused", "te"};
 static const char *const zero3_gather_names[] = {"prefetch", "serial"};
+static const char *const grad_reduce_names[] = {"reduce-scatter", "all-reduce"};
 static const char *const grads_names[] = {"dtype", "fp32", "fp32-copy"};
 /* by bit position of enum aug_rc_module */
 static const char *const rc_module_names[] = {"core_attn", "mla_up_proj", "layernorm", "mlp",
@@ -36,6 +37,7 @@ _Static_assert(COUNT(moe_overlap_names) == AUG_MOE_OVERLAP_COUNT, "moe overlap n
 _Static_assert(COUNT(attn_kernel_names) == AUG_ATTN_KERNEL_COUNT, "attention kernel names");
 _Static_assert(COUNT(cross_entropy_names) == AUG_CE_COUNT, "cross-entropy names");
 _Static_assert(COUNT(zero3_gather_names) == AUG_ZERO3_COUNT, "ZeRO-3 gather names");
+_Static_assert(COUNT(grad_reduce_names) == AUG_GRAD_REDUCE_COUNT, "gradient reduction names");
 _Static_assert(COUNT(grads_names) == AUG_GRADS_COUNT, "main-grads names");
 _Static_assert(COUNT(rc_module_names) == AUG_RC_MODULE_COUNT, "recompute module names");
 
@@ -99,6 +101,19 @@ int aug_zero3_gather_from_name(const char *s, enum aug_zero3_gather *out) {
         return aug_errorf(AUG_EUSAGE, "unknown ZeRO-3 gather '%s' (use prefetch or serial)",
                           s ? s : "");
     *out = (enum aug_zero3_gather)i;
+    return AUG_OK;
+}
+
+const char *aug_grad_reduce_name(enum aug_grad_reduce g) {
+    return ENUM_NAME(grad_reduce_names, g);
+}
+
+int aug_grad_reduce_from_name(const char *s, enum aug_grad_reduce *out) {
+    int i = name_index(s, grad_reduce_names, COUNT(grad_reduce_names));
+    if (i < 0)
+        return aug_errorf(AUG_EUSAGE, "unknown gradient reduction '%s' (use reduce-scatter or "
+                                      "all-reduce)", s ? s : "");
+    *out = (enum aug_grad_reduce)i;
     return AUG_OK;
 }
 
@@ -264,6 +279,7 @@ void aug_plan_init(struct aug_plan *p) {
     p->attn_kernel = AUG_ATTN_KERNEL_CUDNN;
     p->cross_entropy = AUG_CE_FUSED;
     p->zero3_gather = AUG_ZERO3_PREFETCH;
+    p->grad_reduce = AUG_GRAD_REDUCE_SCATTER;
     p->dp_overlap = 1;
     p->cp_algo = AUG_CP_RING;
     p->etp = 0;
@@ -594,6 +610,12 @@ int aug_plan_resolve(struct aug_plan *p, const struct aug_model *m, const struct
                           p->zero);
     if ((unsigned)p->zero3_gather >= AUG_ZERO3_COUNT)
         return aug_errorf(AUG_EUSAGE, "unknown ZeRO-3 gather %d", (int)p->zero3_gather);
+    if ((unsigned)p->grad_reduce >= AUG_GRAD_REDUCE_COUNT)
+        return aug_errorf(AUG_EUSAGE, "unknown gradient reduction %d", (int)p->grad_reduce);
+    if (p->grad_reduce == AUG_GRAD_ALL_REDUCE && (p->zero != 1 || p->fsdp != AUG_FSDP_NONE))
+        return aug_errorf(AUG_EUSAGE, "--grad-reduce all-reduce is ZeRO-1's choice: it needs "
+                                      "--zero 1 without --fsdp (ZeRO 0 all-reduces anyway, 2 "
+                                      "and 3 shard the gradients)");
     if (p->zero3_gather == AUG_ZERO3_SERIAL) {
         /* DeepSpeed's 2021 ZeRO-3: no FSDP, no pipeline engine (its PipelineEngine takes
          * ZeRO stages 0-1), and dense transformer layers only (MoE under ZeRO-3 came later) */

@@ -57,7 +57,7 @@ static const struct aug_framework table[AUG_FW_COUNT] = {
         .dp_overlap = -1, .tp_overlap = -1,
         .param_gather_overlap = -1,
         .pp_overlap = -1, .pp_scatter = -1, .tp_async_allreduce = -1, .zero = -1, .fsdp = -1,
-        .zero3_gather = -1,
+        .zero3_gather = -1, .bf16_optimizer = 0,
         .main_grads = -1,
         .cuda_graphs = -1, .bucket_min = -1, .bucket_per_dp = 0,
         .host = {{0}}, /* filled from framework_op_us at run time */
@@ -86,7 +86,7 @@ static const struct aug_framework table[AUG_FW_COUNT] = {
         .cross_entropy = AUG_CE_FUSED, .dp_overlap = 1, .tp_overlap = 0,
         .param_gather_overlap = 1, .pp_overlap = 2,
         .pp_scatter = 0, .tp_async_allreduce = 1, .zero = 1, .fsdp = AUG_FSDP_NONE,
-        .zero3_gather = -1,
+        .zero3_gather = -1, .bf16_optimizer = 0,
         .main_grads = 3, .cuda_graphs = 0, .bucket_min = 4e7, .bucket_per_dp = 1e6,
         .host = EAGER_HOST, .host_fit = EAGER_FIT,
     },
@@ -107,7 +107,7 @@ static const struct aug_framework table[AUG_FW_COUNT] = {
         .cross_entropy = AUG_CE_UNFUSED, .dp_overlap = 0, .tp_overlap = 0,
         .param_gather_overlap = 0, .pp_overlap = 0,
         .pp_scatter = 1, .tp_async_allreduce = 1, .zero = 0, .fsdp = AUG_FSDP_NONE,
-        .zero3_gather = -1,
+        .zero3_gather = -1, .bf16_optimizer = 0,
         .main_grads = 3, .cuda_graphs = 0, .bucket_min = -1, .bucket_per_dp = 0,
         .host = EAGER_HOST, .host_fit = EAGER_FIT,
     },
@@ -128,7 +128,7 @@ static const struct aug_framework table[AUG_FW_COUNT] = {
         .cross_entropy = AUG_CE_UNFUSED, .dp_overlap = 0, .tp_overlap = 0,
         .param_gather_overlap = 0, .pp_overlap = 0,
         .pp_scatter = 0, .tp_async_allreduce = 1, .zero = -1, .fsdp = AUG_FSDP_NONE,
-        .zero3_gather = -1,
+        .zero3_gather = -1, .bf16_optimizer = 1,
         .main_grads = AUG_GRADS_DTYPE, .cuda_graphs = 0, .bucket_min = 5e8, .bucket_per_dp = 0,
         .host = EAGER_HOST, .host_fit = EAGER_FIT,
     },
@@ -142,7 +142,7 @@ static const struct aug_framework table[AUG_FW_COUNT] = {
         .cross_entropy = -1, .dp_overlap = 1, .tp_overlap = 0,
         .param_gather_overlap = 0, .pp_overlap = 0,
         .pp_scatter = 0, .tp_async_allreduce = -1, .zero = 3, .fsdp = AUG_FSDP_NONE,
-        .zero3_gather = AUG_ZERO3_PREFETCH,
+        .zero3_gather = AUG_ZERO3_PREFETCH, .bf16_optimizer = 1,
         .main_grads = AUG_GRADS_DTYPE,
         .cuda_graphs = 0, .bucket_min = 5e8, .bucket_per_dp = 0,
         .host = EAGER_HOST, .host_fit = EAGER_FIT,
@@ -156,7 +156,7 @@ static const struct aug_framework table[AUG_FW_COUNT] = {
         .cross_entropy = -1, .dp_overlap = 1, .tp_overlap = 0,
         .param_gather_overlap = 0, .pp_overlap = 0,
         .pp_scatter = 0, .tp_async_allreduce = -1, .zero = 0, .fsdp = AUG_FSDP_FULL,
-        .zero3_gather = -1,
+        .zero3_gather = -1, .bf16_optimizer = 0,
         .main_grads = AUG_GRADS_DTYPE,
         .cuda_graphs = 0, .bucket_min = 0, .bucket_per_dp = 0,
         .host = EAGER_HOST, .host_fit = EAGER_FIT,
@@ -177,7 +177,7 @@ static const struct aug_framework table[AUG_FW_COUNT] = {
         .cross_entropy = -1, .dp_overlap = 1, .tp_overlap = 0,
         .param_gather_overlap = 0, .pp_overlap = 0,
         .pp_scatter = 0, .tp_async_allreduce = -1, .zero = 3, .fsdp = AUG_FSDP_NONE,
-        .zero3_gather = AUG_ZERO3_SERIAL, .main_grads = AUG_GRADS_DTYPE,
+        .zero3_gather = AUG_ZERO3_SERIAL, .bf16_optimizer = 1, .main_grads = AUG_GRADS_DTYPE,
         .cuda_graphs = 0, .bucket_min = 5e8, .bucket_per_dp = 0,
         .host = EAGER_HOST, .host_fit = EAGER_FIT,
     },
@@ -288,6 +288,17 @@ void aug_framework_apply(int id, struct aug_plan *p, unsigned explicit_mask, cha
         else
             p->main_grads = (enum aug_main_grads)f->main_grads;
         note(applied, applied_size, "%sgrads %s", aug_main_grads_name(p->main_grads));
+    }
+    /* DeepSpeed runs ZeRO-1 with bf16 weights and fp32 gradient accumulation through its
+     * BF16_Optimizer (runtime/engine.py _do_optimizer_sanity_check returns BFLOAT16 for
+     * bf16 + fp32 grad_accum_dtype + stage 1; BigScience's BLOOM fork the same), whose
+     * gradients the engine all-reduces (buffered_allreduce_fallback, also in the pipeline
+     * engine's _bf16_reduce_grads) before each rank steps its shard */
+    if (f->bf16_optimizer && !(explicit_mask & AUG_FWSET_GRAD_REDUCE) && p->zero == 1 &&
+        p->fsdp == AUG_FSDP_NONE && p->dtype == AUG_DTYPE_BF16 && p->main_grads == AUG_GRADS_FP32) {
+        p->grad_reduce = AUG_GRAD_ALL_REDUCE;
+        note(applied, applied_size, "%sgrad-reduce %s (BF16_Optimizer)",
+             aug_grad_reduce_name(p->grad_reduce));
     }
     if (f->cuda_graphs >= 0 && !(explicit_mask & AUG_FWSET_CUDA_GRAPHS)) {
         p->cuda_graphs = f->cuda_graphs;

@@ -50,7 +50,7 @@ static int read_plan(const char *ctx, json_t *o, struct aug_plan *p) {
         "seq", "recompute", "recompute_modules", "recompute_layers", "zero", "fsdp", "dtype", "attention", "attention_kernel", "cross_entropy",
         "dp_overlap", "cp_algo", "etp", "ep_placement", "moe_capacity_factor", "moe_imbalance", "ternary_kernel", "tp_overlap",
         "pp_overlap", "comm_slowdown", "uneven_pp", "pp_embed_loss_slots", "moe_overlap", "framework", "pp_scatter",
-        "tp_async_allreduce", "pp_first_layers", "pp_last_layers", "main_grads", "cuda_graphs", "bucket_params", "param_gather_overlap", "zero3_gather", NULL};
+        "tp_async_allreduce", "pp_first_layers", "pp_last_layers", "main_grads", "cuda_graphs", "bucket_params", "param_gather_overlap", "zero3_gather", "grad_reduce", NULL};
     const char *key;
     json_t *v;
     json_object_foreach(o, key, v) {
@@ -128,6 +128,11 @@ static int read_plan(const char *ctx, json_t *o, struct aug_plan *p) {
         return st;
     if (s[0] && aug_attn_kernel_from_name(s, &p->attn_kernel) != AUG_OK)
         return aug_errorf(AUG_EDATA, "%s: field 'attention_kernel': %s", ctx, aug_last_error());
+    s[0] = '\0';
+    if ((st = string_key(ctx, o, "grad_reduce", s, sizeof s)))
+        return st;
+    if (s[0] && aug_grad_reduce_from_name(s, &p->grad_reduce) != AUG_OK)
+        return aug_errorf(AUG_EDATA, "%s: field 'grad_reduce': %s", ctx, aug_last_error());
     s[0] = '\0';
     if ((st = string_key(ctx, o, "zero3_gather", s, sizeof s)))
         return st;

@@ -423,7 +423,10 @@ static int train_run(const struct aug_model *m, const struct aug_system *s,
     long eshard = aug_train_expert_shard_ranks(p, s);
     int has_experts = expert_params > 0 && edp > 1;
     if ((dp > 1 || has_experts) && zero <= 2) {
-        enum aug_coll red = zero == 0 ? AUG_COLL_ALL_REDUCE : AUG_COLL_REDUCE_SCATTER;
+        /* ZeRO-1 through DeepSpeed's BF16_Optimizer all-reduces (plan.h, grad_reduce) */
+        enum aug_coll red = zero == 0 || (zero == 1 && p->grad_reduce == AUG_GRAD_ALL_REDUCE)
+                                ? AUG_COLL_ALL_REDUCE
+                                : AUG_COLL_REDUCE_SCATTER;
         enum aug_source s2 = AUG_SOURCE_FALLBACK;
         double t_grad = coll(&ctx, red, dense_params * gbytes, dp, dp_domain, &src, &st);
         if (has_experts)
