@@ -381,6 +381,70 @@ static void test_tp_async_allreduce_column(void **state) {
     assert_non_null(strstr(aug_last_error(), "column 'tp_async_allreduce'"));
 }
 
+/* The zero3_gather and grad_reduce columns under a DeepSpeed profile: a given cell wins
+ * over the profile (serial ZeRO-3 under deepspeed-zero, whose own default prefetches; a
+ * reduce-scatter where megatron-deepspeed's BF16_Optimizer would all-reduce), each row
+ * predicting what its plan does; a wrong name names the column. */
+static void test_zero3_gather_and_grad_reduce_columns(void **state) {
+    (void)state;
+    struct aug_plan p;
+    small_row_plan(&p);
+    p.zero = 3;
+    p.framework = AUG_FW_DEEPSPEED_ZERO;
+    aug_framework_apply(AUG_FW_DEEPSPEED_ZERO, &p, AUG_FWSET_SHARDING, NULL, 0);
+    double t_prefetch = predict_small_row(&p);
+    p.zero3_gather = AUG_ZERO3_SERIAL;
+    double t_serial = predict_small_row(&p);
+    assert_true(t_serial > t_prefetch);
+    char csv[2048];
+    const char *cols = "framework,zero3_gather";
+    snprintf(csv, sizeof csv,
+             "%.*s,%s\n"
+             "a,A,t,,,12,2048,16,,,,gelu,1024,,,dgx-a100-80g,,4,1,1,,,,0,,1,4,none,3,fp16,"
+             "step_time_s,1,s,,deepspeed-zero,serial\n"
+             "b,A,t,,,12,2048,16,,,,gelu,1024,,,dgx-a100-80g,,4,1,1,,,,0,,1,4,none,3,fp16,"
+             "step_time_s,1,s,,deepspeed-zero,\n",
+             (int)strlen(header) - 1, header, cols);
+    const char *path = write_file("acc.csv", csv);
+    struct aug_validate_options opt = {NULL, 1, NULL, NULL, 0.0};
+    struct aug_validate_report *r = NULL;
+    assert_int_equal(aug_validate_file(path, AUG_VALIDATE_AUTO, &opt, &r), AUG_OK);
+    assert_int_equal(r->predicted_rows, 2);
+    assert_rel(r->rows[0].predicted, t_serial, 1e-12);
+    assert_rel(r->rows[1].predicted, t_prefetch, 1e-12);
+    aug_validate_report_free(r);
+    /* bf16 with fp32 gradients at ZeRO-1 under megatron-deepspeed: all-reduce unless the
+     * row says reduce-scatter */
+    small_row_plan(&p);
+    p.dtype = AUG_DTYPE_BF16;
+    p.zero = 1;
+    p.main_grads = AUG_GRADS_FP32;
+    p.framework = AUG_FW_MEGATRON_DEEPSPEED;
+    aug_framework_apply(AUG_FW_MEGATRON_DEEPSPEED, &p,
+                        AUG_FWSET_SHARDING | AUG_FWSET_GRADS | AUG_FWSET_GRAD_REDUCE, NULL, 0);
+    double t_rs = predict_small_row(&p);
+    p.grad_reduce = AUG_GRAD_ALL_REDUCE;
+    double t_ar = predict_small_row(&p);
+    assert_true(t_ar > t_rs);
+    snprintf(csv, sizeof csv,
+             "%.*s,framework,main_grads,grad_reduce\n"
+             "a,A,t,,,12,2048,16,,,,gelu,1024,,,dgx-a100-80g,,4,1,1,,,,0,,1,4,none,1,bf16,"
+             "step_time_s,1,s,,megatron-deepspeed,fp32,\n"
+             "b,A,t,,,12,2048,16,,,,gelu,1024,,,dgx-a100-80g,,4,1,1,,,,0,,1,4,none,1,bf16,"
+             "step_time_s,1,s,,megatron-deepspeed,fp32,reduce-scatter\n",
+             (int)strlen(header) - 1, header);
+    path = write_file("acc.csv", csv);
+    assert_int_equal(aug_validate_file(path, AUG_VALIDATE_AUTO, &opt, &r), AUG_OK);
+    assert_int_equal(r->predicted_rows, 2);
+    assert_rel(r->rows[0].predicted, t_ar, 1e-12);
+    assert_rel(r->rows[1].predicted, t_rs, 1e-12);
+    aug_validate_report_free(r);
+    assert_int_equal(validate_one("grad_reduce", "1,1", "allreduce", &r), AUG_EDATA);
+    assert_non_null(strstr(aug_last_error(), "column 'grad_reduce'"));
+    assert_int_equal(validate_one("zero3_gather", "1,1", "sync", &r), AUG_EDATA);
+    assert_non_null(strstr(aug_last_error(), "column 'zero3_gather'"));
+}
+
 /* The pp_first_layers / pp_last_layers columns: a PP 2 row of the 12-layer model with 4 and
  * 8 layers predicts what the plan with them does (slower than the even 6 and 6: the last
  * rank carries 8 layers and the head); a split that does not add up skips the row. */
@@ -527,6 +591,7 @@ int main(void) {
         cmocka_unit_test(test_main_grads_column),
         cmocka_unit_test(test_cross_entropy_column),
         cmocka_unit_test(test_tp_async_allreduce_column),
+        cmocka_unit_test(test_zero3_gather_and_grad_reduce_columns),
         cmocka_unit_test(test_first_last_layers_columns),
         cmocka_unit_test(test_recompute_modules_column),
     };

@@ -27,7 +27,8 @@ static const struct {
  * moe_capacity_factor, moe_imbalance, moe_overlap (none|shared|batch), tp_overlap, pp_overlap,
  * pp_embed_loss_slots (0|1), pp_first_layers and pp_last_layers (layers on the first and last
  * pipeline rank), tp_async_allreduce (0|1), ternary_kernel, attention_kernel (cudnn|fa3|fa2), main_grads (dtype|fp32|fp32-copy:
- * the gradient bytes a run's notes state, e.g. FSDP reducing gradients in fp32). */
+ * the gradient bytes a run's notes state, e.g. FSDP reducing gradients in fp32),
+ * zero3_gather (prefetch|serial) and grad_reduce (reduce-scatter|all-reduce). */
 static int read_extra(const struct aug_csv *t, size_t i, struct aug_plan *p) {
     int st;
     long v;
@@ -50,6 +51,13 @@ static int read_extra(const struct aug_csv *t, size_t i, struct aug_plan *p) {
     s = aug_vrow_cell(t, i, "attention_kernel");
     if (s[0] && aug_attn_kernel_from_name(s, &p->attn_kernel) != AUG_OK)
         return aug_csv_cell_error(t, i, "attention_kernel", "'%s' is not cudnn, fa3 or fa2", s);
+    s = aug_vrow_cell(t, i, "zero3_gather");
+    if (s[0] && aug_zero3_gather_from_name(s, &p->zero3_gather) != AUG_OK)
+        return aug_csv_cell_error(t, i, "zero3_gather", "'%s' is not prefetch or serial", s);
+    s = aug_vrow_cell(t, i, "grad_reduce");
+    if (s[0] && aug_grad_reduce_from_name(s, &p->grad_reduce) != AUG_OK)
+        return aug_csv_cell_error(t, i, "grad_reduce", "'%s' is not reduce-scatter or all-reduce",
+                                  s);
     s = aug_vrow_cell(t, i, "cross_entropy");
     if (s[0] && aug_cross_entropy_from_name(s, &p->cross_entropy) != AUG_OK)
         return aug_csv_cell_error(t, i, "cross_entropy", "'%s' is not fused, unfused or te", s);

@@ -278,7 +278,9 @@ int aug_vrow_framework(const struct aug_csv *t, size_t i, struct aug_validate_ca
                  {"pp_overlap", AUG_FWSET_PP_OVERLAP}, {"zero_stage", AUG_FWSET_SHARDING},
                  {"attention_kernel", AUG_FWSET_ATTN_KERNEL}, {"main_grads", AUG_FWSET_GRADS},
                  {"cross_entropy", AUG_FWSET_CROSS_ENTROPY},
-                 {"tp_async_allreduce", AUG_FWSET_TP_ASYNC}};
+                 {"tp_async_allreduce", AUG_FWSET_TP_ASYNC},
+                 {"zero3_gather", AUG_FWSET_ZERO3_GATHER},
+                 {"grad_reduce", AUG_FWSET_GRAD_REDUCE}};
     for (size_t k = 0; k < sizeof given / sizeof *given; k++)
         if (aug_vrow_cell(t, i, given[k].col)[0])
             vc->fw_set |= given[k].bit;
