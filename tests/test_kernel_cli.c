@@ -93,6 +93,28 @@ static void test_transferred_curve_origin(void **state) {
     json_decref(o);
 }
 
+/* B200 has no GEMM sweep: its main loop runs at 0.89 x the gemm_scale 0.81 fitted on
+ * published runs of its 1745 TFLOP/s best-shape rate (1258.0 TFLOP/s), and the output
+ * names that share and where it comes from; H100 shows none. */
+static void test_gemm_scale_shown(void **state) {
+    (void)state;
+    expect_exit(RUN("kernel", "gemm", "--gpu", "b200-180g", "--m", "8192", "--n", "8192", "--k",
+                    "8192", "--format", "json"), 0);
+    json_t *o = json_out();
+    assert_rel(json_real_value(json_object_get(o, "model_ceiling_tflops")), 1745.0, 1e-12);
+    assert_rel(json_real_value(json_object_get(o, "model_mainloop_tflops")), 0.89 * 0.81 * 1745.0,
+               1e-12);
+    assert_rel(json_real_value(json_object_get(o, "model_gemm_scale")), 0.81, 1e-12);
+    assert_non_null(strstr(json_string_value(json_object_get(o, "model_gemm_scale_origin")),
+                           "fitted on published training runs"));
+    json_decref(o);
+    expect_exit(RUN("kernel", "gemm", "--gpu", "h100-80g", "--m", "8192", "--n", "8192", "--k",
+                    "8192", "--format", "json"), 0);
+    o = json_out();
+    assert_null(json_object_get(o, "model_gemm_scale"));
+    json_decref(o);
+}
+
 /* The same causal 16k attention forward on H100 with FlashAttention-2 takes 1 / 0.6055 of
  * the cuDNN kernel's main loop (test_kernel_model.c derives the factor); on A100 alike. */
 static void test_attention_kernel_option(void **state) {
@@ -152,6 +174,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_timing_and_extrapolation),
         cmocka_unit_test(test_unprofiled_gpu_plan),
+        cmocka_unit_test(test_gemm_scale_shown),
         cmocka_unit_test(test_transferred_curve_origin),
         cmocka_unit_test(test_attention_kernel_option),
         cmocka_unit_test(test_accumulator_option),

@@ -338,6 +338,14 @@ int aug_cmd_kernel(int argc, char **argv) {
             json_object_set_new(o, "model_ceiling_tflops", json_real(ceil_c.rate_tflops));
             json_object_set_new(o, "model_mainloop_tflops",
                                 json_real(aug_gemm_mainloop_tflops(&ceil_c)));
+            /* a GEMM share fitted on published runs (gpus.csv gemm_scale) says so */
+            if (!ceil_c.simt && sys.gpu.gemm_scale > 0) {
+                json_object_set_new(o, "model_gemm_scale", json_real(sys.gpu.gemm_scale));
+                json_object_set_new(o, "model_gemm_scale_origin",
+                                    json_string("fitted on published training runs "
+                                                "(kernels-db/gpus.csv gemm_scale, "
+                                                "benchmarks/blackwell_fit.sh)"));
+            }
         }
     }
     if (fam == AUG_OP_COLLECTIVE) {
