@@ -129,6 +129,10 @@ void aug_cli_infer_table(FILE *f, const struct aug_model *m, const struct aug_sy
                "efficiencies, roofline = peak only%s)\n",
             s->gpu.id, kdb ? aug_kdb_curve_count(kdb) : 0, *origin ? " " : "", origin,
             roofline ? "; --roofline given" : "");
+    if (s->gpu.gemm_scale > 0 && !roofline)
+        fprintf(f, "#   (fallback GEMM main loops at gemm_scale %.2f of their rate elsewhere, "
+                   "fitted on published training runs: kernels-db/gpus.csv)\n",
+                s->gpu.gemm_scale);
     fprintf(f, "# floors: kernel launch %.1f us per kernel (%s), framework %.0f us per step (%s)\n",
             launch_used(s, p, roofline),
             roofline ? "--roofline" : p->launch_us >= 0 ? "--launch-us" : "kernels-db/gpus.csv launch_us",

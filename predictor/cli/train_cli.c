@@ -233,6 +233,10 @@ void aug_cli_train_table(FILE *f, const struct aug_model *m, const struct aug_sy
     fprintf(f, "#   (calibrated = kernels-db/%s curves (%d)%s%s, fallback = documented default "
                "efficiencies, roofline = peak only)\n",
             s->gpu.id, kdb ? aug_kdb_curve_count(kdb) : 0, *origin ? " " : "", origin);
+    if (s->gpu.gemm_scale > 0)
+        fprintf(f, "#   (fallback GEMM main loops at gemm_scale %.2f of their rate elsewhere, "
+                   "fitted on published training runs: kernels-db/gpus.csv)\n",
+                s->gpu.gemm_scale);
     fprintf(f, "# memory: analytical (ZeRO model states, Korthikanti et al. activations)\n");
     fprintf(f, "step time                %12.6f s\n", r->step_time_s);
     fprintf(f, "throughput               %12.1f tokens/s  (%.1f per GPU)\n", r->tokens_per_s,
