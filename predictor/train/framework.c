@@ -169,7 +169,8 @@ static const struct aug_framework table[AUG_FW_COUNT] = {
      * prefetch does not overlap; torch.distributed's list all-gather and reduce-scatter
      * copy every rank's partition), which DeepSpeed#1188 (c0eeb69, 2021-10-31: "the async
      * version is not async at all") and #1453 (4912e0ad, 2022-01-20: batched, *_base
-     * collectives) replaced. Gradients in the compute dtype, overlap_comm as in 0.14. */
+     * collectives) replaced. Gradients in the compute dtype, overlap_comm as in 0.14; no
+     * BF16_Optimizer yet (it came with BigScience's bf16 work of 2022). */
     [AUG_FW_DEEPSPEED_ZERO_2021] = {
         .name = "deepspeed-zero-2021",
         .source = "DeepSpeed 0.3.13-0.5.5 ZeRO stage 3 (before DeepSpeed#1188 and #1453)",
@@ -177,7 +178,7 @@ static const struct aug_framework table[AUG_FW_COUNT] = {
         .cross_entropy = -1, .dp_overlap = 1, .tp_overlap = 0,
         .param_gather_overlap = 0, .pp_overlap = 0,
         .pp_scatter = 0, .tp_async_allreduce = -1, .zero = 3, .fsdp = AUG_FSDP_NONE,
-        .zero3_gather = AUG_ZERO3_SERIAL, .bf16_optimizer = 1, .main_grads = AUG_GRADS_DTYPE,
+        .zero3_gather = AUG_ZERO3_SERIAL, .bf16_optimizer = 0, .main_grads = AUG_GRADS_DTYPE,
         .cuda_graphs = 0, .bucket_min = 5e8, .bucket_per_dp = 0,
         .host = EAGER_HOST, .host_fit = EAGER_FIT,
     },
@@ -293,7 +294,8 @@ void aug_framework_apply(int id, struct aug_plan *p, unsigned explicit_mask, cha
      * BF16_Optimizer (runtime/engine.py _do_optimizer_sanity_check returns BFLOAT16 for
      * bf16 + fp32 grad_accum_dtype + stage 1; BigScience's BLOOM fork the same), whose
      * gradients the engine all-reduces (buffered_allreduce_fallback, also in the pipeline
-     * engine's _bf16_reduce_grads) before each rank steps its shard */
+     * engine's _bf16_reduce_grads) before each rank steps its shard; the profiles of
+     * DeepSpeed since 2022 (megatron-deepspeed, deepspeed-zero) */
     if (f->bf16_optimizer && !(explicit_mask & AUG_FWSET_GRAD_REDUCE) && p->zero == 1 &&
         p->fsdp == AUG_FSDP_NONE && p->dtype == AUG_DTYPE_BF16 && p->main_grads == AUG_GRADS_FP32) {
         p->grad_reduce = AUG_GRAD_ALL_REDUCE;
