@@ -19,6 +19,7 @@
 
 #include "augur/augur.h"
 #include "augur/framework.h"
+#include "bench_golden.h"
 
 #define NPAR 3
 static const enum aug_op_kind par_kind[NPAR] = {AUG_OP_GEMM, AUG_OP_MEMORY, AUG_OP_COLLECTIVE};
@@ -66,34 +67,24 @@ static double mape(const double *x, int fold, int in) {
     return n ? sum / (double)n : INFINITY;
 }
 
+/* The training MAPE as one cost x[i] varies (the others held), for golden_min. */
+struct coord {
+    double *x;
+    int i, fold;
+};
+
+static double mape_at(double v, void *arg) {
+    struct coord *c = arg;
+    c->x[c->i] = v;
+    return mape(c->x, c->fold, 0);
+}
+
+/* Coordinate descent: four rounds of a golden-section search per cost in [0, 300] us. */
 static void fit(int fold, double *x) {
-    const double phi = 0.5 * (sqrt(5.0) - 1.0);
     for (int round = 0; round < 4; round++)
         for (int i = 0; i < NPAR; i++) {
-            double lo = 0.0, hi = 300.0;
-            double a = hi - phi * (hi - lo), b = lo + phi * (hi - lo);
-            x[i] = a;
-            double fa = mape(x, fold, 0);
-            x[i] = b;
-            double fb = mape(x, fold, 0);
-            while (hi - lo > 0.25) {
-                if (fa <= fb) {
-                    hi = b;
-                    b = a;
-                    fb = fa;
-                    a = hi - phi * (hi - lo);
-                    x[i] = a;
-                    fa = mape(x, fold, 0);
-                } else {
-                    lo = a;
-                    a = b;
-                    fa = fb;
-                    b = lo + phi * (hi - lo);
-                    x[i] = b;
-                    fb = mape(x, fold, 0);
-                }
-            }
-            x[i] = 0.5 * (lo + hi);
+            struct coord c = {x, i, fold};
+            x[i] = golden_min(0.0, 300.0, 0.25, mape_at, &c);
         }
 }
 

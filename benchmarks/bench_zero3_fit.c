@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "augur/augur.h"
+#include "bench_golden.h"
 
 #define MAX_ROWS 64
 
@@ -52,27 +53,20 @@ static double mape(double rate, long skip_row, const char *skip_group, int in) {
     return n ? sum / n : INFINITY;
 }
 
+/* The training MAPE at a rate, with a row or a model left out, for golden_min. */
+struct leave_out {
+    long row;
+    const char *group;
+};
+
+static double train_mape(double rate, void *arg) {
+    const struct leave_out *l = arg;
+    return mape(rate, l->row, l->group, 0);
+}
+
 static double fit(long skip_row, const char *skip_group) {
-    const double phi = 0.5 * (sqrt(5.0) - 1.0);
-    double lo = 0.05, hi = 1.0;
-    double a = hi - phi * (hi - lo), b = lo + phi * (hi - lo);
-    double fa = mape(a, skip_row, skip_group, 0), fb = mape(b, skip_row, skip_group, 0);
-    while (hi - lo > 1e-3) {
-        if (fa <= fb) {
-            hi = b;
-            b = a;
-            fb = fa;
-            a = hi - phi * (hi - lo);
-            fa = mape(a, skip_row, skip_group, 0);
-        } else {
-            lo = a;
-            a = b;
-            fa = fb;
-            b = lo + phi * (hi - lo);
-            fb = mape(b, skip_row, skip_group, 0);
-        }
-    }
-    return 0.5 * (lo + hi);
+    struct leave_out l = {skip_row, skip_group};
+    return golden_min(0.05, 1.0, 1e-3, train_mape, &l);
 }
 
 int main(int argc, char **argv) {
