@@ -7,10 +7,17 @@
  * "Matrix Multiplication Background User's Guide", sections "Tile quantization" and "Wave
  * quantization"): C (m x n) is cut into tile_m x tile_n output tiles, one per CTA; a CTA
  * walks k in steps of tile_k. ctas_per_sm CTAs are resident on each SM, so the tiles run
- * in waves = ceil(tiles / (SMs x ctas_per_sm)) and a wave costs as much as a full one:
+ * in waves = ceil(tiles / (SMs x ctas_per_sm)) and a tensor-core wave costs as much as a
+ * full one:
  *
  *   t_compute = waves x 2 tile_m tile_n ceil(k / (split_k tile_k)) tile_k / rate_cta
  *   rate_cta  = rate_tile / (SMs x ctas_per_sm)
+ *
+ * A SIMT (fp32 CUDA-core) SGEMM CTA keeps its SM's FMA pipes busy on its own, so its last,
+ * partial wave costs ceil(rest / SMs) / ctas_per_sm of a full one (the busiest SM's share);
+ * with that rule the 5-fold median error of NeuSight's A100 SGEMMs (>= 10 us) falls from
+ * 15.2% to 4.0%, while on the tensor-core sweeps of Vidur and augur-profile it made H100
+ * bf16/fp8 0.2-2.5 points worse, so tensor-core CTAs keep the whole wave.
  *
  * Partial tiles (m or n not a multiple of the tile) and partial k steps are paid in full.
  * rate_tile: a CTA's main loop overlaps its math with the L2 -> SM operand traffic of its
@@ -49,7 +56,8 @@
  * candidate with the smallest time (tensor cores: 256x128, 128x256, 128x128, 128x64,
  * 64x128, 64x64 with tile_k = 64 bytes of k, the CUTLASS SM80/SM90 defaults; SIMT SGEMM:
  * 128x128, 128x64, 64x64, 32x128, 32x32 with tile_k 8, the kernels named ampere_sgemm_*
- * in NeuSight's traces) and split_k in {1, 2, 4, 8, 16}, split-K only while the output
+ * in NeuSight's traces; batched SGEMM: cuBLAS's own batched family, below) and split_k in
+ * {1, 2, 4, 8, 16} (not for batched SGEMM), split-K only while the output
  * tiles fill less than one wave (the split set only shrinks as m and n grow). Each candidate's time is
  * non-decreasing in m, n, k and batch (ceilings and maxima of non-decreasing terms), so
  * the minimum is too: a 4097-row GEMM is never faster than a 4096-row one; it steps up
@@ -165,6 +173,7 @@ int aug_gemm_ceiling_of(const struct aug_gpu *gpu, enum aug_dtype dt, struct aug
                                                                                          : 2.0;
     c->sms = gpu->sm_count > 0 ? gpu->sm_count : 1;
     c->stream_k = !c->simt && gpu->sm_arch >= 80;
+    c->sm_arch = gpu->sm_arch;
     return 1;
 }
 
@@ -192,6 +201,40 @@ static const double tc_tiles[][2] = {{256, 128}, {128, 256}, {128, 128},
                                      {128, 64},  {64, 128},  {64, 64}};
 static const double simt_tiles[][2] = {{128, 128}, {128, 64}, {64, 64}, {32, 128}, {32, 32}};
 static const double splits[] = {1, 2, 4, 8, 16};
+
+/* Batched SGEMM (torch.bmm -> cublasSgemmStridedBatched): cuBLAS 12.1 never splits k (grid
+ * z = batch in all 88,000 bmm calls of NeuSight's traces on five GPUs) and picks from a
+ * family of its own, per architecture (the kernel names of those traces): sm_80
+ * ampere_sgemm_128x128_nn in 16,588 of A100's 16,661 calls; sm_70/75 volta_sgemm_{64x64,
+ * 32x128, 128x32, 128x64}_nn. sm_6x runs maxwell_sgemm_128x64_nn in 99.6% of P100's and
+ * P4's calls, but this model times that one tile worse than the whole SIMT family (5-fold
+ * median error of P100's GEMMs 17% -> 20%: the Maxwell kernel's occupancy is not the
+ * register rule's), so Pascal keeps the family, without split-K. */
+static const double simt_batched_ampere[][2] = {{128, 128}};
+static const double simt_batched_volta[][2] = {{128, 64}, {64, 64}, {32, 128}, {128, 32}};
+
+/* The candidate tiles of `c` for a GEMM of `batch` entries and the largest of the family
+ * (the reference of the main-loop rate); *nt receives their count. */
+static const double (*tile_family(const struct aug_gemm_ceiling *c, double batch, int *nt,
+                                  const double **largest))[2]
+{
+    if (!c->simt) {
+        *nt = (int)(sizeof tc_tiles / sizeof *tc_tiles);
+        *largest = tc_tiles[0];
+        return tc_tiles;
+    }
+    *largest = simt_tiles[0];
+    if (batch > 1 && c->sm_arch >= 80) {
+        *nt = 1;
+        return simt_batched_ampere;
+    }
+    if (batch > 1 && c->sm_arch >= 70) {
+        *nt = (int)(sizeof simt_batched_volta / sizeof *simt_batched_volta);
+        return simt_batched_volta;
+    }
+    *nt = (int)(sizeof simt_tiles / sizeof *simt_tiles);
+    return simt_tiles;
+}
 
 static double intensity(double tm, double tn, double elt)
 {
@@ -221,9 +264,18 @@ double aug_gemm_model_tile_us(const struct aug_gemm_ceiling *c, double m, double
     double gm = ceil(m / tile_m), gn = ceil(n / tile_n);
     double tiles = gm * gn * batch * split_k;
     double waves = ceil(tiles / slots);
+    /* the last, partial wave: SIMT SGEMM CTAs (256 threads, an 8 x 8 register block each)
+     * keep an SM's FMA pipes busy on their own, so the wave lasts as long as its busiest
+     * SM, ceil(rest / SMs) of the SM's ctas slots; tensor-core CTAs need their SM's full
+     * complement to hide the pipeline's latency and pay a whole wave (see the file note) */
+    double full = floor(tiles / slots), rest = tiles - full * slots;
+    double last = rest <= 0 ? 0.0 : c->simt ? fmin(ceil(rest / (double)c->sms), ctas) / ctas
+                                            : 1.0;
     /* main-loop rate of this tile, against the largest tile of the family */
-    double big_m = c->simt ? simt_tiles[0][0] : tc_tiles[0][0];
-    double big_n = c->simt ? simt_tiles[0][1] : tc_tiles[0][1];
+    int nt;
+    const double *big;
+    tile_family(c, batch, &nt, &big);
+    double big_m = big[0], big_n = big[1];
     double rate = aug_gemm_mainloop_tflops(c) * 1e12;
     double i0 = rate / (c->l2_gbps * 1e9);
     double it = intensity(tile_m, tile_n, c->elt_bytes);
@@ -233,7 +285,7 @@ double aug_gemm_model_tile_us(const struct aug_gemm_ceiling *c, double m, double
         rate_tile = rate;
     double k_steps = ceil(k / (split_k * tk));
     double t_task = 2.0 * tile_m * tile_n * k_steps * tk / (rate_tile / slots);
-    double t_comp = waves * t_task;
+    double t_comp = (full + last) * t_task;
 
     /* HBM traffic of the operands, with L2 sharing inside a wave */
     double a = m * k * c->elt_bytes, b = k * n * c->elt_bytes;
@@ -268,6 +320,8 @@ double aug_gemm_model_tile_us(const struct aug_gemm_ceiling *c, double m, double
         plan->split_k = split_k;
         plan->tiles = tiles;
         plan->waves = waves;
+        plan->last_wave = last;
+        plan->t_wave_us = t_task * 1e6;
         plan->stream_k = 0;
         plan->t_fixup_us = 0;
         plan->hbm_bytes = bytes;
@@ -288,11 +342,12 @@ static double stream_k_us(const struct aug_gemm_ceiling *c, const struct aug_gem
     if (full < 1 || rest <= 0 || !(dp->waves > 0))
         return INFINITY;
     double waves = full + rest / slots;
-    double t_comp = waves * (dp->t_compute_us / dp->waves);
+    double t_comp = waves * dp->t_wave_us;
     double fixup = 2.0 * slots * dp->tile_m * dp->tile_n * 4.0 / (c->l2_gbps * 1e9) * 1e6;
     double t = c->overhead_us + (t_comp > dp->t_memory_us ? t_comp : dp->t_memory_us) + fixup;
     *out = *dp;
     out->waves = waves;
+    out->last_wave = rest / slots;
     out->stream_k = 1;
     out->t_compute_us = t_comp;
     out->t_fixup_us = fixup;
@@ -311,9 +366,11 @@ double aug_gemm_model_us(const struct aug_gemm_ceiling *c, double m, double n, d
     }
     if (batch < 1)
         batch = 1;
-    const double(*tiles)[2] = c->simt ? simt_tiles : tc_tiles;
-    int nt = c->simt ? (int)(sizeof simt_tiles / sizeof *simt_tiles)
-                     : (int)(sizeof tc_tiles / sizeof *tc_tiles);
+    int nt;
+    const double *big;
+    const double(*tiles)[2] = tile_family(c, batch, &nt, &big);
+    /* batched SGEMM kernels never split k (see simt_batched_*) */
+    size_t nsplit = c->simt && batch > 1 ? 1 : sizeof splits / sizeof *splits;
     double best = INFINITY;
     struct aug_gemm_plan bp, tp;
     memset(&bp, 0, sizeof bp);
@@ -321,7 +378,7 @@ double aug_gemm_model_us(const struct aug_gemm_ceiling *c, double m, double n, d
         double ctas = floor(65536.0 / (2.0 * tiles[i][0] * tiles[i][1]));
         ctas = ctas < 1 ? 1 : ctas > 8 ? 8 : ctas;
         double out_tiles = ceil(m / tiles[i][0]) * ceil(n / tiles[i][1]) * batch;
-        for (size_t s = 0; s < sizeof splits / sizeof *splits; s++) {
+        for (size_t s = 0; s < nsplit; s++) {
             /* split-K only while the output tiles leave SMs idle (less than one wave), as
              * cuBLAS's heuristics do; the allowed set only shrinks as m, n, batch grow */
             if (s > 0 && out_tiles >= c->sms * ctas)

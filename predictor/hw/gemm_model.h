@@ -24,6 +24,7 @@ struct aug_gemm_ceiling {
     int sms;
     int simt;            /* 1: CUDA-core SGEMM tiles (fp32), 0: tensor-core tiles */
     int stream_k;        /* 1: the library also has stream-K kernels (tensor cores, sm_80+) */
+    int sm_arch;         /* compute capability x 10 (0: unknown); picks the batched SGEMM tiles */
 };
 
 /* The kernel configuration the model chose and the terms of its time. */
@@ -34,6 +35,11 @@ struct aug_gemm_plan {
     double tiles;                  /* output tiles over all batches, times split_k */
     double waves;                  /* ceil(tiles / (SMs x CTAs per SM)); stream-K: the full
                                     * waves plus the spread last one, tiles / slots */
+    double last_wave;              /* what the last wave costs as a share of a full one:
+                                    * ceil(rest / SMs) / CTAs per SM (the busiest SM's
+                                    * CTAs), 0 when the waves are all full; stream-K:
+                                    * rest / slots */
+    double t_wave_us;              /* one full wave of the main loop */
     int stream_k;                  /* 1: the data-parallel + stream-K hybrid was chosen */
     double hbm_bytes;              /* HBM traffic: operands (with L2 reuse) + output */
     double t_compute_us, t_memory_us, t_us;
