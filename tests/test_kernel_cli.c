@@ -64,6 +64,7 @@ static void test_unprofiled_gpu_plan(void **state) {
     assert_string_equal(json_string_value(json_object_get(o, "source")), "fallback");
     assert_string_equal(json_string_value(json_object_get(o, "model_tile")), "256x128x64");
     assert_rel(json_real_value(json_object_get(o, "model_waves")), 35 + 18.0 / 58, 1e-9);
+    assert_rel(json_real_value(json_object_get(o, "model_last_wave")), 18.0 / 58, 1e-9);
     assert_true(json_is_true(json_object_get(o, "model_stream_k")));
     /* fp8 main loops run at the whole ceiling (no sweep to fit a sustained share) */
     assert_rel(json_real_value(json_object_get(o, "model_mainloop_tflops")),
@@ -73,6 +74,22 @@ static void test_unprofiled_gpu_plan(void **state) {
 
 /* H200 has no table of its own: its bf16 GEMM comes from the H100 curve, rescaled, and the
  * output says so; H100's own curve carries no origin. */
+/* torch.bmm-shaped SGEMM on A100 (--batch 64 of 64 x 64 x 64, fp32): cuBLAS's one batched
+ * tile on sm_80, 128 x 128, no k split; 64 tiles on 108 SMs leave each busy SM one CTA of
+ * its two, half a wave: 2.5 + 0.5 x 2 x 128 x 128 x 64 / (16.575e12 / 216) = 16.164 us of
+ * model time (test_kernel_model derives the same) */
+static void test_batched_sgemm_plan(void **state) {
+    (void)state;
+    expect_exit(RUN("kernel", "gemm", "--gpu", "a100-80g", "--m", "64", "--n", "64", "--k",
+                    "64", "--batch", "64", "--dtype", "fp32", "--format", "json"), 0);
+    json_t *o = json_out();
+    assert_string_equal(json_string_value(json_object_get(o, "model_tile")), "128x128x8");
+    assert_rel(json_real_value(json_object_get(o, "model_split_k")), 1, 0);
+    assert_rel(json_real_value(json_object_get(o, "model_last_wave")), 0.5, 1e-12);
+    assert_rel(json_real_value(json_object_get(o, "model_time_s")), 16.164e-6, 1e-4);
+    json_decref(o);
+}
+
 static void test_transferred_curve_origin(void **state) {
     (void)state;
     expect_exit(RUN("kernel", "gemm", "--gpu", "h200-141g", "--m", "4096", "--n", "4096",
@@ -174,6 +191,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_timing_and_extrapolation),
         cmocka_unit_test(test_unprofiled_gpu_plan),
+        cmocka_unit_test(test_batched_sgemm_plan),
         cmocka_unit_test(test_gemm_scale_shown),
         cmocka_unit_test(test_transferred_curve_origin),
         cmocka_unit_test(test_attention_kernel_option),

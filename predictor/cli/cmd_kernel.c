@@ -333,6 +333,8 @@ int aug_cmd_kernel(int argc, char **argv) {
             json_object_set_new(o, "model_split_k", json_real(gp.split_k));
             json_object_set_new(o, "model_tiles", json_real(gp.tiles));
             json_object_set_new(o, "model_waves", json_real(gp.waves));
+            /* what the last wave costs as a share of a full one (SIMT: the busiest SM's) */
+            json_object_set_new(o, "model_last_wave", json_real(gp.last_wave));
             json_object_set_new(o, "model_stream_k", json_boolean(gp.stream_k));
             json_object_set_new(o, "model_time_s", json_real(gp.t_us * 1e-6));
             json_object_set_new(o, "model_ceiling_tflops", json_real(ceil_c.rate_tflops));
