@@ -239,6 +239,10 @@ static void clamp_params(const struct aug_curve_form *f, double *p)
         for (int j = 0; j < f->n_fit; j++)
             if (!(p[j] > 1e-6))
                 p[j] = 1e-6;
+        /* gemm_tile's rate p1 runs at most at the peak p7 (its evaluation caps it there, so
+         * the fit could drift above it, and the loader refuses such a row) */
+        if (strcmp(f->name, "gemm_tile") == 0 && p[7] > 0 && p[1] > p[7])
+            p[1] = p[7];
         return;
     }
     /* every saturating form: p0 e_max, p1 log10 of the half point, p2 steepness */
@@ -582,8 +586,8 @@ void aug_fit_sample_point(const struct aug_sample *x, const struct aug_gpu *gpu,
     }
     switch (x->family) {
     case AUG_FAMILY_GEMM:
-        *pt = aug_curve_gemm_point(x->m * (x->batch > 0 ? x->batch : 1), x->n, x->k,
-                                   aug_dtype_bytes(x->dtype));
+        *pt = aug_curve_gemm_batched_point(x->batch > 0 ? x->batch : 1, x->m, x->n, x->k,
+                                           aug_dtype_bytes(x->dtype));
         break;
     case AUG_FAMILY_ATTENTION:
         *pt = aug_curve_attention_point(x->batch * x->heads, x->seq_q, x->seq_kv, x->head_dim,
@@ -720,7 +724,10 @@ int aug_fit_fixed_params(const struct aug_curve_form *f, enum aug_dtype dtype, d
         p[3] = gpu->sm_count;
         p[4] = gpu->l2_mib;
         p[5] = c.l2_gbps;
-        p[6] = c.simt ? 1 : c.stream_k ? 2 : 0; /* kernel family, hw/curve.c gemm_tile */
+        /* kernel family, hw/curve.c gemm_tile: SIMT with the batched SGEMM tiles of its
+         * architecture (4: sm_80+, 3: sm_70/75, 1: older), tensor cores with (2) or
+         * without (0) stream-K */
+        p[6] = c.simt ? (c.sm_arch >= 80 ? 4 : c.sm_arch >= 70 ? 3 : 1) : c.stream_k ? 2 : 0;
         p[7] = gpu->peak_tflops[dtype];
         return 1;
     }

@@ -104,6 +104,40 @@ static void forms(void **state)
     assert_rel(f->eval(r, &pt), 5 + 1e-8 * 2.0 * 4096 * 16384 * 1188, 1e-12);
 }
 
+/* A batched point: 64 products of 64 x 64 x 64 in fp32 carry F and bytes of all 64. The
+ * structural form times them as one batched SGEMM: with family 4 (SIMT, sm_80 batched
+ * tiles), 16.575 TFLOP/s, 108 SMs, 40 MiB L2 at 7219 GB/s, 2.5 us overhead: one 128 x 128
+ * tile per entry, 64 tiles at most one per SM, half a wave of 8 k steps: 2.5 + 0.5 x 2 x
+ * 128 x 128 x 64 / (16.575e12 / 216) = 16.164 us (test_kernel_model derives the same).
+ * As one GEMM of 4096 rows it runs 32 x 32 tiles in
+ * about half that. gemm_roof reads the point as one GEMM of 4096 x 64 x 64 whose bytes are
+ * the 64 entries' own operands (each its own B). */
+static void batched_point(void **state)
+{
+    (void)state;
+    struct aug_curve_point pt = aug_curve_gemm_batched_point(64, 64, 64, 64, 4);
+    assert_near(pt.batch, 64, 0);
+    assert_rel(pt.flops, 64 * 2.0 * 64 * 64 * 64, 1e-15);
+    assert_rel(pt.bytes, 64 * 3.0 * 64 * 64 * 4, 1e-15);
+    assert_rel(pt.x, pt.flops, 1e-15);
+    const struct aug_curve_form *f = aug_curve_form_find("gemm_tile");
+    double p[8] = {2.5, 0.85 * 19.5, 1795, 108, 40, 7219, 4, 19.5};
+    double t = f->eval(p, &pt);
+    assert_rel(t, 2.5 + 0.5 * 2.0 * 128 * 128 * 64 / (0.85 * 19.5e12 / 216) * 1e6, 1e-12);
+    assert_rel(t, 16.164, 1e-4);
+    struct aug_curve_point flat = aug_curve_gemm_point(64 * 64, 64, 64, 4);
+    assert_true(f->eval(p, &flat) < 0.75 * t);
+    const struct aug_curve_form *r = aug_curve_form_find("gemm_roof");
+    double q[8] = {5, 1e-8, 0, 1e-6, 0, 108, 128, 19.5};
+    assert_true(r->eval(q, &pt) > r->eval(q, &flat)); /* memory-bound: 64 B operands */
+    flat.bytes = pt.bytes;
+    assert_rel(r->eval(q, &pt), r->eval(q, &flat), 1e-15);
+    /* batch 0 or below reads as one product */
+    pt = aug_curve_gemm_batched_point(0, 64, 64, 64, 4);
+    assert_near(pt.batch, 1, 0);
+    assert_rel(pt.flops, 2.0 * 64 * 64 * 64, 1e-15);
+}
+
 static void range_policy(void **state)
 {
     (void)state;
@@ -145,6 +179,7 @@ static void range_policy(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {cmocka_unit_test(wave), cmocka_unit_test(wave_tiles), cmocka_unit_test(flops),
-                                       cmocka_unit_test(forms), cmocka_unit_test(range_policy)};
+                                       cmocka_unit_test(forms), cmocka_unit_test(batched_point),
+                                       cmocka_unit_test(range_policy)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -511,7 +511,7 @@ static void test_clamp_and_extrapolation(void **state)
 
 /* Bad tables are refused on load with file:line: a bandwidth of 1e300 B/us, a negative
  * slope, a GEMM curve faster than its own peak, a piece that drops below a quarter, a
- * gemm_tile kernel family other than 0, 1 or 2. */
+ * gemm_tile kernel family other than 0 to 4 (5, and 1.5 between two codes). */
 static void test_bounds_on_load(void **state)
 {
     (void)state;
@@ -526,7 +526,9 @@ static void test_bounds_on_load(void **state)
         {"memory,norm,fp16,0,,linear,1,1e-6,,,,,,,1,1e8,5,0,0,0,t\n"
          "memory,norm,fp16,0,,linear,1,0,,,,,,,2e8,1e9,5,0,0,0,t\n",
          "not monotone"},
-        {"gemm,gemm,fp16,0,,gemm_tile,3,250,1700,108,40,7219,3,312,1,1e12,5,0,0,0,t\n",
+        {"gemm,gemm,fp16,0,,gemm_tile,3,250,1700,108,40,7219,5,312,1,1e12,5,0,0,0,t\n",
+         "kernel family"},
+        {"gemm,gemm,fp16,0,,gemm_tile,3,250,1700,108,40,7219,1.5,312,1,1e12,5,0,0,0,t\n",
          "kernel family"},
     };
     char path[400], text[1024];

@@ -51,7 +51,9 @@ extern "C" {
 /* One case, with every feature a form may need (unused fields are 0). */
 struct aug_curve_point {
     double x;                              /* the form's size feature */
-    double m, n, k;                        /* GEMM shape */
+    double m, n, k;                        /* GEMM shape (of one batch entry) */
+    double batch;                          /* GEMM: independent products of that shape
+                                            * (torch.bmm, grouped experts); 0 reads as 1 */
     double flops, bytes;                   /* GEMM or attention FLOPs, HBM bytes */
     double batch_heads, seq_q, seq_kv, head_dim;
     int causal, backward;
@@ -100,8 +102,13 @@ double aug_curve_gemm_flops(double m, double n, double k);
 double aug_curve_attention_flops(double batch_heads, double seq_q, double seq_kv,
                                  double head_dim, int causal, int backward);
 
-/* Fill a point for the form's family (GEMM: F, bytes and x = F; attention: x = seq_kv). */
+/* Fill a point for the form's family (GEMM: F, bytes and x = F of all batch entries;
+ * attention: x = seq_kv). A batched point is batch products of m x k by k x n: the
+ * structural form (gemm_tile) times them as one batched kernel, the others as one GEMM of
+ * batch x m rows, as they were fitted. */
 struct aug_curve_point aug_curve_gemm_point(double m, double n, double k, double elt_bytes);
+struct aug_curve_point aug_curve_gemm_batched_point(double batch, double m, double n, double k,
+                                                    double elt_bytes);
 struct aug_curve_point aug_curve_attention_point(double batch_heads, double seq_q,
                                                  double seq_kv, double head_dim, int causal,
                                                  int backward);

@@ -77,6 +77,9 @@ int aug_kdb_gemm_eff(const struct aug_kdb *kdb, enum aug_dtype dt, double m, dou
                      double *eff);
 int aug_kdb_gemm_op_eff(const struct aug_kdb *kdb, const char *op, enum aug_dtype dt, double m,
                         double n, double k, double *eff);
+/* The same for batch products of that shape (efficiency of all of them together). */
+int aug_kdb_gemm_batched_op_eff(const struct aug_kdb *kdb, const char *op, enum aug_dtype dt,
+                                double batch, double m, double n, double k, double *eff);
 /* attention: efficiency of the fused kernel against the dense peak (fused curves only;
  * decode curves for decode shapes, prefill curves otherwise). */
 int aug_kdb_attention_eff(const struct aug_kdb *kdb, enum aug_dtype dt, int causal,

@@ -54,17 +54,33 @@ double aug_curve_attention_flops(double batch_heads, double seq_q, double seq_kv
     return backward ? 2.5 * f : f;
 }
 
-struct aug_curve_point aug_curve_gemm_point(double m, double n, double k, double elt_bytes)
+struct aug_curve_point aug_curve_gemm_batched_point(double batch, double m, double n, double k,
+                                                    double elt_bytes)
 {
     struct aug_curve_point pt;
     memset(&pt, 0, sizeof pt);
+    if (!(batch >= 1))
+        batch = 1;
     pt.m = m;
     pt.n = n;
     pt.k = k;
-    pt.flops = aug_curve_gemm_flops(m, n, k);
-    pt.bytes = (m * k + k * n + m * n) * elt_bytes;
+    pt.batch = batch;
+    pt.flops = batch * aug_curve_gemm_flops(m, n, k);
+    pt.bytes = batch * (m * k + k * n + m * n) * elt_bytes;
     pt.x = pt.flops;
     return pt;
+}
+
+struct aug_curve_point aug_curve_gemm_point(double m, double n, double k, double elt_bytes)
+{
+    return aug_curve_gemm_batched_point(1, m, n, k, elt_bytes);
+}
+
+/* The rows of a batched point stacked into one GEMM: what the fitted forms other than
+ * gemm_tile were fitted on. */
+static double flat_m(const struct aug_curve_point *pt)
+{
+    return pt->batch > 1 ? pt->m * pt->batch : pt->m;
 }
 
 struct aug_curve_point aug_curve_attention_point(double batch_heads, double seq_q,
@@ -148,7 +164,7 @@ static double gemm_sat_eval(const double *p, const struct aug_curve_point *pt)
 
 static void gemm_time_basis(const double *p, const struct aug_curve_point *pt, double *row)
 {
-    double w = aug_curve_wave(pt->m, pt->n, p[4], p[5], p[3]);
+    double w = aug_curve_wave(flat_m(pt), pt->n, p[4], p[5], p[3]);
     row[0] = 1.0;
     row[1] = pt->flops / w;
     row[2] = pt->bytes;
@@ -170,7 +186,7 @@ static double gemm_time_eval(const double *p, const struct aug_curve_point *pt)
 static void gemm_roof_terms(const double *p, const struct aug_curve_point *pt, double *comp,
                             double *mem, double *fw)
 {
-    double w = aug_curve_wave_tiles(pt->m, pt->n, p[6], p[6], p[5]);
+    double w = aug_curve_wave_tiles(flat_m(pt), pt->n, p[6], p[6], p[5]);
     *fw = pt->flops / w;
     *comp = p[1] * *fw + p[2] * pt->flops;
     *mem = p[3] * pt->bytes + p[4] * pt->flops;
@@ -230,14 +246,16 @@ static double attn_sat_eval(const double *p, const struct aug_curve_point *pt)
  * p0 overhead (us), p1 main-loop rate (TFLOP/s), p2 HBM bandwidth (GB/s); fixed p3 SMs,
  * p4 L2 (MiB), p5 L2 bandwidth (GB/s), p6 the kernel family (0 tensor-core tiles, 1 SIMT
  * fp32 tiles, 2 tensor-core tiles with stream-K kernels beside them: sm_80 and newer;
- * tables fitted before stream-K was modelled hold 0 and keep their meaning), p7 dense
- * peak. */
+ * tables fitted before stream-K was modelled hold 0 and keep their meaning; 3 and 4 SIMT
+ * tiles whose batched SGEMMs take cuBLAS's sm_70/75 and sm_80+ batched families,
+ * hw/gemm_model.c; 1 takes the whole family without split-K), p7 dense peak. */
 
 static double gemm_tile_eval(const double *p, const struct aug_curve_point *pt)
 {
     struct aug_gemm_ceiling c;
     memset(&c, 0, sizeof c);
-    double elems = pt->m * pt->k + pt->k * pt->n + pt->m * pt->n;
+    double batch = pt->batch > 1 ? pt->batch : 1;
+    double elems = batch * (pt->m * pt->k + pt->k * pt->n + pt->m * pt->n);
     c.elt_bytes = elems > 0 && pt->bytes > 0 ? pt->bytes / elems : 2.0;
     c.out_bytes = c.elt_bytes >= 4 ? 4.0 : 2.0;
     c.overhead_us = p[0] > 0 ? p[0] : 0.0;
@@ -248,11 +266,13 @@ static double gemm_tile_eval(const double *p, const struct aug_curve_point *pt)
     c.sms = p[3] >= 1 ? (int)p[3] : 1;
     c.l2_bytes = p[4] * 1048576.0;
     c.l2_gbps = p[5];
-    c.simt = p[6] > 0.5 && p[6] < 1.5;
-    c.stream_k = p[6] > 1.5;
+    int family = (int)lround(p[6]);
+    c.simt = family == 1 || family >= 3;
+    c.stream_k = family == 2;
+    c.sm_arch = family == 4 ? 80 : family == 3 ? 70 : 0;
     if (!(c.rate_tflops > 0) || !(c.hbm_gbps > 0) || !(c.l2_gbps > 0))
         return INFINITY;
-    return aug_gemm_model_us(&c, pt->m, pt->n, pt->k, 1, NULL);
+    return aug_gemm_model_us(&c, pt->m, pt->n, pt->k, batch, NULL);
 }
 
 /* log time and its gradient by central differences (the model is piecewise smooth: tiles

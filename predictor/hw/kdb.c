@@ -188,9 +188,11 @@ static int check_bounds(const struct aug_csv *t, size_t r, const struct aug_curv
         if (!(c->p[3] >= 1) || !(c->p[4] >= 0) || !(c->p[5] >= 1))
             return aug_csv_cell_error(t, r, "p3", "SMs, L2 size and L2 bandwidth must be "
                                       "positive");
-        if (c->p[6] != 0 && c->p[6] != 1 && c->p[6] != 2)
+        if (c->p[6] != 0 && c->p[6] != 1 && c->p[6] != 2 && c->p[6] != 3 && c->p[6] != 4)
             return aug_csv_cell_error(t, r, "p6", "kernel family %g is not 0 (tensor cores), "
-                                      "1 (SIMT) or 2 (tensor cores with stream-K)", c->p[6]);
+                                      "1 (SIMT), 2 (tensor cores with stream-K), 3 (SIMT, "
+                                      "sm_70/75 batched tiles) or 4 (SIMT, sm_80+ batched "
+                                      "tiles)", c->p[6]);
     }
     if (f->output == AUG_CURVE_EFF) {
         if (!(c->p[0] > 0) || c->p[0] > 1.5)
@@ -543,9 +545,17 @@ int aug_kdb_gemm_eff(const struct aug_kdb *kdb, enum aug_dtype dt, double m, dou
 int aug_kdb_gemm_op_eff(const struct aug_kdb *kdb, const char *op, enum aug_dtype dt, double m,
                         double n, double k, double *eff)
 {
+    return aug_kdb_gemm_batched_op_eff(kdb, op, dt, 1, m, n, k, eff);
+}
+
+int aug_kdb_gemm_batched_op_eff(const struct aug_kdb *kdb, const char *op, enum aug_dtype dt,
+                                double batch, double m, double n, double k, double *eff)
+{
     if (!kdb || !op || kdb->n_fam[AUG_FAMILY_GEMM] == 0 || !(m > 0) || !(n > 0) || !(k > 0))
         return 0;
-    double flops = 2.0 * m * n * k;
+    if (!(batch >= 1))
+        batch = 1;
+    double flops = 2.0 * batch * m * n * k;
     /* the split accumulator is an fp8 kernel of its own: no other dtype's curve stands in */
     int i = find_curve(kdb, AUG_FAMILY_GEMM, op, 0, 0, dt,
                        strcmp(op, AUG_GEMM_SPLIT_ACC_OP) == 0 ? 0 : 1, flops);
@@ -553,7 +563,7 @@ int aug_kdb_gemm_op_eff(const struct aug_kdb *kdb, const char *op, enum aug_dtyp
         return 0;
     const struct aug_curve *c = &kdb->curves[i];
     const struct kdb_entry *e = &kdb->entry[i];
-    struct aug_curve_point pt = aug_curve_gemm_point(m, n, k, e->elt_bytes);
+    struct aug_curve_point pt = aug_curve_gemm_batched_point(batch, m, n, k, e->elt_bytes);
     double v = aug_curve_value(c, e->form, &pt);
     if (e->form->output == AUG_CURVE_TIME) {
         /* time forms carry the peak they were fitted against as their last parameter */

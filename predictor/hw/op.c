@@ -173,11 +173,12 @@ int aug_op_time(const struct aug_op_ctx *ctx, const struct aug_op *op, struct au
          * GEMM with the split accumulator takes its own measured curve where the GPU has
          * one (augur-profile's gemm_split_acc points), else the fast one, slowed below. */
         int split_curve = gemm && op->split_acc &&
-                          aug_kdb_gemm_op_eff(kdb, AUG_GEMM_SPLIT_ACC_OP, op->dtype,
-                                              op->m * op->batch, op->n, op->k, &e);
+                          aug_kdb_gemm_batched_op_eff(kdb, AUG_GEMM_SPLIT_ACC_OP, op->dtype,
+                                                      op->batch, op->m, op->n, op->k, &e);
         const char *gop = split_curve ? AUG_GEMM_SPLIT_ACC_OP : AUG_GEMM_OP;
         int hit = split_curve ||
-                  (gemm ? aug_kdb_gemm_eff(kdb, op->dtype, op->m * op->batch, op->n, op->k, &e)
+                  (gemm ? aug_kdb_gemm_batched_op_eff(kdb, AUG_GEMM_OP, op->dtype, op->batch,
+                                                      op->m, op->n, op->k, &e)
                         : aug_kdb_attention_eff(kdb, op->dtype, op->causal, op->backward,
                                                 op->batch_heads, op->seq_q, op->seq_kv,
                                                 op->head_dim, &e));
