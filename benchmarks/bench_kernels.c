@@ -168,7 +168,7 @@ static double median(double *v, int n)
  * per HBM fraction (memory) on the fitting grid. */
 #define N_RATE 81   /* 0.20 .. 1.00 (T4 and P4 run near 0.40) */
 #define N_HBM 71    /* 0.30 .. 1.00 */
-#define N_HOST 121  /* 0 .. 60 us in 0.5 */
+#define N_HOST 161  /* 0 .. 80 us in 0.5 */
 #define N_POST 81   /* 0 .. 40 us in 0.5 */
 static double rate_at(int i) { return 0.20 + 0.01 * i; }
 static double hbm_at(int i) { return 0.30 + 0.01 * i; }
@@ -219,8 +219,17 @@ static double host_view(double pre, double post, double tk)
     return pre + (tk > post ? tk : post);
 }
 
+/* Which GEMM points a fit reads: all of them, the nn.Linear calls (batch 1) or the
+ * torch.bmm ones; each op has its own host overhead (hw/host_time.c). */
+enum ops { OPS_ALL, OPS_LINEAR, OPS_BMM };
+
+static int op_in(const struct pt *q, enum ops o)
+{
+    return o == OPS_ALL || (o == OPS_BMM) == (q->b > 1);
+}
+
 static double cost(struct gpu_data *gd, int ng, const int *use, int kd, int a, int h, int h2,
-                   int fold, double *scratch)
+                   int fold, enum ops o, double *scratch)
 {
     int n = 0;
     for (int gi = 0; gi < ng; gi++) {
@@ -230,7 +239,7 @@ static double cost(struct gpu_data *gd, int ng, const int *use, int kd, int a, i
         const struct set *s = &d->s[kd];
         const double *tk = d->tk[kd];
         for (int i = 0; i < s->n; i++) {
-            if (!in_part(i, fold, 0))
+            if (!in_part(i, fold, 0) || !op_in(&s->v[i], o))
                 continue;
             double pred = host_view(host_at(h), host_at(h2), tk[(size_t)a * s->n + i]);
             scratch[n++] = fabs(log(pred / s->v[i].t_us));
@@ -248,7 +257,7 @@ static void fit(struct gpu_data *gd, int ng, const int *use, int kd, int fold,
     for (int a = 0; a < na; a += 4)
         for (int h = 0; h < N_HOST; h += 8)
             for (int h2 = 0; h2 < N_POST; h2 += 8) {
-                double c = cost(gd, ng, use, kd, a, h, h2, fold, scratch);
+                double c = cost(gd, ng, use, kd, a, h, h2, fold, OPS_ALL, scratch);
                 if (c < best) {
                     best = c;
                     *best_a = a;
@@ -262,7 +271,7 @@ static void fit(struct gpu_data *gd, int ng, const int *use, int kd, int fold,
             for (int h2 = p0 - 8; h2 <= p0 + 8; h2 += 2) {
                 if (a < 0 || a >= na || h < 0 || h >= N_HOST || h2 < 0 || h2 >= N_POST)
                     continue;
-                double c = cost(gd, ng, use, kd, a, h, h2, fold, scratch);
+                double c = cost(gd, ng, use, kd, a, h, h2, fold, OPS_ALL, scratch);
                 if (c < best) {
                     best = c;
                     *best_a = a;
@@ -270,6 +279,55 @@ static void fit(struct gpu_data *gd, int ng, const int *use, int kd, int fold,
                     *best_h2 = h2;
                 }
             }
+}
+
+/* The host overhead (pre, post) of the points of op `o` at a fixed rate index a: the GEMM
+ * rate is one per GPU, the host overhead one per op. */
+static void fit_host(struct gpu_data *gd, int ng, const int *use, int kd, int a, int fold,
+                     enum ops o, double *scratch, int *best_h, int *best_h2)
+{
+    double best = INFINITY;
+    for (int h = 0; h < N_HOST; h += 8)
+        for (int h2 = 0; h2 < N_POST; h2 += 8) {
+            double c = cost(gd, ng, use, kd, a, h, h2, fold, o, scratch);
+            if (c < best) {
+                best = c;
+                *best_h = h;
+                *best_h2 = h2;
+            }
+        }
+    int h0 = *best_h, p0 = *best_h2;
+    for (int h = h0 - 8; h <= h0 + 8; h++)
+        for (int h2 = p0 - 8; h2 <= p0 + 8; h2++) {
+            if (h < 0 || h >= N_HOST || h2 < 0 || h2 >= N_POST)
+                continue;
+            double c = cost(gd, ng, use, kd, a, h, h2, fold, o, scratch);
+            if (c < best) {
+                best = c;
+                *best_h = h;
+                *best_h2 = h2;
+            }
+        }
+}
+
+/* Host overhead grid indices of nn.Linear [0] and torch.bmm [1] (memory ops: [0]). */
+struct hosts {
+    int pre[2], post[2];
+};
+
+/* Fit the rate (or HBM fraction) and the host overhead of kind kd; GEMMs then refit the
+ * host overhead of each op at that rate. */
+static void fit_all(struct gpu_data *gd, int ng, const int *use, int kd, int fold,
+                    double *scratch, int *a, struct hosts *hs)
+{
+    int h = 0, h2 = 0;
+    fit(gd, ng, use, kd, fold, scratch, a, &h, &h2);
+    hs->pre[0] = hs->pre[1] = h;
+    hs->post[0] = hs->post[1] = h2;
+    if (kd != 0)
+        return;
+    fit_host(gd, ng, use, kd, *a, fold, OPS_LINEAR, scratch, &hs->pre[0], &hs->post[0]);
+    fit_host(gd, ng, use, kd, *a, fold, OPS_BMM, scratch, &hs->pre[1], &hs->post[1]);
 }
 
 struct errs {
@@ -290,7 +348,8 @@ static void report(const char *what, struct errs *e)
     printf("\n");
 }
 
-static void collect(struct gpu_data *d, int kd, int a, int h, int h2, int fold, struct errs *e)
+static void collect(struct gpu_data *d, int kd, int a, const struct hosts *hs, int fold,
+                    struct errs *e)
 {
     const struct set *s = &d->s[kd];
     const double *tk = d->tk[kd];
@@ -298,7 +357,8 @@ static void collect(struct gpu_data *d, int kd, int a, int h, int h2, int fold, 
         if (!in_part(i, fold, 1))
             continue;
         double k = tk[(size_t)a * s->n + i];
-        double pred = host_view(host_at(h), host_at(h2), k);
+        int b = s->v[i].gemm && s->v[i].b > 1;
+        double pred = host_view(host_at(hs->pre[b]), host_at(hs->post[b]), k);
         double err = fabs(pred / s->v[i].t_us - 1);
         /* kernels of at least 10 us as the model times them */
         if (k >= 10.0) {
@@ -309,6 +369,22 @@ static void collect(struct gpu_data *d, int kd, int a, int h, int h2, int fold, 
         else
             e->small[e->ns++] = err;
     }
+}
+
+/* One fitted line: the GPU, what it was fitted on, the rate or HBM fraction and the host
+ * overheads (GEMMs: nn.Linear's and torch.bmm's). */
+static void report_fit(const char *id, const char *on, int kd, int a, const struct hosts *hs,
+                       struct errs *e)
+{
+    char what[200];
+    if (kd == 0)
+        snprintf(what, sizeof what, "%s gemm (%s: fp32 %.2f, host linear %.1f + max(k, %.1f), "
+                 "bmm %.1f + max(k, %.1f))", id, on, rate_at(a), host_at(hs->pre[0]),
+                 host_at(hs->post[0]), host_at(hs->pre[1]), host_at(hs->post[1]));
+    else
+        snprintf(what, sizeof what, "%s %s (%s: HBM %.2f, host %.1f + max(k, %.1f))", id,
+                 kind_names[kd], on, hbm_at(a), host_at(hs->pre[0]), host_at(hs->post[0]));
+    report(what, e);
 }
 
 static int neusight(const char *shared, const char *kdb)
@@ -362,13 +438,18 @@ static int neusight(const char *shared, const char *kdb)
         for (int kd = 0; kd < N_KIND; kd++) {
             char what[128];
             e.nb = e.ns = e.nbb = 0;
-            struct aug_op op;
-            memset(&op, 0, sizeof op);
-            op.kind = kd == 0 ? AUG_OP_GEMM : AUG_OP_MEMORY;
-            double pre, post;
-            aug_host_overhead_us(&op, &pre, &post);
-            collect(&gd[g], kd, kd == 0 ? a_def : hbm_def, (int)lround(pre / 0.5),
-                    (int)lround(post / 0.5), -1, &e);
+            struct hosts hs;
+            for (int b = 0; b < 2; b++) { /* nn.Linear, torch.bmm */
+                struct aug_op op;
+                memset(&op, 0, sizeof op);
+                op.kind = kd == 0 ? AUG_OP_GEMM : AUG_OP_MEMORY;
+                op.batch = b ? 2 : 1;
+                double pre, post;
+                aug_host_overhead_us(&op, &pre, &post);
+                hs.pre[b] = (int)lround(pre / 0.5);
+                hs.post[b] = (int)lround(post / 0.5);
+            }
+            collect(&gd[g], kd, kd == 0 ? a_def : hbm_def, &hs, -1, &e);
             snprintf(what, sizeof what, "%s %s", gd[g].id, kind_names[kd]);
             report(what, &e);
         }
@@ -378,17 +459,14 @@ static int neusight(const char *shared, const char *kdb)
         use[g] = 1;
         for (int kd = 0; kd < N_KIND; kd++) {
             e.nb = e.ns = e.nbb = 0;
-            int a = 0, h = 0, h2 = 0;
+            int a = 0;
+            struct hosts hs;
             for (int fold = 0; fold < 5; fold++) {
-                fit(gd, NG, use, kd, fold, scratch, &a, &h, &h2);
-                collect(&gd[g], kd, a, h, h2, fold, &e);
+                fit_all(gd, NG, use, kd, fold, scratch, &a, &hs);
+                collect(&gd[g], kd, a, &hs, fold, &e);
             }
-            fit(gd, NG, use, kd, -1, scratch, &a, &h, &h2);
-            char what[160];
-            snprintf(what, sizeof what, "%s %s (all: %s %.2f, host %.1f + max(k, %.1f))",
-                     gd[g].id, kind_names[kd], kd == 0 ? "fp32" : "HBM",
-                     kd == 0 ? rate_at(a) : hbm_at(a), host_at(h), host_at(h2));
-            report(what, &e);
+            fit_all(gd, NG, use, kd, -1, scratch, &a, &hs);
+            report_fit(gd[g].id, "all", kd, a, &hs, &e);
         }
     }
     printf(" c. leave one GPU out (fit on four, predict the fifth from its spec row)\n");
@@ -397,27 +475,29 @@ static int neusight(const char *shared, const char *kdb)
         for (int q = 0; q < NG; q++)
             use[q] = q != g;
         for (int kd = 0; kd < N_KIND; kd++) {
-            int a = 0, h = 0, h2 = 0;
-            fit(gd, NG, use, kd, -1, scratch, &a, &h, &h2);
+            int a = 0;
+            struct hosts hs;
+            fit_all(gd, NG, use, kd, -1, scratch, &a, &hs);
             e.nb = e.ns = e.nbb = 0;
-            collect(&gd[g], kd, a, h, h2, -1, &e);
-            char what[160];
-            snprintf(what, sizeof what, "%s %s (4 others: %s %.2f, host %.1f + max(k, %.1f))",
-                     gd[g].id, kind_names[kd], kd == 0 ? "fp32" : "HBM",
-                     kd == 0 ? rate_at(a) : hbm_at(a), host_at(h), host_at(h2));
-            report(what, &e);
+            collect(&gd[g], kd, a, &hs, -1, &e);
+            report_fit(gd[g].id, "4 others", kd, a, &hs, &e);
         }
     }
     /* the per-call host overhead over all five GPUs (hw/host_time.c) */
     int all[NG] = {1, 1, 1, 1, 1};
     printf(" all five GPUs:");
     for (int kd = 0; kd < N_KIND; kd++) {
-        int a = 0, h = 0, h2 = 0;
-        fit(gd, NG, all, kd, -1, scratch, &a, &h, &h2);
-        printf(" %s host %.1f + max(k, %.1f) us (%s %.2f)%s", kind_names[kd], host_at(h),
-               host_at(h2),
-               kd == 0 ? "fp32" : "HBM", kd == 0 ? rate_at(a) : hbm_at(a),
-               kd + 1 < N_KIND ? "," : "\n");
+        int a = 0;
+        struct hosts hs;
+        fit_all(gd, NG, all, kd, -1, scratch, &a, &hs);
+        if (kd == 0)
+            printf(" gemm (fp32 %.2f) nn.Linear host %.1f + max(k, %.1f) us, bmm host %.1f + "
+                   "max(k, %.1f) us,", rate_at(a), host_at(hs.pre[0]), host_at(hs.post[0]),
+                   host_at(hs.pre[1]), host_at(hs.post[1]));
+        else
+            printf(" %s host %.1f + max(k, %.1f) us (HBM %.2f)%s", kind_names[kd],
+                   host_at(hs.pre[0]), host_at(hs.post[0]), hbm_at(a),
+                   kd + 1 < N_KIND ? "," : "\n");
     }
     for (int g = 0; g < NG; g++)
         for (int kd = 0; kd < N_KIND; kd++) {

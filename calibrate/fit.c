@@ -579,6 +579,7 @@ void aug_fit_sample_point(const struct aug_sample *x, const struct aug_gpu *gpu,
                   : x->family == AUG_FAMILY_ATTENTION ? AUG_OP_ATTENTION
                                                       : AUG_OP_MEMORY;
         op.mem_op = x->op;
+        op.batch = x->batch; /* torch.bmm has its own host overhead */
         double pre, post;
         aug_host_overhead_us(&op, &pre, &post);
         double k = x->time_us - pre;

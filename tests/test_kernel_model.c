@@ -592,7 +592,8 @@ static void test_every_dtype_and_host_time(void **state)
     struct aug_op m = aug_op_memory("m", "elementwise", AUG_DTYPE_BF16, 1e3, 0);
     /* pre + max(kernel, post): a 5 us add hides behind the 17 us of host work after its
      * launch (10 + 17 = 27 us, NeuSight's A100 floor of 26-28 us); a 100 us one shows:
-     * 10 + 100; layer norm pays 40 us before its kernel; GEMMs 42 + max(kernel, 7) */
+     * 10 + 100; layer norm pays 40 us before its kernel; nn.Linear 55 + max(kernel, 3.5),
+     * torch.bmm (batch > 1) 29.5 + max(kernel, 15) */
     double pre, post;
     aug_host_overhead_us(&m, &pre, &post);
     assert_near(pre, 10.0, 0);
@@ -603,10 +604,16 @@ static void test_every_dtype_and_host_time(void **state)
     aug_host_overhead_us(&ln, &pre, &post);
     assert_near(pre, 40.0, 0);
     aug_host_overhead_us(&g, &pre, &post);
-    assert_near(pre, 42.0, 0);
-    assert_near(post, 7.0, 0);
-    assert_rel(aug_host_time_s(100e-6, pre, post), 142e-6, 1e-12);
-    assert_rel(aug_host_time_s(5e-6, pre, post), 49e-6, 1e-12);
+    assert_near(pre, 55.0, 0);
+    assert_near(post, 3.5, 0);
+    assert_rel(aug_host_time_s(100e-6, pre, post), 155e-6, 1e-12);
+    assert_rel(aug_host_time_s(2e-6, pre, post), 58.5e-6, 1e-12);
+    struct aug_op bmm = aug_op_gemm("b", AUG_DTYPE_FP32, 64, 64, 64, 8);
+    aug_host_overhead_us(&bmm, &pre, &post);
+    assert_near(pre, 29.5, 0);
+    assert_near(post, 15.0, 0);
+    assert_rel(aug_host_time_s(5e-6, pre, post), 44.5e-6, 1e-12);
+    assert_rel(aug_host_time_s(100e-6, pre, post), 129.5e-6, 1e-12);
 }
 
 /* Times of gemm_tile at parameters `truth` over 64 compute- and memory-bound shapes (one in
@@ -677,8 +684,9 @@ static void test_gemm_tile_fit_recovers(void **state)
 
 /* Host-timed measurements (host_event, wall) are fitted as kernel time: t - pre when the
  * kernel shows (t > pre + post), left out when it hides behind the host work
- * (hw/host_time.c: memory ops without a name take torch.add's pre 10, post 17 us; GEMMs
- * 42 and 7). CUPTI and launch-bracketing event times are taken as they are. */
+ * (hw/host_time.c: memory ops without a name take torch.add's pre 10, post 17 us;
+ * nn.Linear 55 and 3.5, torch.bmm 29.5 and 15). CUPTI and launch-bracketing event times
+ * are taken as they are. */
 static void test_host_timed_samples_fit_kernel_time(void **state)
 {
     (void)state;
@@ -704,16 +712,24 @@ static void test_host_timed_samples_fit_kernel_time(void **state)
     x.family = AUG_FAMILY_GEMM;
     x.m = x.n = x.k = 64;
     x.batch = 1;
-    x.time_us = 39;
+    x.time_us = 52;
     snprintf(x.timing, sizeof x.timing, "wall");
     aug_fit_sample_point(&x, &a100, &pt, &t, &e);
     assert_true(isnan(t));
-    x.time_us = 49; /* 42 + 7: a 7 us kernel hides behind the host work */
+    x.time_us = 58.5; /* 55 + 3.5: a 3.5 us kernel hides behind the host work */
     aug_fit_sample_point(&x, &a100, &pt, &t, &e);
     assert_true(isnan(t));
     x.time_us = 61;
     aug_fit_sample_point(&x, &a100, &pt, &t, &e);
-    assert_near(t, 19, 1e-12);
+    assert_near(t, 6, 1e-12);
+    /* the same 61 us as a torch.bmm of 8 entries: 61 - 29.5 = 31.5 us of kernel; 44 us
+     * (a kernel within 15 us of 29.5) hides */
+    x.batch = 8;
+    aug_fit_sample_point(&x, &a100, &pt, &t, &e);
+    assert_near(t, 31.5, 1e-12);
+    x.time_us = 44;
+    aug_fit_sample_point(&x, &a100, &pt, &t, &e);
+    assert_true(isnan(t));
 }
 
 int main(void)
