@@ -31,8 +31,8 @@
 /* Share of the collective model's rate the serial path reaches: fitted on Narayanan et
  * al. SC21 Table 2's six ZeRO-3 runs (GPT-3 175B on 384-1536 and a 530B model on
  * 640-2240 A100s) by benchmarks/bench_zero3_fit.c, which reports it held out (each row
- * predicted from a fit on the other five: MAPE 5.16%; the 175B runs from a fit on the
- * 530B ones: 7.97%, the reverse 6.40%); the fit on all six is 0.324 (MAPE 4.28%). */
+ * predicted from a fit on the other five: MAPE 5.17%; the 175B runs from a fit on the
+ * 530B ones: 7.81%, the reverse 6.36%); the fit on all six is 0.324 (MAPE 4.28%). */
 #define AUG_ZERO3_SERIAL_RATE 0.324
 
 /* Seconds one micro-batch spends in ZeRO-3's serial gathers and reduce-scatters on a
