@@ -35,10 +35,10 @@ struct aug_gemm_plan {
     double tiles;                  /* output tiles over all batches, times split_k */
     double waves;                  /* ceil(tiles / (SMs x CTAs per SM)); stream-K: the full
                                     * waves plus the spread last one, tiles / slots */
-    double last_wave;              /* what the last wave costs as a share of a full one:
-                                    * ceil(rest / SMs) / CTAs per SM (the busiest SM's
-                                    * CTAs), 0 when the waves are all full; stream-K:
-                                    * rest / slots */
+    double last_wave;              /* what the last wave costs as a share of a full one,
+                                    * 0 when the waves are all full: SIMT ceil(rest / SMs)
+                                    * / CTAs per SM (the busiest SM's CTAs), tensor cores
+                                    * 1, stream-K rest / slots */
     double t_wave_us;              /* one full wave of the main loop */
     int stream_k;                  /* 1: the data-parallel + stream-K hybrid was chosen */
     double hbm_bytes;              /* HBM traffic: operands (with L2 reuse) + output */
