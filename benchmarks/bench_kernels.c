@@ -248,16 +248,22 @@ static double cost(struct gpu_data *gd, int ng, const int *use, int kd, int a, i
     return median(scratch, n);
 }
 
-static void fit(struct gpu_data *gd, int ng, const int *use, int kd, int fold,
-                double *scratch, int *best_a, int *best_h, int *best_h2)
+/* Grid search of the rate (or HBM) index a and the host pre and post indices minimising
+ * the cost of op `o`'s points: a coarse grid, then a finer one around its best. a_fixed >= 0
+ * holds a there (GEMMs: one rate per GPU, a host overhead per op) and refines the host in
+ * steps of one instead of two. */
+static void fit_grid(struct gpu_data *gd, int ng, const int *use, int kd, int fold, enum ops o,
+                     int a_fixed, double *scratch, int *best_a, int *best_h, int *best_h2)
 {
     double best = INFINITY;
-    int na = kd == 0 ? N_RATE : N_HBM;
-    /* coarse grid, then refine around the best */
-    for (int a = 0; a < na; a += 4)
+    int a_lo = a_fixed >= 0 ? a_fixed : 0;
+    int a_hi = a_fixed >= 0 ? a_fixed + 1 : kd == 0 ? N_RATE : N_HBM;
+    int fine = a_fixed >= 0 ? 1 : 2;
+    *best_a = a_lo;
+    for (int a = a_lo; a < a_hi; a += 4)
         for (int h = 0; h < N_HOST; h += 8)
             for (int h2 = 0; h2 < N_POST; h2 += 8) {
-                double c = cost(gd, ng, use, kd, a, h, h2, fold, OPS_ALL, scratch);
+                double c = cost(gd, ng, use, kd, a, h, h2, fold, o, scratch);
                 if (c < best) {
                     best = c;
                     *best_a = a;
@@ -267,11 +273,11 @@ static void fit(struct gpu_data *gd, int ng, const int *use, int kd, int fold,
             }
     int a0 = *best_a, h0 = *best_h, p0 = *best_h2;
     for (int a = a0 - 4; a <= a0 + 4; a++)
-        for (int h = h0 - 8; h <= h0 + 8; h += 2)
-            for (int h2 = p0 - 8; h2 <= p0 + 8; h2 += 2) {
-                if (a < 0 || a >= na || h < 0 || h >= N_HOST || h2 < 0 || h2 >= N_POST)
+        for (int h = h0 - 8; h <= h0 + 8; h += fine)
+            for (int h2 = p0 - 8; h2 <= p0 + 8; h2 += fine) {
+                if (a < a_lo || a >= a_hi || h < 0 || h >= N_HOST || h2 < 0 || h2 >= N_POST)
                     continue;
-                double c = cost(gd, ng, use, kd, a, h, h2, fold, OPS_ALL, scratch);
+                double c = cost(gd, ng, use, kd, a, h, h2, fold, o, scratch);
                 if (c < best) {
                     best = c;
                     *best_a = a;
@@ -279,35 +285,6 @@ static void fit(struct gpu_data *gd, int ng, const int *use, int kd, int fold,
                     *best_h2 = h2;
                 }
             }
-}
-
-/* The host overhead (pre, post) of the points of op `o` at a fixed rate index a: the GEMM
- * rate is one per GPU, the host overhead one per op. */
-static void fit_host(struct gpu_data *gd, int ng, const int *use, int kd, int a, int fold,
-                     enum ops o, double *scratch, int *best_h, int *best_h2)
-{
-    double best = INFINITY;
-    for (int h = 0; h < N_HOST; h += 8)
-        for (int h2 = 0; h2 < N_POST; h2 += 8) {
-            double c = cost(gd, ng, use, kd, a, h, h2, fold, o, scratch);
-            if (c < best) {
-                best = c;
-                *best_h = h;
-                *best_h2 = h2;
-            }
-        }
-    int h0 = *best_h, p0 = *best_h2;
-    for (int h = h0 - 8; h <= h0 + 8; h++)
-        for (int h2 = p0 - 8; h2 <= p0 + 8; h2++) {
-            if (h < 0 || h >= N_HOST || h2 < 0 || h2 >= N_POST)
-                continue;
-            double c = cost(gd, ng, use, kd, a, h, h2, fold, o, scratch);
-            if (c < best) {
-                best = c;
-                *best_h = h;
-                *best_h2 = h2;
-            }
-        }
 }
 
 /* Host overhead grid indices of nn.Linear [0] and torch.bmm [1] (memory ops: [0]). */
@@ -320,14 +297,14 @@ struct hosts {
 static void fit_all(struct gpu_data *gd, int ng, const int *use, int kd, int fold,
                     double *scratch, int *a, struct hosts *hs)
 {
-    int h = 0, h2 = 0;
-    fit(gd, ng, use, kd, fold, scratch, a, &h, &h2);
+    int h = 0, h2 = 0, a_op;
+    fit_grid(gd, ng, use, kd, fold, OPS_ALL, -1, scratch, a, &h, &h2);
     hs->pre[0] = hs->pre[1] = h;
     hs->post[0] = hs->post[1] = h2;
     if (kd != 0)
         return;
-    fit_host(gd, ng, use, kd, *a, fold, OPS_LINEAR, scratch, &hs->pre[0], &hs->post[0]);
-    fit_host(gd, ng, use, kd, *a, fold, OPS_BMM, scratch, &hs->pre[1], &hs->post[1]);
+    fit_grid(gd, ng, use, kd, fold, OPS_LINEAR, *a, scratch, &a_op, &hs->pre[0], &hs->post[0]);
+    fit_grid(gd, ng, use, kd, fold, OPS_BMM, *a, scratch, &a_op, &hs->pre[1], &hs->post[1]);
 }
 
 struct errs {

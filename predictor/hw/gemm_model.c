@@ -213,17 +213,13 @@ static const double splits[] = {1, 2, 4, 8, 16};
 static const double simt_batched_ampere[][2] = {{128, 128}};
 static const double simt_batched_volta[][2] = {{128, 64}, {64, 64}, {32, 128}, {128, 32}};
 
-/* The candidate tiles of `c` for a GEMM of `batch` entries and the largest of the family
- * (the reference of the main-loop rate); *nt receives their count. */
-static const double (*tile_family(const struct aug_gemm_ceiling *c, double batch, int *nt,
-                                  const double **largest))[2]
+/* The candidate tiles of `c` for a GEMM of `batch` entries; *nt receives their count. */
+static const double (*tile_family(const struct aug_gemm_ceiling *c, double batch, int *nt))[2]
 {
     if (!c->simt) {
         *nt = (int)(sizeof tc_tiles / sizeof *tc_tiles);
-        *largest = tc_tiles[0];
         return tc_tiles;
     }
-    *largest = simt_tiles[0];
     if (batch > 1 && c->sm_arch >= 80) {
         *nt = 1;
         return simt_batched_ampere;
@@ -271,11 +267,10 @@ double aug_gemm_model_tile_us(const struct aug_gemm_ceiling *c, double m, double
     double full = floor(tiles / slots), rest = tiles - full * slots;
     double last = rest <= 0 ? 0.0 : c->simt ? fmin(ceil(rest / (double)c->sms), ctas) / ctas
                                             : 1.0;
-    /* main-loop rate of this tile, against the largest tile of the family */
-    int nt;
-    const double *big;
-    tile_family(c, batch, &nt, &big);
-    double big_m = big[0], big_n = big[1];
+    /* main-loop rate of this tile, against the largest tile of the family (SIMT: 128 x 128,
+     * batched or not) */
+    double big_m = c->simt ? simt_tiles[0][0] : tc_tiles[0][0];
+    double big_n = c->simt ? simt_tiles[0][1] : tc_tiles[0][1];
     double rate = aug_gemm_mainloop_tflops(c) * 1e12;
     double i0 = rate / (c->l2_gbps * 1e9);
     double it = intensity(tile_m, tile_n, c->elt_bytes);
@@ -367,8 +362,7 @@ double aug_gemm_model_us(const struct aug_gemm_ceiling *c, double m, double n, d
     if (batch < 1)
         batch = 1;
     int nt;
-    const double *big;
-    const double(*tiles)[2] = tile_family(c, batch, &nt, &big);
+    const double(*tiles)[2] = tile_family(c, batch, &nt);
     /* batched SGEMM kernels never split k (see simt_batched_*) */
     size_t nsplit = c->simt && batch > 1 ? 1 : sizeof splits / sizeof *splits;
     double best = INFINITY;
