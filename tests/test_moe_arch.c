@@ -453,6 +453,30 @@ static void test_mla_flops(void **state) {
     assert_rel(core, 62.0 * 2 * s * s * 128 * 320, 1e-9);
 }
 
+/* Unfused latent attention (what Transformer Engine before 2.5 runs for MLA on Blackwell,
+ * see tests/test_cli.c): per rank with tp 2, 64 heads of one 4096-token sequence. QK^T
+ * contracts over 128 + 64 = 192: 2 * 64 * 4096^2 * 192 = 412,316,860,416 FLOPs; PV over
+ * the value width 128: 2 * 64 * 4096^2 * 128 = 274,877,906,944. */
+static double flops_of(const struct aug_graph_op *ops, int n, const char *name) {
+    for (int i = 0; i < n; i++)
+        if (strcmp(ops[i].op.name, name) == 0)
+            return ops[i].op.flops;
+    return -1.0;
+}
+
+static void test_mla_unfused(void **state) {
+    (void)state;
+    struct aug_model m = load("deepseek-v3");
+    struct aug_plan p = plan(&m, 128, 2, 1, 64);
+    p.flash_attention = 0;
+    struct aug_graph g;
+    aug_graph_layer(&m, &p, &h100, &g);
+    assert_near(flops_of(g.fwd, g.n_fwd, "attn_qk"), 412316860416.0, 1.0);
+    assert_near(flops_of(g.fwd, g.n_fwd, "attn_av"), 274877906944.0, 1.0);
+    assert_near(flops_of(g.bwd, g.n_bwd, "attn_av_dgrad_v"), 274877906944.0, 1.0);
+    assert_near(flops_of(g.bwd, g.n_bwd, "attn_qk_dgrad_q"), 412316860416.0, 1.0);
+}
+
 /* A capacity factor drops routed work; MFU counts only processed tokens and stays <= 1 for
  * every factor, however small (Mixtral: dropped = 1 - c at c <= 1 with even routing). */
 static void test_mfu_with_capacity(void **state) {
@@ -672,6 +696,7 @@ int main(void) {
         cmocka_unit_test(test_layer_mix_and_mtp),
         cmocka_unit_test(test_window_attention),
         cmocka_unit_test(test_mla_flops),
+        cmocka_unit_test(test_mla_unfused),
         cmocka_unit_test(test_mfu_with_capacity),
         cmocka_unit_test(test_moe_overlap),
         cmocka_unit_test(test_ep_nodes),

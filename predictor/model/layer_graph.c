@@ -93,6 +93,7 @@ struct attn_plan {
     struct aug_attn_io io;
     enum aug_dtype adt;
     int kernel; /* enum aug_attn_kernel */
+    double d_qk, d_v; /* per-head widths of q.k and of p.v (MLA: 192 and 128) */
 };
 
 static void attn_plan_init(const struct aug_model *m, const struct aug_plan *p,
@@ -100,6 +101,11 @@ static void attn_plan_init(const struct aug_model *m, const struct aug_plan *p,
                            double share, struct attn_plan *ap) {
     attn_shape(m, p, x, window, &ap->a, &ap->steps);
     ap->share = share;
+    ap->d_qk = ap->d_v = x->d;
+    if (m->attention == AUG_ATTN_MLA) {
+        ap->d_qk = (double)(m->qk_nope_head_dim + m->qk_rope_head_dim);
+        ap->d_v = (double)m->v_head_dim;
+    }
     if (!(share > 0))
         return; /* no layer of the stage runs it */
     /* fp8 recipes (Transformer Engine) keep attention in bf16 */
@@ -128,14 +134,17 @@ static struct aug_op flash_op(const struct attn_plan *ap, int backward) {
     return fa;
 }
 
-/* Unfused attention: QK^T, softmax, dropout, AV (Dao et al. 2022, Algorithm 0). */
+/* Unfused attention: QK^T, softmax, dropout, AV (Dao et al. 2022, Algorithm 0), every
+ * score of the square computed and masked; QK^T contracts over the query/key width and AV
+ * over the value width, which differ under MLA (Transformer Engine's
+ * UnfusedDotProductAttention, TE 2.2, runs the same two batched GEMMs). */
 static void unfused_ops(const struct attn_plan *ap, const struct aug_dims *x, struct aug_op *qk,
                         struct aug_op *sm, struct aug_op *dr, struct aug_op *av, double *scores) {
     double bh = ap->a.batch * ap->a.heads;
-    *qk = aug_op_gemm("attn_qk", ap->adt, ap->a.seq_q, ap->a.seq_kv, x->d, bh);
+    *qk = aug_op_gemm("attn_qk", ap->adt, ap->a.seq_q, ap->a.seq_kv, ap->d_qk, bh);
     *scores = bh * ap->a.seq_q * ap->a.seq_kv;
     *sm = aug_gb_act("attn_softmax", "softmax", x, 2.0 * *scores * x->e, 5.0 * *scores);
-    *av = aug_op_gemm("attn_av", ap->adt, ap->a.seq_q, x->d, ap->a.seq_kv, bh);
+    *av = aug_op_gemm("attn_av", ap->adt, ap->a.seq_q, ap->d_v, ap->a.seq_kv, bh);
     *dr = aug_gb_act("attn_dropout", "elementwise", x, *scores * (2.0 * x->e + 1.0), *scores);
     qk->count = sm->count = av->count = dr->count = ap->steps * ap->share;
 }
