@@ -518,6 +518,28 @@ static void test_train_ops(void **state) {
 static const char acc_header[] =
     "id,source,model,system,num_gpus,tp,pp,microbatch,global_batch,seq_len,metric,value,unit\n";
 
+/* MLA's 192-wide q.k heads on Blackwell: Transformer Engine trains them with a fused
+ * kernel only since TE 2.5 with cuDNN 9.11, and the plan says so; Hopper (cuDNN trains d
+ * up to 256 there since 9.5) and an unfused plan get no note. */
+static void test_train_mla_blackwell_note(void **state) {
+    (void)state;
+    const char *note = "needs Transformer Engine >= 2.5 with cuDNN >= 9.11";
+    expect_exit(RUN("train", "--model", "deepseek-v3", "--system", "gb200-nvl72", "--gpus", "128",
+                    "--tp", "2", "--pp", "4", "--ep", "32", "--etp", "1", "--micro-batch", "1",
+                    "--global-batch", "1024", "--pp-first-layers", "15", "--pp-last-layers",
+                    "14"), 0);
+    out_has(note);
+    expect_exit(RUN("train", "--model", "deepseek-v3", "--system", "gb200-nvl72", "--gpus", "128",
+                    "--tp", "2", "--pp", "4", "--ep", "32", "--etp", "1", "--micro-batch", "1",
+                    "--global-batch", "1024", "--pp-first-layers", "15", "--pp-last-layers",
+                    "14", "--attention", "unfused"), 0);
+    assert_null(strstr(out_buf, note));
+    expect_exit(RUN("train", "--model", "deepseek-v3", "--system", "dgx-h100", "--gpus", "512",
+                    "--tp", "2", "--pp", "8", "--ep", "64", "--etp", "1", "--micro-batch", "1",
+                    "--global-batch", "4096", "--uneven-pp"), 0);
+    assert_null(strstr(out_buf, note));
+}
+
 static void test_validate(void **state) {
     (void)state;
     char text[1024];
@@ -615,6 +637,7 @@ int main(void) {
         cmocka_unit_test(test_train_csv),
         cmocka_unit_test(test_train_ops),
         cmocka_unit_test(test_train_first_last_layers),
+        cmocka_unit_test(test_train_mla_blackwell_note),
         cmocka_unit_test(test_validate),
         cmocka_unit_test(test_validate_bad_row),
         cmocka_unit_test(test_models_and_systems),

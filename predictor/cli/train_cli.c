@@ -174,6 +174,16 @@ void aug_cli_train_table(FILE *f, const struct aug_model *m, const struct aug_sy
             !p->flash_attention ? ""
             : p->attn_kernel == AUG_ATTN_KERNEL_FA2 ? " (FlashAttention-2)"
             : p->attn_kernel == AUG_ATTN_KERNEL_FA3 ? " (FlashAttention-3)" : " (cuDNN)");
+    /* Transformer Engine trains a fused kernel with a head wider than 128 on Blackwell only
+     * since TE 2.5 with cuDNN 9.11 (common/fused_attn/fused_attn.cpp, TE PR #1797,
+     * 2025-06); FlashAttention refuses MLA's unequal q.k and p.v widths, so older stacks
+     * (NeMo 25.04's TE) run UnfusedDotProductAttention there. */
+    if (m->attention == AUG_ATTN_MLA && p->flash_attention && s->gpu.sm_arch >= 100 &&
+        (m->qk_nope_head_dim + m->qk_rope_head_dim > 128 || m->v_head_dim > 128))
+        fprintf(f, "# note: fused attention assumed for MLA heads of %ld/%ld on sm_%d, which "
+                   "needs Transformer Engine >= 2.5 with cuDNN >= 9.11; older stacks run "
+                   "unfused attention (--attention unfused)\n",
+                m->qk_nope_head_dim + m->qk_rope_head_dim, m->v_head_dim, s->gpu.sm_arch);
     fprintf(f, "# overlap: dp %s, tp %s, pp %s, parameter all-gather %s%s; compute slowdown %.2f "
                "while a collective shares the SMs\n", p->dp_overlap ? "on" : "off",
             p->tp_overlap ? "on" : "off", p->pp_overlap ? "on" : "off",
