@@ -235,6 +235,37 @@ static void test_flash_attention_drops_score_term(void **state) {
     assert_rel(layer_act((long)T_, 1, AUG_RECOMPUTE_NONE, 1), (34.0 * sbh + lse) / T_, 1e-12);
 }
 
+/* Unfused attention holds two score-sized tensors in the layer it runs (scores beside
+ * probabilities, then their gradient beside them): with b 4, a 16 over t 4, s 2048 and
+ * 2-byte scores that is 2 * 2 * 4 * 4 * 2048^2 = 268,435,456 bytes = 0.25 GiB above the
+ * 1 GiB workspace, also when core_attn recomputation keeps none of them between passes.
+ * FlashAttention adds nothing; Ulysses CP 2 runs all 2048 queries of 2 heads per rank:
+ * 2 * 2 * 4 * 2 * 2048^2 bytes = 0.125 GiB. */
+static void test_unfused_attention_workspace(void **state) {
+    (void)state;
+    struct aug_model m = gpt(8, (long)H_, (long)A_, 51200, (long)S_);
+    struct aug_train_memory mem;
+    struct aug_plan p = act_plan((long)T_, 1, AUG_RECOMPUTE_NONE, 0);
+    assert_int_equal(aug_plan_resolve(&p, &m, &sys), AUG_OK);
+    aug_train_memory(&m, &sys, &p, &mem);
+    assert_near(mem.workspace_gib, 1.25, 1e-12);
+    p = act_plan((long)T_, 1, AUG_RECOMPUTE_SELECTIVE, 0);
+    assert_int_equal(aug_plan_resolve(&p, &m, &sys), AUG_OK);
+    aug_train_memory(&m, &sys, &p, &mem);
+    assert_near(mem.workspace_gib, 1.25, 1e-12);
+    p = act_plan((long)T_, 1, AUG_RECOMPUTE_NONE, 1);
+    assert_int_equal(aug_plan_resolve(&p, &m, &sys), AUG_OK);
+    aug_train_memory(&m, &sys, &p, &mem);
+    assert_near(mem.workspace_gib, 1.0, 0);
+    p = act_plan((long)T_, 1, AUG_RECOMPUTE_NONE, 0);
+    p.gpus = 8;
+    p.cp = 2;
+    p.cp_algo = AUG_CP_ULYSSES;
+    assert_int_equal(aug_plan_resolve(&p, &m, &sys), AUG_OK);
+    aug_train_memory(&m, &sys, &p, &mem);
+    assert_near(mem.workspace_gib, 1.125, 1e-12);
+}
+
 static void test_fp32_doubles_activations(void **state) {
     (void)state;
     /* Table 2 counts 2-byte activations; fp32 training keeps 4-byte ones. The mask bytes
@@ -394,6 +425,7 @@ int main(void) {
         cmocka_unit_test(test_table2_tp_sp_selective),
         cmocka_unit_test(test_table2_full_recompute),
         cmocka_unit_test(test_flash_attention_drops_score_term),
+        cmocka_unit_test(test_unfused_attention_workspace),
         cmocka_unit_test(test_fp32_doubles_activations),
         cmocka_unit_test(test_pipeline_in_flight),
         cmocka_unit_test(test_zero_bytes_per_parameter),

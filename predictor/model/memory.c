@@ -37,7 +37,8 @@
 #include "memory.h"
 
 /* Workspace a training process holds besides tensors: CUDA context (~0.5 GiB), cuBLAS
- * workspaces and NCCL buffers; a documented default. */
+ * workspaces and NCCL buffers; a documented default (unfused attention adds its transient
+ * scores, below). */
 #define AUG_TRAIN_WORKSPACE_GIB 1.0
 
 static double norm_params(const struct aug_model *m) {
@@ -267,6 +268,30 @@ static void states(const struct aug_model *m, const struct aug_plan *p, const st
                           experts / (stage_z >= 1 ? eshard : 1.0)) * ob / AUG_GIB;
 }
 
+/* Unfused attention holds, in the layer it is running, two score-sized tensors beyond
+ * what the layers keep: the scores beside the probabilities the softmax writes (forward, or
+ * its recomputation under core_attn), then the probabilities' gradient beside the
+ * probabilities in the backward, which Megatron's fused masked softmax turns into the
+ * scores' gradient in place (Transformer Engine UnfusedDotProductAttention and
+ * FusedScaleMaskSoftmax, TE 2.2; Megatron-LM megatron/core/fusions/fused_softmax.py). Per
+ * rank b a/t queries x keys scores of e bytes: the rank's n = seq/cp queries against n keys
+ * per ring step, against all seq keys with the all-gather variant; Ulysses all seq queries
+ * and keys of a/(t cp) heads. FlashAttention keeps its tiles in shared memory. */
+static double unfused_attention_transient_bytes(const struct aug_model *m,
+                                                const struct aug_plan *p) {
+    if (p->flash_attention || m->arch == AUG_ARCH_MATMULFREE)
+        return 0.0;
+    double N = (double)p->seq, n = N / (double)p->cp, heads = (double)m->heads / (double)p->tp;
+    double pairs = n * n;
+    if (p->cp > 1 && p->cp_algo == AUG_CP_ALLGATHER)
+        pairs = n * N;
+    else if (p->cp > 1 && p->cp_algo == AUG_CP_ULYSSES) {
+        pairs = N * N;
+        heads /= (double)p->cp;
+    }
+    return 2.0 * aug_train_act_bytes(p) * (double)p->micro_batch * heads * pairs;
+}
+
 /* Memory of pipeline rank `stage`; with one stage, `with_logits` adds the logits the last
  * stage holds beside its one micro-batch (activation_bytes counts them from pp 2). */
 static void rank_memory(const struct aug_model *m, const struct aug_system *s,
@@ -278,7 +303,7 @@ static void rank_memory(const struct aug_model *m, const struct aug_system *s,
     if (with_logits)
         r->activations_gib += logit_bytes(p) * (double)(p->seq / p->cp) * (double)p->micro_batch *
                               (double)m->vocab / (double)p->tp / AUG_GIB;
-    r->workspace_gib = AUG_TRAIN_WORKSPACE_GIB;
+    r->workspace_gib = AUG_TRAIN_WORKSPACE_GIB + unfused_attention_transient_bytes(m, p) / AUG_GIB;
     r->total_gib = r->weights_gib + r->gradients_gib + r->optimizer_gib + r->activations_gib +
                    r->workspace_gib;
 }
