@@ -386,12 +386,24 @@ static struct aug_plan plan(const struct aug_model *m, long gpus, long tp, long 
     return p;
 }
 
-/* Count of the last op of that name (-1: none); the shared expert's MLP comes first. */
-static double count_of(const struct aug_graph_op *ops, int n, const char *name) {
+/* The last op of that name (NULL: none); the shared expert's MLP comes first. */
+static const struct aug_op *last_op(const struct aug_graph_op *ops, int n, const char *name) {
     for (int i = n - 1; i >= 0; i--)
         if (strcmp(ops[i].op.name, name) == 0)
-            return ops[i].op.count;
-    return -1.0;
+            return &ops[i].op;
+    return NULL;
+}
+
+/* Count of the last op of that name (-1: none). */
+static double count_of(const struct aug_graph_op *ops, int n, const char *name) {
+    const struct aug_op *o = last_op(ops, n, name);
+    return o ? o->count : -1.0;
+}
+
+/* FLOPs of the last op of that name (-1: none). */
+static double flops_of(const struct aug_graph_op *ops, int n, const char *name) {
+    const struct aug_op *o = last_op(ops, n, name);
+    return o ? o->flops : -1.0;
 }
 
 /* DeepSeek-V3 on one pipeline stage: 58 of 61 layers are MoE, 3 dense; the mean layer
@@ -457,13 +469,6 @@ static void test_mla_flops(void **state) {
  * see tests/test_cli.c): per rank with tp 2, 64 heads of one 4096-token sequence. QK^T
  * contracts over 128 + 64 = 192: 2 * 64 * 4096^2 * 192 = 412,316,860,416 FLOPs; PV over
  * the value width 128: 2 * 64 * 4096^2 * 128 = 274,877,906,944. */
-static double flops_of(const struct aug_graph_op *ops, int n, const char *name) {
-    for (int i = 0; i < n; i++)
-        if (strcmp(ops[i].op.name, name) == 0)
-            return ops[i].op.flops;
-    return -1.0;
-}
-
 static void test_mla_unfused(void **state) {
     (void)state;
     struct aug_model m = load("deepseek-v3");
