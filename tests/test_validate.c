@@ -260,6 +260,20 @@ static double predict_zero3(enum aug_main_grads g) {
     return predict_small_row(&p);
 }
 
+/* The two rows of the set at `path`, both measuring `measured`, validated with fallback
+ * defaults only: both predicted, as t_first and t_second, the second's error against the
+ * measured value following. */
+static void expect_two_rows(const char *path, double measured, double t_first, double t_second) {
+    struct aug_validate_options opt = {NULL, 1, NULL, NULL, 0.0};
+    struct aug_validate_report *r = NULL;
+    assert_int_equal(aug_validate_file(path, AUG_VALIDATE_AUTO, &opt, &r), AUG_OK);
+    assert_int_equal(r->predicted_rows, 2);
+    assert_rel(r->rows[0].predicted, t_first, 1e-12);
+    assert_rel(r->rows[1].predicted, t_second, 1e-12);
+    assert_rel(r->rows[1].error_pct, 100.0 * (t_second / measured - 1.0), 1e-9);
+    aug_validate_report_free(r);
+}
+
 /* One optional plan column of the accuracy schema, on the small row: a first row whose
  * cell holds `value` predicts t_set (error 0 against that value), a second that leaves it
  * empty predicts t_default (its error against t_set follows), and a row holding `bad`
@@ -277,20 +291,15 @@ static void check_plan_column(const char *col, const char *recompute, int zero,
              (int)strlen(header) - 1, header, col, recompute, zero, t_set, value, recompute,
              zero, t_set);
     const char *path = write_file("acc.csv", csv);
-    struct aug_validate_options opt = {NULL, 1, NULL, NULL, 0.0};
-    struct aug_validate_report *r = NULL;
-    assert_int_equal(aug_validate_file(path, AUG_VALIDATE_AUTO, &opt, &r), AUG_OK);
-    assert_int_equal(r->predicted_rows, 2);
-    assert_rel(r->rows[0].predicted, t_set, 1e-12);
-    assert_rel(r->rows[1].predicted, t_default, 1e-12);
-    assert_rel(r->rows[1].error_pct, 100.0 * (t_default / t_set - 1.0), 1e-9);
-    aug_validate_report_free(r);
+    expect_two_rows(path, t_set, t_set, t_default);
     snprintf(csv, sizeof csv,
              "%.*s,%s\n"
              "c,A,t,,,12,2048,16,,,,gelu,1024,,,dgx-a100-80g,,4,1,1,,,,0,,1,4,%s,%d,fp16,"
              "step_time_s,1.0,s,,%s\n",
              (int)strlen(header) - 1, header, col, bad_recompute, zero, bad);
     write_file("acc.csv", csv);
+    struct aug_validate_options opt = {NULL, 1, NULL, NULL, 0.0};
+    struct aug_validate_report *r = NULL;
     assert_int_equal(aug_validate_file(path, AUG_VALIDATE_AUTO, &opt, &r), AUG_EDATA);
     assert_non_null(strstr(aug_last_error(), "acc.csv:2"));
     char named[64];
@@ -347,24 +356,12 @@ static int validate_one(const char *cols, const char *tp_pp, const char *cells,
     return aug_validate_file(path, AUG_VALIDATE_AUTO, &opt, r);
 }
 
-/* The two rows of the set at `path`, validated with fallback defaults only: both predicted,
- * as t_first and t_second. */
-static void expect_two_rows(const char *path, double t_first, double t_second) {
-    struct aug_validate_options opt = {NULL, 1, NULL, NULL, 0.0};
-    struct aug_validate_report *r = NULL;
-    assert_int_equal(aug_validate_file(path, AUG_VALIDATE_AUTO, &opt, &r), AUG_OK);
-    assert_int_equal(r->predicted_rows, 2);
-    assert_rel(r->rows[0].predicted, t_first, 1e-12);
-    assert_rel(r->rows[1].predicted, t_second, 1e-12);
-    aug_validate_report_free(r);
-}
-
 /* Two rows, the first with the columns set, the second with them empty: each predicts what
  * its plan does (t_set, t_default). */
 static void check_extra_columns(const char *cols, const char *tp_pp, const char *set,
                                 const char *empty, double t_set, double t_default) {
     const char *cells[] = {set, empty};
-    expect_two_rows(extra_rows(cols, tp_pp, cells, "ab", t_set), t_set, t_default);
+    expect_two_rows(extra_rows(cols, tp_pp, cells, "ab", t_set), t_set, t_set, t_default);
 }
 
 /* The tp_async_allreduce column on a TP 4 row without SP: 1 hides the input-gradient
@@ -410,7 +407,7 @@ static void test_zero3_gather_and_grad_reduce_columns(void **state) {
              "b,A,t,,,12,2048,16,,,,gelu,1024,,,dgx-a100-80g,,4,1,1,,,,0,,1,4,none,3,fp16,"
              "step_time_s,1,s,,deepspeed-zero,\n",
              (int)strlen(header) - 1, header, cols);
-    expect_two_rows(write_file("acc.csv", csv), t_serial, t_prefetch);
+    expect_two_rows(write_file("acc.csv", csv), 1.0, t_serial, t_prefetch);
     /* bf16 with fp32 gradients at ZeRO-1 under megatron-deepspeed: all-reduce unless the
      * row says reduce-scatter */
     small_row_plan(&p);
@@ -431,7 +428,7 @@ static void test_zero3_gather_and_grad_reduce_columns(void **state) {
              "b,A,t,,,12,2048,16,,,,gelu,1024,,,dgx-a100-80g,,4,1,1,,,,0,,1,4,none,1,bf16,"
              "step_time_s,1,s,,megatron-deepspeed,fp32,reduce-scatter\n",
              (int)strlen(header) - 1, header);
-    expect_two_rows(write_file("acc.csv", csv), t_ar, t_rs);
+    expect_two_rows(write_file("acc.csv", csv), 1.0, t_ar, t_rs);
     struct aug_validate_report *r;
     assert_int_equal(validate_one("grad_reduce", "1,1", "allreduce", &r), AUG_EDATA);
     assert_non_null(strstr(aug_last_error(), "column 'grad_reduce'"));
