@@ -141,6 +141,36 @@ static void test_cuda_graphs_remove_host_time(void **state) {
     assert_near(aug_framework_issue_s(&b, NULL, AUG_OP_GEMM), 0.0, 0.0);
 }
 
+static void test_host_issue_scale(void **state) {
+    (void)state;
+    /* the same host-bound plan on a host 1.9 times slower (system host_issue_scale, as
+     * GB200's Grace) predicts exactly what the x86 host does with every issue cost 1.9
+     * times larger, and more host-bound time than at scale 1 */
+    struct aug_plan p = plan(8, 8, 1, 1, 4);
+    assert_int_equal(aug_plan_resolve(&p, &gpt, &sys), AUG_OK);
+    aug_framework_apply(AUG_FW_MEGATRON_DEEPSPEED, &p, 0, NULL, 0);
+    struct aug_host_cost x86, slow;
+    for (int k = 0; k < AUG_OP_KIND_COUNT; k++) {
+        x86.issue_us[k] = 1e6 * aug_framework_issue_s(&p, NULL, (enum aug_op_kind)k);
+        slow.issue_us[k] = 1.9 * x86.issue_us[k];
+    }
+    struct aug_system grace = sys;
+    grace.host_issue_scale = 1.9;
+    struct aug_train_options o = {NULL, 0, &x86, 0.0}, o_slow = {NULL, 0, &slow, 0.0};
+    struct aug_train_result on_grace, scaled, on_x86;
+    assert_int_equal(aug_train_predict(&gpt, &grace, &p, &o, &on_grace), AUG_OK);
+    assert_int_equal(aug_train_predict(&gpt, &sys, &p, &o_slow, &scaled), AUG_OK);
+    assert_int_equal(aug_train_predict(&gpt, &sys, &p, &o, &on_x86), AUG_OK);
+    assert_rel(on_grace.step_time_s, scaled.step_time_s, 1e-12);
+    assert_rel(on_grace.breakdown.overhead_s, scaled.breakdown.overhead_s, 1e-12);
+    assert_true(on_x86.breakdown.overhead_s > 0.0);
+    assert_true(on_grace.breakdown.overhead_s > 1.5 * on_x86.breakdown.overhead_s);
+    /* a system built field by field (scale 0) is an x86 host */
+    struct aug_system unset = sys;
+    unset.host_issue_scale = 0.0;
+    assert_near(aug_system_host_issue_scale(&unset), 1.0, 0);
+}
+
 static void test_profiles_apply_defaults(void **state) {
     (void)state;
     int id = -1;
@@ -471,6 +501,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_host_timeline),
         cmocka_unit_test(test_cuda_graphs_remove_host_time),
+        cmocka_unit_test(test_host_issue_scale),
         cmocka_unit_test(test_profiles_apply_defaults),
         cmocka_unit_test(test_cross_entropy_bytes),
         cmocka_unit_test(test_embedding_grad_bytes),

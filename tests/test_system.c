@@ -117,6 +117,11 @@ static void test_other_presets(void **state) {
     assert_int_equal(s.nvlink_domain, 72);
     assert_near(s.link[AUG_LINK_NVLINK].bw_gbps, 900, 0);
     assert_near(s.gpu.peak_tflops[AUG_DTYPE_BF16], 2500, 0);
+    /* Grace hosts: dgxc-benchmarking v25.10 cpu_overhead, us per torch.matmul call over
+     * sizes 4..512: GB200 116.4 / 8, H100 61.3 / 8; 116.4 / 61.3 = 1.899 */
+    assert_near(aug_system_host_issue_scale(&s), 1.9, 0);
+    s = load_ok("dgx-b200"); /* an x86 DGX host: 61.2 / 8 us, as H100's */
+    assert_near(aug_system_host_issue_scale(&s), 1.0, 0);
     /* ridge point of H100 bf16: 989.4 TFLOP/s over 3.35 TB/s = 295 FLOP/byte */
     s = load_ok("DGX-H100");
     assert_near(s.gpu.peak_tflops[AUG_DTYPE_BF16] * 1e12 / (s.gpu.hbm_gbps * 1e9), 295.34,
@@ -293,6 +298,19 @@ static void test_system_errors(void **state) {
                      " \"network\": {\"bw_gbps\": 1, \"latency_us\": 1}}";
     assert_int_equal(aug_system_from_json(KDB, "c.json", cc, &s), AUG_EDATA);
     assert_error_has("field 'sm_arch' = 9: give the compute capability x 10 (90 for 9.0)");
+
+    const char *slow_host = "{\"name\": \"x\", \"gpu\": \"h100-80g\", \"gpus_per_node\": 8,"
+                            " \"host_issue_scale\": 0,"
+                            " \"nvlink\": {\"bw_gbps\": 450, \"latency_us\": 1.9},"
+                            " \"network\": {\"bw_gbps\": 50, \"latency_us\": 4}}";
+    assert_int_equal(aug_system_from_json(KDB, "h.json", slow_host, &s), AUG_EDATA);
+    assert_error_has("h.json: system 'x': field 'host_issue_scale' must be positive");
+    const char *slower_host = "{\"name\": \"x\", \"gpu\": \"h100-80g\", \"gpus_per_node\": 8,"
+                              " \"host_issue_scale\": 250,"
+                              " \"nvlink\": {\"bw_gbps\": 450, \"latency_us\": 1.9},"
+                              " \"network\": {\"bw_gbps\": 50, \"latency_us\": 4}}";
+    assert_int_equal(aug_system_from_json(KDB, "h.json", slower_host, &s), AUG_EDATA);
+    assert_error_has("field 'host_issue_scale' = 250");
 
     const char *typo = "{\"name\": \"x\", \"gpu\": \"h100-80g\", \"gpus_per_nod\": 8}";
     assert_int_equal(aug_system_from_json(KDB, "t.json", typo, &s), AUG_EDATA);

@@ -61,8 +61,14 @@ struct aug_system {
     int gpus_per_node;
     int nvlink_domain; /* GPUs that share one NVLink domain (8 for DGX, 72 for NVL72) */
     struct aug_link_spec link[AUG_LINK_COUNT];
+    /* host CPU time to issue one kernel relative to the x86 DGX hosts the frameworks' host
+     * costs were fitted on (train/framework.c): 1 there; Grace hosts (GB200) about 1.9 */
+    double host_issue_scale;
     char source[1024];
 };
+
+/* The system's host_issue_scale, 1 where none was set (a system built field by field). */
+double aug_system_host_issue_scale(const struct aug_system *s);
 
 /* Load a GPU row from <kernels-db>/gpus.csv by id. kdb_root NULL: default data dir. */
 int aug_gpu_lookup(const char *kdb_root, const char *gpu_id, struct aug_gpu *out);

@@ -229,13 +229,18 @@ void aug_cli_train_table(FILE *f, const struct aug_model *m, const struct aug_sy
             fw ? fw->name : "?", fw ? fw->source : "?", p->pp_scatter ? "on" : "off",
             p->tp_async_allreduce ? "on" : "off", aug_main_grads_name(p->main_grads),
             p->cuda_graphs ? "on" : "off");
+    double cpu = aug_system_host_issue_scale(s);
+    char cpu_note[160] = "";
+    if (cpu != 1.0 && !p->cuda_graphs)
+        snprintf(cpu_note, sizeof cpu_note,
+                 ", x %.2f for the host CPU of system %s (its host_issue_scale)", cpu, s->name);
     fprintf(f, "# host issue per kernel: gemm %.1f, attention %.1f, memory %.1f, collective "
-               "%.1f us (%s)\n",
-            1e6 * aug_framework_issue_s(p, NULL, AUG_OP_GEMM),
-            1e6 * aug_framework_issue_s(p, NULL, AUG_OP_ATTENTION),
-            1e6 * aug_framework_issue_s(p, NULL, AUG_OP_MEMORY),
-            1e6 * aug_framework_issue_s(p, NULL, AUG_OP_COLLECTIVE),
-            p->cuda_graphs ? "CUDA graphs: none" : fw ? fw->host_fit : "?");
+               "%.1f us (%s%s)\n",
+            1e6 * cpu * aug_framework_issue_s(p, NULL, AUG_OP_GEMM),
+            1e6 * cpu * aug_framework_issue_s(p, NULL, AUG_OP_ATTENTION),
+            1e6 * cpu * aug_framework_issue_s(p, NULL, AUG_OP_MEMORY),
+            1e6 * cpu * aug_framework_issue_s(p, NULL, AUG_OP_COLLECTIVE),
+            p->cuda_graphs ? "CUDA graphs: none" : fw ? fw->host_fit : "?", cpu_note);
     if (m->caveats[0])
         fprintf(f, "# model caveats: %s\n", m->caveats);
     fprintf(f, "# times: hybrid op model; share of predicted time by source: %s\n", prov);

@@ -393,6 +393,10 @@ static int link_from_object(const char *ctx, json_t *obj, const char *key,
     return AUG_OK;
 }
 
+double aug_system_host_issue_scale(const struct aug_system *s) {
+    return s && s->host_issue_scale > 0 ? s->host_issue_scale : 1.0;
+}
+
 /* Stem of a file name for systems that carry no "name". */
 static void stem_of(const char *origin, char *buf, size_t n) {
     const char *b = strrchr(origin, '/');
@@ -405,8 +409,9 @@ static void stem_of(const char *origin, char *buf, size_t n) {
 
 static int parse_system(const char *kdb_root, const char *origin, json_t *obj,
                         struct aug_system *out) {
-    static const char *const known[] = {"name",    "gpu",     "gpus_per_node", "nvlink_domain",
-                                        "nvlink",  "network", "source",        NULL};
+    static const char *const known[] = {"name",    "gpu",     "gpus_per_node",    "nvlink_domain",
+                                        "nvlink",  "network", "host_issue_scale", "source",
+                                        NULL};
     struct aug_system s;
     memset(&s, 0, sizeof s);
     int st = aug_json_string(origin, obj, "name", 0, s.name, sizeof s.name);
@@ -461,6 +466,15 @@ static int parse_system(const char *kdb_root, const char *origin, json_t *obj,
     if ((st = link_from_object(ctx, obj, "nvlink", &s.link[AUG_LINK_NVLINK])) ||
         (st = link_from_object(ctx, obj, "network", &s.link[AUG_LINK_NETWORK])))
         return st;
+    s.host_issue_scale = 1.0;
+    if ((st = aug_json_double(ctx, obj, "host_issue_scale", POS, &s.host_issue_scale)) ==
+        AUG_EDATA)
+        return st;
+    if (s.host_issue_scale > 100.0)
+        return aug_errorf(AUG_EDATA,
+                          "%s: field 'host_issue_scale' = %g: a host 100 times slower than a "
+                          "DGX's issues no kernels worth predicting",
+                          ctx, s.host_issue_scale);
     st = aug_json_string(ctx, obj, "source", 0, s.source, sizeof s.source);
     if (st == AUG_EDATA)
         return st;

@@ -67,12 +67,14 @@ struct host_costs {
     double issue[AUG_OP_KIND_COUNT];
 };
 
-static void host_costs(const struct aug_plan *p, const struct aug_train_options *opt,
-                       int roofline, struct host_costs *h) {
+/* The framework's costs (fitted on x86 DGX hosts) at the speed of the system's host CPU. */
+static void host_costs(const struct aug_plan *p, const struct aug_system *s,
+                       const struct aug_train_options *opt, int roofline, struct host_costs *h) {
+    double cpu = aug_system_host_issue_scale(s);
     for (int k = 0; k < AUG_OP_KIND_COUNT; k++)
         h->issue[k] = roofline ? 0.0
-                               : aug_framework_issue_s(p, opt ? opt->host : NULL,
-                                                       (enum aug_op_kind)k);
+                               : cpu * aug_framework_issue_s(p, opt ? opt->host : NULL,
+                                                             (enum aug_op_kind)k);
 }
 
 /* One overlap group while a list is timed. */
@@ -238,7 +240,7 @@ static int train_run(const struct aug_model *m, const struct aug_system *s,
     aug_graph_all(m, p, s, layer, first, last);
 
     struct host_costs hc;
-    host_costs(p, opt, ctx.pure_roofline, &hc);
+    host_costs(p, s, opt, ctx.pure_roofline, &hc);
 
     struct acc fwd = {0}, bwd = {0}, rec = {0}, hf = {0}, hl = {0};
     int st;
