@@ -30,6 +30,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "augur/plan.h"
+
 /* 0.62 x 312 / 267.9 and 0.45 x 312 / 267.9 */
 /* query blocks walked one by one (2^20 x 128 = 134M queries) */
 #define MAX_Q_BLOCKS 1048576.0
@@ -105,6 +107,30 @@ double aug_attention_fa2_factor(const struct aug_gemm_ceiling *c, int sm_arch)
         return 1.0;
     double f = FA2_HOPPER_OF_PEAK * c->peak_tflops / (ATTN_FWD_OF_GEMM * c->rate_tflops);
     return f < 1.0 ? f : 1.0;
+}
+
+/* flash-attn instantiates its kernels for a few head dims and runs a head on the smallest
+ * that holds it, the padding columns computed like the others: FlashAttention-2 rounds up
+ * to 32, 64, 96, 128, 160, 192 or 256 (Dao-AILab/flash-attention 2.x,
+ * csrc/flash_attn/src/static_switch.h, HEADDIM_SWITCH), FlashAttention-3 to 64, 96, 128,
+ * 192 or 256 (hopper/flash_api.cpp, round_up_headdim). A head of 80 (Phi-2) thus costs the
+ * main loop of 96. cuDNN builds its fused kernel for the graph's head dim (a multiple of 8,
+ * cudnn-frontend's SDPA support surface): no padding is charged. Heads beyond 256 are
+ * left as they are (neither kernel takes them). */
+double aug_attention_kernel_head_dim(int kernel, double head_dim)
+{
+    static const double fa2[] = {32, 64, 96, 128, 160, 192, 256};
+    static const double fa3[] = {64, 96, 128, 192, 256};
+    const double *dims = kernel == AUG_ATTN_KERNEL_FA2   ? fa2
+                         : kernel == AUG_ATTN_KERNEL_FA3 ? fa3
+                                                         : NULL;
+    size_t n = kernel == AUG_ATTN_KERNEL_FA2 ? sizeof fa2 / sizeof *fa2 : sizeof fa3 / sizeof *fa3;
+    if (!(head_dim > 0))
+        return head_dim;
+    for (size_t i = 0; dims && i < n; i++)
+        if (head_dim <= dims[i])
+            return dims[i];
+    return head_dim;
 }
 
 double aug_attention_model_us(const struct aug_gemm_ceiling *c, double batch_heads,

@@ -40,4 +40,9 @@ double aug_attention_model_us(const struct aug_gemm_ceiling *c, double batch_hea
  * below 1 from Hopper on; multiply c->rate_tflops by it (attention_model.c). */
 double aug_attention_fa2_factor(const struct aug_gemm_ceiling *c, int sm_arch);
 
+/* The head dim the attention kernel computes on: flash-attn pads a head to the next head
+ * dim it was compiled for (fa2: 32, 64, 96, 128, 160, 192, 256; fa3: 64, 96, 128, 192,
+ * 256), cuDNN takes the head as it is. `kernel` is an enum aug_attn_kernel (plan.h). */
+double aug_attention_kernel_head_dim(int kernel, double head_dim);
+
 #endif
