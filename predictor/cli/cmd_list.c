@@ -20,11 +20,15 @@ static void model_line(const struct aug_model *m, void *user) {
 
 static void system_line(const struct aug_system *s, void *user) {
     (void)user;
+    double cpu = aug_system_host_issue_scale(s);
+    char host[48] = "";
+    if (cpu != 1.0)
+        snprintf(host, sizeof host, "  host issue x%.2f", cpu);
     printf("%-14s %-10s %-24s %2d GPUs/node  NVLink domain %3d  nvlink %6.0f GB/s  network "
-           "%5.0f GB/s per GPU  bf16 %6.1f TFLOP/s  HBM %6.1f GiB %6.0f GB/s\n",
+           "%5.0f GB/s per GPU  bf16 %6.1f TFLOP/s  HBM %6.1f GiB %6.0f GB/s%s\n",
            s->name, s->gpu.id, s->gpu.name, s->gpus_per_node, s->nvlink_domain,
            s->link[AUG_LINK_NVLINK].bw_gbps, s->link[AUG_LINK_NETWORK].bw_gbps,
-           s->gpu.peak_tflops[AUG_DTYPE_BF16], s->gpu.hbm_gib, s->gpu.hbm_gbps);
+           s->gpu.peak_tflops[AUG_DTYPE_BF16], s->gpu.hbm_gib, s->gpu.hbm_gbps, host);
 }
 
 /* `augur models --show NAME`: the model as augur reads it, and every key of its file. */
