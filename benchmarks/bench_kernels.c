@@ -17,9 +17,10 @@
  *       gpus.csv spec row.
  *    Errors are |pred / meas - 1|; GEMMs are reported for kernels of at least 10 us (measured
  *    minus the fitted host overhead) and below that separately.
- * 2. Vidur's A100 and H100 fp16 GEMM sweeps (DIR/external/vidur, CUPTI kernel time): fitted
- *    rate and overhead per GPU (5-fold), and A100 <-> H100 (fit the rate fraction and
- *    overhead on one, predict the other from its spec row).
+ * 2. Vidur's A100 and H100 fp16 GEMM sweeps (DIR/external/vidur, CUPTI kernel time): the
+ *    parameters calibrate's gemm_tile form fits (main-loop rate, operand bandwidth,
+ *    overhead) per GPU (5-fold), and A100 <-> H100 (fit on one, predict the other from its
+ *    spec row).
  * 2b. augur-profile's own H100 and H200 runs (kernels-db/<gpu>/raw/gemm*.csv, bf16 and fp8,
  *    CUPTI kernel time with each point's SM clock): the same fit within each GPU, as
  *    measured and with compute-bound points scaled to the maximum clock (how much of the
@@ -571,49 +572,87 @@ static void unique_shapes(struct set *s)
     s->n = n;
 }
 
-/* GEMMs of one dtype: fit the rate fraction (0.40..1.00) and the device overhead
- * (0..10 us). */
+/* The fitted parameters of the structural GEMM model, as calibrate's gemm_tile form fits
+ * them (hw/curve.c): the main-loop rate and the operand bandwidth as fractions of the
+ * datasheet peaks, and the kernel's fixed device overhead. */
+struct gemm_fit {
+    double frac, hbm, ov;
+};
+
+/* Median |log error| (training part) or |error| (test part) of the points of one fold. */
 static double vidur_err(const struct aug_gpu *g, enum aug_dtype dt, const struct set *s,
-                        double frac, double ov, int fold, int test, double *scratch, int *n_out)
+                        const struct gemm_fit *x, int fold, int test, double *scratch)
 {
     int n = 0;
-    struct params p = {frac, 0.90, 0, 0};
+    struct params p = {x->frac, x->hbm, 0, 0};
     for (int i = 0; i < s->n; i += 1) {
         if (!in_part(i, fold, test))
             continue;
-        double t = kernel_us(g, dt, &p, &s->v[i], ov);
+        double t = kernel_us(g, dt, &p, &s->v[i], x->ov);
         scratch[n++] = test ? fabs(t / s->v[i].t_us - 1) : fabs(log(t / s->v[i].t_us));
     }
-    *n_out = n;
     return median(scratch, n);
 }
 
-static void vidur_fit(const struct aug_gpu *g, enum aug_dtype dt, const struct set *s, int fold,
-                      double *scratch, double *frac, double *ov)
+/* Grid search of the rate fraction and the overhead at x->hbm (coarse 0.40..1.00 x 0..10 us,
+ * then fine around the best), or only the fine grid around x when `fine_only`. */
+static double fit_rate_ov(const struct aug_gpu *g, enum aug_dtype dt, const struct set *s,
+                          int fold, double *scratch, struct gemm_fit *x, int fine_only)
 {
     double best = INFINITY;
-    int n;
-    for (double f = 0.40; f <= 1.0001; f += 0.04)
-        for (double o = 0; o <= 10.0001; o += 1.0) {
-            double c = vidur_err(g, dt, s, f, o, fold, 0, scratch, &n);
-            if (c < best) {
-                best = c;
-                *frac = f;
-                *ov = o;
+    struct gemm_fit t = *x;
+    if (!fine_only)
+        for (t.frac = 0.40; t.frac <= 1.0001; t.frac += 0.04)
+            for (t.ov = 0; t.ov <= 10.0001; t.ov += 1.0) {
+                double c = vidur_err(g, dt, s, &t, fold, 0, scratch);
+                if (c < best) {
+                    best = c;
+                    *x = t;
+                }
             }
-        }
-    double f0 = *frac, o0 = *ov;
-    for (double f = f0 - 0.04; f <= f0 + 0.04001; f += 0.01)
-        for (double o = o0 - 1; o <= o0 + 1.0001; o += 0.25) {
-            if (f < 0.3 || f > 1 || o < 0)
+    double f0 = x->frac, o0 = x->ov;
+    for (t.frac = f0 - 0.04; t.frac <= f0 + 0.04001; t.frac += 0.01)
+        for (t.ov = o0 - 1; t.ov <= o0 + 1.0001; t.ov += 0.25) {
+            if (t.frac < 0.3 || t.frac > 1 || t.ov < 0)
                 continue;
-            double c = vidur_err(g, dt, s, f, o, fold, 0, scratch, &n);
+            double c = vidur_err(g, dt, s, &t, fold, 0, scratch);
             if (c < best) {
                 best = c;
-                *frac = f;
-                *ov = o;
+                *x = t;
             }
         }
+    return best;
+}
+
+/* The operand bandwidth fraction from lo to hi by step at x's rate and overhead. */
+static double fit_hbm(const struct aug_gpu *g, enum aug_dtype dt, const struct set *s, int fold,
+                      double *scratch, struct gemm_fit *x, double lo, double hi, double step)
+{
+    double best = INFINITY;
+    struct gemm_fit t = *x;
+    for (t.hbm = lo; t.hbm <= hi + 1e-9; t.hbm += step) {
+        if (t.hbm < 0.3 || t.hbm > 1.0 + 1e-9)
+            continue;
+        double c = vidur_err(g, dt, s, &t, fold, 0, scratch);
+        if (c < best) {
+            best = c;
+            *x = t;
+        }
+    }
+    return best;
+}
+
+/* GEMMs of one dtype: rate and overhead at the default bandwidth (0.90 of the datasheet),
+ * then the bandwidth (0.50..1.00), the rate and overhead again around the fit, and the
+ * bandwidth finely: coordinate descent on the median |log error| of the training part. */
+static void vidur_fit(const struct aug_gpu *g, enum aug_dtype dt, const struct set *s, int fold,
+                      double *scratch, struct gemm_fit *x)
+{
+    x->hbm = 0.90;
+    fit_rate_ov(g, dt, s, fold, scratch, x, 0);
+    fit_hbm(g, dt, s, fold, scratch, x, 0.50, 1.00, 0.05);
+    fit_rate_ov(g, dt, s, fold, scratch, x, 1);
+    fit_hbm(g, dt, s, fold, scratch, x, x->hbm - 0.04, x->hbm + 0.04, 0.01);
 }
 
 /* Room for n errors of each kind (exits on out of memory, as push does). */
@@ -647,40 +686,39 @@ static void errs_print(struct errs *e, const char *what)
     free(e->small);
 }
 
-/* Within one GPU: 5-fold (fit the rate fraction and overhead on four folds, report the
- * fifth), then the fit on all points, returned in *frac and *ov. */
+/* Within one GPU: 5-fold (fit on four folds, report the fifth), then the fit on all
+ * points, returned in *x. */
 static void within_gpu(const struct aug_gpu *g, enum aug_dtype dt, const struct set *s,
-                       const char *name, double *scratch, double *frac, double *ov)
+                       const char *name, double *scratch, struct gemm_fit *x)
 {
     struct errs e = errs_new(s->n);
     for (int fold = 0; fold < 5; fold++) {
-        double f = 0.8, o = 2.5;
-        vidur_fit(g, dt, s, fold, scratch, &f, &o);
-        struct params p = {f, 0.90, 0, 0};
+        struct gemm_fit f;
+        vidur_fit(g, dt, s, fold, scratch, &f);
+        struct params p = {f.frac, f.hbm, 0, 0};
         for (int j = 0; j < s->n; j++)
             if (in_part(j, fold, 1))
-                errs_add(&e, kernel_us(g, dt, &p, &s->v[j], o), s->v[j].t_us);
+                errs_add(&e, kernel_us(g, dt, &p, &s->v[j], f.ov), s->v[j].t_us);
     }
-    *frac = 0.8;
-    *ov = 2.5;
-    vidur_fit(g, dt, s, -1, scratch, frac, ov);
-    char what[160];
+    vidur_fit(g, dt, s, -1, scratch, x);
+    char what[192];
     snprintf(what, sizeof what,
-             "%-10s %s within, 5-fold (all: rate %.2f of peak, overhead %.2f us)", name,
-             aug_dtype_name(dt), *frac, *ov);
+             "%-10s %s within, 5-fold (all: rate %.2f of peak, operands at %.2f of HBM, "
+             "overhead %.2f us)",
+             name, aug_dtype_name(dt), x->frac, x->hbm, x->ov);
     errs_print(&e, what);
 }
 
-/* A GPU's points predicted with another GPU's fitted fraction and overhead. */
-static void transfer(const struct aug_gpu *g, enum aug_dtype dt, const struct set *s, double frac,
-                     double ov, const char *from, const char *to)
+/* A GPU's points predicted with another GPU's fitted fractions and overhead. */
+static void transfer(const struct aug_gpu *g, enum aug_dtype dt, const struct set *s,
+                     const struct gemm_fit *x, const char *from, const char *to)
 {
     struct errs e = errs_new(s->n);
-    struct params p = {frac, 0.90, 0, 0};
+    struct params p = {x->frac, x->hbm, 0, 0};
     for (int q = 0; q < s->n; q++)
-        errs_add(&e, kernel_us(g, dt, &p, &s->v[q], ov), s->v[q].t_us);
+        errs_add(&e, kernel_us(g, dt, &p, &s->v[q], x->ov), s->v[q].t_us);
     char what[160];
-    snprintf(what, sizeof what, "%-10s -> %-10s %s (transfer fraction and overhead)", from, to,
+    snprintf(what, sizeof what, "%-10s -> %-10s %s (transfer fractions and overhead)", from, to,
              aug_dtype_name(dt));
     errs_print(&e, what);
 }
@@ -709,8 +747,9 @@ static int vidur(const char *shared, const char *kdb)
         return 1;
     printf("Vidur fp16 GEMM sweeps (CUPTI kernel time, one point per distinct shape)\n");
     for (int i = 0; i < 2; i++) {
-        double f, o;
-        within_gpu(&g[i], AUG_DTYPE_FP16, &s[i], ids[i], scratch, &f, &o);
+        struct gemm_fit x;
+        within_gpu(&g[i], AUG_DTYPE_FP16, &s[i], ids[i], scratch, &x);
+        double f = x.frac;
         /* the main-loop rate over the sweep against the best-shape achievable rate of
          * gpus.csv: the share AUG_GEMM_SUSTAINED (hw/gemm_model.h) takes */
         if (g[i].ach_tflops_bf16 > 0)
@@ -719,7 +758,7 @@ static int vidur(const char *shared, const char *kdb)
                    f * g[i].peak_tflops[AUG_DTYPE_FP16] / g[i].ach_tflops_bf16,
                    g[i].ach_tflops_bf16);
         /* the other GPU predicted with this GPU's fraction and overhead */
-        transfer(&g[1 - i], AUG_DTYPE_FP16, &s[1 - i], f, o, ids[i], ids[1 - i]);
+        transfer(&g[1 - i], AUG_DTYPE_FP16, &s[1 - i], &x, ids[i], ids[1 - i]);
     }
     free(scratch);
     free(s[0].v);
@@ -794,7 +833,7 @@ static int profiled(const char *shared, const char *kdb)
         struct set s[2], c[2];
         memset(s, 0, sizeof s);
         memset(c, 0, sizeof c);
-        double fo[2][2];
+        struct gemm_fit fo[2];
         int ok = 1;
         for (int i = 0; i < 2 && ok; i++)
             ok = profiled_load(kdb, ids[i], dts[d], &s[i]) == 0;
@@ -809,15 +848,15 @@ static int profiled(const char *shared, const char *kdb)
             return 1;
         for (int i = 0; i < 2; i++) {
             unique_shapes(&s[i]);
-            within_gpu(&g[i], dts[d], &s[i], ids[i], scratch, &fo[i][0], &fo[i][1]);
+            within_gpu(&g[i], dts[d], &s[i], ids[i], scratch, &fo[i]);
             at_max_clock(&g[i], dts[d], &s[i], &c[i]);
             char name[64];
             snprintf(name, sizeof name, "%s at %.0f MHz", ids[i], g[i].clock_mhz);
-            double f, o;
-            within_gpu(&g[i], dts[d], &c[i], name, scratch, &f, &o);
+            struct gemm_fit x;
+            within_gpu(&g[i], dts[d], &c[i], name, scratch, &x);
         }
         for (int i = 0; i < 2; i++)
-            transfer(&g[1 - i], dts[d], &s[1 - i], fo[i][0], fo[i][1], ids[i], ids[1 - i]);
+            transfer(&g[1 - i], dts[d], &s[1 - i], &fo[i], ids[i], ids[1 - i]);
         if (dts[d] == AUG_DTYPE_BF16) {
             /* Vidur's fp16 sweep of an H100 (2024 software) against these points: the two
              * 16-bit dtypes share the tensor-core rate */
@@ -825,14 +864,15 @@ static int profiled(const char *shared, const char *kdb)
             memset(&v, 0, sizeof v);
             if (vidur_load(shared, "h100", &v) == 0) {
                 unique_shapes(&v);
-                double *sv = malloc(sizeof(double) * (size_t)v.n), f = 0.8, o = 2.5;
+                double *sv = malloc(sizeof(double) * (size_t)v.n);
+                struct gemm_fit vx;
                 if (!sv) {
                     fprintf(stderr, "out of memory\n");
                     exit(1);
                 }
-                vidur_fit(&g[0], AUG_DTYPE_FP16, &v, -1, sv, &f, &o);
-                transfer(&g[0], AUG_DTYPE_BF16, &s[0], f, o, "Vidur h100", "own h100");
-                transfer(&g[0], AUG_DTYPE_FP16, &v, fo[0][0], fo[0][1], "own h100",
+                vidur_fit(&g[0], AUG_DTYPE_FP16, &v, -1, sv, &vx);
+                transfer(&g[0], AUG_DTYPE_BF16, &s[0], &vx, "Vidur h100", "own h100");
+                transfer(&g[0], AUG_DTYPE_FP16, &v, &fo[0], "own h100",
                          "Vidur h100");
                 free(sv);
             }
