@@ -594,52 +594,45 @@ static double vidur_err(const struct aug_gpu *g, enum aug_dtype dt, const struct
     return median(scratch, n);
 }
 
+/* Keep candidate t in *x when its training error beats *best. */
+static void try_fit(const struct aug_gpu *g, enum aug_dtype dt, const struct set *s, int fold,
+                    double *scratch, const struct gemm_fit *t, double *best, struct gemm_fit *x)
+{
+    double c = vidur_err(g, dt, s, t, fold, 0, scratch);
+    if (c < *best) {
+        *best = c;
+        *x = *t;
+    }
+}
+
 /* Grid search of the rate fraction and the overhead at x->hbm (coarse 0.40..1.00 x 0..10 us,
  * then fine around the best), or only the fine grid around x when `fine_only`. */
-static double fit_rate_ov(const struct aug_gpu *g, enum aug_dtype dt, const struct set *s,
-                          int fold, double *scratch, struct gemm_fit *x, int fine_only)
+static void fit_rate_ov(const struct aug_gpu *g, enum aug_dtype dt, const struct set *s,
+                        int fold, double *scratch, struct gemm_fit *x, int fine_only)
 {
     double best = INFINITY;
     struct gemm_fit t = *x;
     if (!fine_only)
         for (t.frac = 0.40; t.frac <= 1.0001; t.frac += 0.04)
-            for (t.ov = 0; t.ov <= 10.0001; t.ov += 1.0) {
-                double c = vidur_err(g, dt, s, &t, fold, 0, scratch);
-                if (c < best) {
-                    best = c;
-                    *x = t;
-                }
-            }
+            for (t.ov = 0; t.ov <= 10.0001; t.ov += 1.0)
+                try_fit(g, dt, s, fold, scratch, &t, &best, x);
     double f0 = x->frac, o0 = x->ov;
     for (t.frac = f0 - 0.04; t.frac <= f0 + 0.04001; t.frac += 0.01)
-        for (t.ov = o0 - 1; t.ov <= o0 + 1.0001; t.ov += 0.25) {
-            if (t.frac < 0.3 || t.frac > 1 || t.ov < 0)
-                continue;
-            double c = vidur_err(g, dt, s, &t, fold, 0, scratch);
-            if (c < best) {
-                best = c;
-                *x = t;
-            }
-        }
-    return best;
+        for (t.ov = o0 - 1; t.ov <= o0 + 1.0001; t.ov += 0.25)
+            if (t.frac >= 0.3 && t.frac <= 1 && t.ov >= 0)
+                try_fit(g, dt, s, fold, scratch, &t, &best, x);
 }
 
-/* The operand bandwidth fraction from lo to hi by step at x's rate and overhead. */
-static double fit_hbm(const struct aug_gpu *g, enum aug_dtype dt, const struct set *s, int fold,
-                      double *scratch, struct gemm_fit *x, double lo, double hi, double step)
+/* The operand bandwidth fraction from lo to hi by step (within 0.3..1) at x's rate and
+ * overhead. */
+static void fit_hbm(const struct aug_gpu *g, enum aug_dtype dt, const struct set *s, int fold,
+                    double *scratch, struct gemm_fit *x, double lo, double hi, double step)
 {
     double best = INFINITY;
     struct gemm_fit t = *x;
-    for (t.hbm = lo; t.hbm <= hi + 1e-9; t.hbm += step) {
-        if (t.hbm < 0.3 || t.hbm > 1.0 + 1e-9)
-            continue;
-        double c = vidur_err(g, dt, s, &t, fold, 0, scratch);
-        if (c < best) {
-            best = c;
-            *x = t;
-        }
-    }
-    return best;
+    for (t.hbm = lo; t.hbm <= hi + 1e-9; t.hbm += step)
+        if (t.hbm >= 0.3 && t.hbm <= 1.0 + 1e-9)
+            try_fit(g, dt, s, fold, scratch, &t, &best, x);
 }
 
 /* GEMMs of one dtype: rate and overhead at the default bandwidth (0.90 of the datasheet),
