@@ -313,9 +313,11 @@ int aug_cmd_kernel(int argc, char **argv) {
     json_object_set_new(o, "source", json_string(aug_source_name(t.source)));
     if (fam == AUG_OP_ATTENTION) {
         json_object_set_new(o, "attention_kernel", json_string(aug_attn_kernel_name(akernel)));
-        /* the head dim the kernel's main loop runs on (flash-attn pads to its builds) */
-        json_object_set_new(o, "model_head_dim",
-                            json_real(aug_attention_kernel_head_dim((int)akernel, hd)));
+        /* the head dim the structural model's main loop runs on (flash-attn pads to its
+         * builds); a roofline has no main loop */
+        if (!roof)
+            json_object_set_new(o, "model_head_dim",
+                                json_real(aug_attention_kernel_head_dim((int)akernel, hd)));
     }
     if (t.source == AUG_SOURCE_CURVE && origin[0])
         json_object_set_new(o, "curve_origin", json_string(origin));
