@@ -235,6 +235,19 @@ static void test_train_framework(void **state) {
     out_has("# host issue per kernel: gemm 216.0, attention 216.0, memory 38.0, collective "
             "43.5 us");
     out_has("x 1.90 for the host CPU of system gb200-nvl72 (its host_issue_scale)");
+    /* the same costs in the JSON output, with their scale and source */
+    expect_exit(RUN("train", "--model", "llama2-7b", "--system", "gb200-nvl72", "--gpus", "16",
+                    "--tp", "2", "--micro-batch", "1", "--global-batch", "64", "--framework",
+                    "megatron-core", "--format", "json"),
+                0);
+    json_t *g = parse_stdout();
+    json_t *fw = json_object_get(g, "framework");
+    json_t *us = json_object_get(fw, "host_issue_us");
+    assert_rel(json_real_value(json_object_get(us, "gemm")), 113.7 * 1.9, 1e-9);
+    assert_rel(json_real_value(json_object_get(us, "memory")), 20.0 * 1.9, 1e-9);
+    assert_rel(json_real_value(json_object_get(fw, "host_issue_scale")), 1.9, 0);
+    assert_non_null(strstr(json_string_value(json_object_get(fw, "host_issue_source")), "vTrain"));
+    json_decref(g);
     expect_exit(RUN("train", "--model", "llama2-7b", "--system", "dgx-h100", "--gpus", "16",
                     "--micro-batch", "1", "--global-batch", "64", "--framework", "jax"),
                 2);

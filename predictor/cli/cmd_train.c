@@ -542,9 +542,7 @@ int aug_cmd_train(int argc, char **argv) {
         return 1;
     }
     json_t *obj = aug_cli_train_json(&model, &sys, &plan, &res, kdb);
-    json_object_set_new(obj, "framework",
-                        json_pack("{s:s,s:s}", "name", aug_framework_name(plan.framework),
-                                  "defaults_applied", applied));
+    json_object_set_new(obj, "framework", aug_cli_train_framework_json(&plan, &sys, applied));
     if (compare)
         json_object_set_new(obj, "compare",
                             aug_cli_train_json(&twin, &sys, &twin_plan, &twin_res, kdb));

@@ -8,6 +8,36 @@
 #include "augur/matmulfree.h"
 #include "augur/moe.h"
 
+/* The host issue cost per kernel kind the plan's framework charges, at the speed of the
+ * system's host CPU (as train.c runs them), in microseconds. */
+static void host_issue_us(const struct aug_plan *p, const struct aug_system *s,
+                          double us[AUG_OP_KIND_COUNT]) {
+    double cpu = aug_system_host_issue_scale(s);
+    for (int k = 0; k < AUG_OP_KIND_COUNT; k++)
+        us[k] = 1e6 * cpu * aug_framework_issue_s(p, NULL, (enum aug_op_kind)k);
+}
+
+/* Where those costs come from. */
+static const char *host_issue_source(const struct aug_plan *p) {
+    const struct aug_framework *fw = aug_framework_get(p->framework);
+    return p->cuda_graphs ? "CUDA graphs: none" : fw ? fw->host_fit : "?";
+}
+
+json_t *aug_cli_train_framework_json(const struct aug_plan *p, const struct aug_system *s,
+                                     const char *applied) {
+    double us[AUG_OP_KIND_COUNT];
+    host_issue_us(p, s, us);
+    json_t *o = json_pack("{s:s,s:s}", "name", aug_framework_name(p->framework),
+                          "defaults_applied", applied ? applied : "");
+    json_object_set_new(o, "host_issue_us",
+                        json_pack("{s:f,s:f,s:f,s:f}", "gemm", us[AUG_OP_GEMM], "attention",
+                                  us[AUG_OP_ATTENTION], "memory", us[AUG_OP_MEMORY],
+                                  "collective", us[AUG_OP_COLLECTIVE]));
+    json_object_set_new(o, "host_issue_scale", json_real(aug_system_host_issue_scale(s)));
+    json_object_set_new(o, "host_issue_source", json_string(host_issue_source(p)));
+    return o;
+}
+
 static json_t *plan_json(const struct aug_plan *p) {
     json_t *o = json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:b,s:I,s:I,s:I,s:I,s:s,s:i,s:s,s:s,s:s,s:b}",
                      "gpus", (json_int_t)p->gpus, "tp", (json_int_t)p->tp, "pp", (json_int_t)p->pp,
@@ -229,18 +259,16 @@ void aug_cli_train_table(FILE *f, const struct aug_model *m, const struct aug_sy
             fw ? fw->name : "?", fw ? fw->source : "?", p->pp_scatter ? "on" : "off",
             p->tp_async_allreduce ? "on" : "off", aug_main_grads_name(p->main_grads),
             p->cuda_graphs ? "on" : "off");
-    double cpu = aug_system_host_issue_scale(s);
+    double cpu = aug_system_host_issue_scale(s), us[AUG_OP_KIND_COUNT];
+    host_issue_us(p, s, us);
     char cpu_note[160] = "";
     if (cpu != 1.0 && !p->cuda_graphs)
         snprintf(cpu_note, sizeof cpu_note,
                  ", x %.2f for the host CPU of system %s (its host_issue_scale)", cpu, s->name);
     fprintf(f, "# host issue per kernel: gemm %.1f, attention %.1f, memory %.1f, collective "
                "%.1f us (%s%s)\n",
-            1e6 * cpu * aug_framework_issue_s(p, NULL, AUG_OP_GEMM),
-            1e6 * cpu * aug_framework_issue_s(p, NULL, AUG_OP_ATTENTION),
-            1e6 * cpu * aug_framework_issue_s(p, NULL, AUG_OP_MEMORY),
-            1e6 * cpu * aug_framework_issue_s(p, NULL, AUG_OP_COLLECTIVE),
-            p->cuda_graphs ? "CUDA graphs: none" : fw ? fw->host_fit : "?", cpu_note);
+            us[AUG_OP_GEMM], us[AUG_OP_ATTENTION], us[AUG_OP_MEMORY], us[AUG_OP_COLLECTIVE],
+            host_issue_source(p), cpu_note);
     if (m->caveats[0])
         fprintf(f, "# model caveats: %s\n", m->caveats);
     fprintf(f, "# times: hybrid op model; share of predicted time by source: %s\n", prov);

@@ -12,6 +12,10 @@
 json_t *aug_cli_train_json(const struct aug_model *m, const struct aug_system *s,
                            const struct aug_plan *p, const struct aug_train_result *r,
                            const struct aug_kdb *kdb);
+/* The "framework" object of the JSON output: the profile's name, the defaults it set
+ * (`applied`) and the host issue cost per kernel kind it charges on system `s`. */
+json_t *aug_cli_train_framework_json(const struct aug_plan *p, const struct aug_system *s,
+                                     const char *applied);
 void aug_cli_train_table(FILE *f, const struct aug_model *m, const struct aug_system *s,
                          const struct aug_plan *p, const struct aug_train_result *r,
                          const struct aug_kdb *kdb);
