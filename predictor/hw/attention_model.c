@@ -114,9 +114,10 @@ double aug_attention_fa2_factor(const struct aug_gemm_ceiling *c, int sm_arch)
  * to 32, 64, 96, 128, 160, 192 or 256 (Dao-AILab/flash-attention 2.x,
  * csrc/flash_attn/src/static_switch.h, HEADDIM_SWITCH), FlashAttention-3 to 64, 96, 128,
  * 192 or 256 (hopper/flash_api.cpp, round_up_headdim). A head of 80 (Phi-2) thus costs the
- * main loop of 96. cuDNN builds its fused kernel for the graph's head dim (a multiple of 8,
- * cudnn-frontend's SDPA support surface): no padding is charged. Heads beyond 256 are
- * left as they are (neither kernel takes them). */
+ * main loop of 96. cuDNN builds its fused kernel for the graph's head dim, which need only
+ * be a multiple of 8 (cudnn-frontend include/cudnn_frontend/node/sdpa_support_surface.h):
+ * no padding is charged. Heads beyond 256 are left as they are (neither kernel takes
+ * them). */
 double aug_attention_kernel_head_dim(int kernel, double head_dim)
 {
     static const double fa2[] = {32, 64, 96, 128, 160, 192, 256};
