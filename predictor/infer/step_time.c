@@ -84,7 +84,9 @@ static int gemm_time(const struct aug_infer_ctx *c, const struct aug_infer_gop *
     double e = 0.0, groups = op->batch > 0 ? op->batch : 1.0;
     t->source = AUG_SOURCE_FALLBACK;
     if (!g->defaults_only &&
-        aug_kdb_gemm_eff(c->with_curves.kdb, op->dtype, op->m * groups, op->n, op->k, &e) && e > 0)
+        aug_kdb_gemm_batched_op_eff(c->with_curves.kdb, AUG_GEMM_OP, op->dtype, groups, op->m,
+                                    op->n, op->k, &e) &&
+        e > 0)
         t->source = AUG_SOURCE_CURVE;
     else
         e = aug_eff_gemm(gpu, op->dtype, op->m, op->n, op->k, groups);
