@@ -232,6 +232,13 @@ static const double (*tile_family(const struct aug_gemm_ceiling *c, double batch
     return simt_tiles;
 }
 
+/* CTAs resident on one SM for a tile: the register rule of the file note, 1 to 8. */
+static double ctas_per_sm(double tile_m, double tile_n)
+{
+    double ctas = floor(65536.0 / (2.0 * tile_m * tile_n));
+    return ctas < 1 ? 1 : ctas > 8 ? 8 : ctas;
+}
+
 static double intensity(double tm, double tn, double elt)
 {
     return 2.0 * tm * tn / ((tm + tn) * elt);
@@ -251,11 +258,7 @@ double aug_gemm_model_tile_us(const struct aug_gemm_ceiling *c, double m, double
     if (batch < 1)
         batch = 1;
     double tk = tile_k_of(c);
-    double ctas = floor(65536.0 / (2.0 * tile_m * tile_n));
-    if (ctas < 1)
-        ctas = 1;
-    if (ctas > 8)
-        ctas = 8;
+    double ctas = ctas_per_sm(tile_m, tile_n);
     double slots = (double)c->sms * ctas;
     double gm = ceil(m / tile_m), gn = ceil(n / tile_n);
     double tiles = gm * gn * batch * split_k;
@@ -369,8 +372,7 @@ double aug_gemm_model_us(const struct aug_gemm_ceiling *c, double m, double n, d
     struct aug_gemm_plan bp, tp;
     memset(&bp, 0, sizeof bp);
     for (int i = 0; i < nt; i++) {
-        double ctas = floor(65536.0 / (2.0 * tiles[i][0] * tiles[i][1]));
-        ctas = ctas < 1 ? 1 : ctas > 8 ? 8 : ctas;
+        double ctas = ctas_per_sm(tiles[i][0], tiles[i][1]);
         double out_tiles = ceil(m / tiles[i][0]) * ceil(n / tiles[i][1]) * batch;
         for (size_t s = 0; s < nsplit; s++) {
             /* split-K only while the output tiles leave SMs idle (less than one wave), as
