@@ -252,6 +252,17 @@ static void test_custom_system_base_gpu(void **state) {
     assert_non_null(strstr(s.gpu.source, "base 'h100-80g'"));
 }
 
+/* An 8-GPU H100 system JSON with `extra` (members ending in a comma) before its links. */
+static int h100_system_with(const char *origin, const char *extra, struct aug_system *s) {
+    char text[512];
+    snprintf(text, sizeof text,
+             "{\"name\": \"x\", \"gpu\": \"h100-80g\", \"gpus_per_node\": 8, %s"
+             " \"nvlink\": {\"bw_gbps\": 450, \"latency_us\": 1.9},"
+             " \"network\": {\"bw_gbps\": 50, \"latency_us\": 4}}",
+             extra);
+    return aug_system_from_json(KDB, origin, text, s);
+}
+
 static void test_system_errors(void **state) {
     (void)state;
     struct aug_system s;
@@ -279,11 +290,7 @@ static void test_system_errors(void **state) {
     assert_int_equal(aug_system_from_json(KDB, "n.json", no_net, &s), AUG_EDATA);
     assert_error_has("field 'network' is missing");
 
-    const char *bad_domain = "{\"name\": \"x\", \"gpu\": \"h100-80g\", \"gpus_per_node\": 8,"
-                             " \"nvlink_domain\": 3,"
-                             " \"nvlink\": {\"bw_gbps\": 450, \"latency_us\": 1.9},"
-                             " \"network\": {\"bw_gbps\": 50, \"latency_us\": 4}}";
-    assert_int_equal(aug_system_from_json(KDB, "d.json", bad_domain, &s), AUG_EDATA);
+    assert_int_equal(h100_system_with("d.json", "\"nvlink_domain\": 3,", &s), AUG_EDATA);
     assert_error_has("'nvlink_domain' = 3 must be a multiple or a divisor of gpus_per_node = 8");
 
     /* "sm_arch": 9 is compute capability 9.0 written without the x 10 */
@@ -299,18 +306,14 @@ static void test_system_errors(void **state) {
     assert_int_equal(aug_system_from_json(KDB, "c.json", cc, &s), AUG_EDATA);
     assert_error_has("field 'sm_arch' = 9: give the compute capability x 10 (90 for 9.0)");
 
-    const char *slow_host = "{\"name\": \"x\", \"gpu\": \"h100-80g\", \"gpus_per_node\": 8,"
-                            " \"host_issue_scale\": 0,"
-                            " \"nvlink\": {\"bw_gbps\": 450, \"latency_us\": 1.9},"
-                            " \"network\": {\"bw_gbps\": 50, \"latency_us\": 4}}";
-    assert_int_equal(aug_system_from_json(KDB, "h.json", slow_host, &s), AUG_EDATA);
+    assert_int_equal(h100_system_with("h.json", "\"host_issue_scale\": 0,", &s), AUG_EDATA);
     assert_error_has("h.json: system 'x': field 'host_issue_scale' must be positive");
-    const char *slower_host = "{\"name\": \"x\", \"gpu\": \"h100-80g\", \"gpus_per_node\": 8,"
-                              " \"host_issue_scale\": 250,"
-                              " \"nvlink\": {\"bw_gbps\": 450, \"latency_us\": 1.9},"
-                              " \"network\": {\"bw_gbps\": 50, \"latency_us\": 4}}";
-    assert_int_equal(aug_system_from_json(KDB, "h.json", slower_host, &s), AUG_EDATA);
+    assert_int_equal(h100_system_with("h.json", "\"host_issue_scale\": 250,", &s), AUG_EDATA);
     assert_error_has("field 'host_issue_scale' = 250");
+    assert_int_equal(h100_system_with("ok.json", "\"host_issue_scale\": 2.5,", &s), AUG_OK);
+    assert_near(aug_system_host_issue_scale(&s), 2.5, 0);
+    assert_int_equal(h100_system_with("ok.json", "", &s), AUG_OK); /* absent: an x86 DGX */
+    assert_near(aug_system_host_issue_scale(&s), 1.0, 0);
 
     const char *typo = "{\"name\": \"x\", \"gpu\": \"h100-80g\", \"gpus_per_nod\": 8}";
     assert_int_equal(aug_system_from_json(KDB, "t.json", typo, &s), AUG_EDATA);
