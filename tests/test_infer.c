@@ -427,9 +427,47 @@ static void test_moe_active_experts(void **state) {
     assert_true(found);
 }
 
+/* DeepSeek-V3's latent attention in a prefill contracts q.k over 128 + 64 = 192 and p.v
+ * over 128, as training does (test_moe_arch.c test_mla_unfused): one 1,024-token prompt
+ * at TP 8 (16 heads per GPU) computes 1024 x 1025 / 2 = 524,800 causal pairs per head,
+ * 2 x 16 x (192 + 128) x 524,800 = 5,373,952,000 FLOPs, on a kernel of mean width 160;
+ * unfused, QK^T runs k = 192 and AV n = 128. */
+static void test_mla_prefill_widths(void **state) {
+    (void)state;
+    struct aug_model m = preset("deepseek-v3");
+    struct aug_infer_plan p = plan(8, 8, 1, 1024, 1, AUG_DTYPE_BF16);
+    resolve(&p, &m, &h100);
+    struct aug_infer_graph g;
+    struct aug_infer_step pre = {0, 0, 1, 1024, 0, 1};
+    aug_infer_graph_build(&m, &h100, &p, &pre, &g);
+    int found = 0;
+    for (int i = 0; i < g.n_layer; i++)
+        if (strcmp(g.layer[i].op.name, "attn_prefill") == 0) {
+            found = 1;
+            assert_near(g.layer[i].op.flops, 5373952000.0, 0);
+            assert_near(g.layer[i].op.head_dim, 160.0, 0);
+        }
+    assert_true(found);
+    p.flash_attention = 0;
+    aug_infer_graph_build(&m, &h100, &p, &pre, &g);
+    found = 0;
+    for (int i = 0; i < g.n_layer; i++) {
+        if (strcmp(g.layer[i].op.name, "attn_qk") == 0) {
+            found++;
+            assert_near(g.layer[i].op.k, 192.0, 0);
+        }
+        if (strcmp(g.layer[i].op.name, "attn_av") == 0) {
+            found++;
+            assert_near(g.layer[i].op.n, 128.0, 0);
+        }
+    }
+    assert_int_equal(found, 2);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_kv_cache_llama2_70b),
+        cmocka_unit_test(test_mla_prefill_widths),
         cmocka_unit_test(test_decode_bytes_are_weights_plus_kv),
         cmocka_unit_test(test_decode_roofline_is_bytes_over_bandwidth),
         cmocka_unit_test(test_tp_collectives),

@@ -122,10 +122,12 @@ static void prefill_attention(const struct aug_infer_plan *p, const struct aug_i
         fa.batch_heads = ps * x->a_t;
         fa.seq_q = n;
         fa.seq_kv = c + n;
-        fa.head_dim = x->d;
+        /* q.k over d_qk and p.v over d_v (MLA: 192 and 128; the kernel's mean width,
+         * as training's model/mla.c aug_mla_core_head_dim) */
+        fa.head_dim = 0.5 * (x->d_qk + x->d_v);
         fa.causal = 1;
-        fa.flops = 4.0 * ps * x->a_t * x->d * pairs;
-        fa.bytes = 2.0 * ps * n * x->a_t * x->d * x->e +      /* Q in, O out */
+        fa.flops = 2.0 * ps * x->a_t * (x->d_qk + x->d_v) * pairs;
+        fa.bytes = ps * n * x->a_t * (x->d_qk + x->d_v) * x->e + /* Q in, O out */
                    ps * aug_infer_attended(x, c + n) * x->kv_layer * x->kvb + /* K, V read */
                    ps * n * x->kv_layer * x->kvb;              /* new K, V to the cache */
         ADD_L(fa, AUG_ICAT_ATTENTION, 0);
@@ -133,9 +135,9 @@ static void prefill_attention(const struct aug_infer_plan *p, const struct aug_i
     }
     /* unfused: scores materialized in HBM (QK^T, softmax, AV) */
     double bh = ps * x->a_t, skv = c + n;
-    struct aug_op qk = aug_op_gemm("attn_qk", x->adt, n, skv, x->d, bh);
+    struct aug_op qk = aug_op_gemm("attn_qk", x->adt, n, skv, x->d_qk, bh);
     struct aug_op sm = mem("attn_softmax", "softmax", x, 2.0 * bh * n * skv * x->e, 5.0 * bh * n * skv);
-    struct aug_op av = aug_op_gemm("attn_av", x->adt, n, x->d, skv, bh);
+    struct aug_op av = aug_op_gemm("attn_av", x->adt, n, x->d_v, skv, bh);
     ADD_L(qk, AUG_ICAT_ATTENTION, 0);
     ADD_L(sm, AUG_ICAT_ATTENTION, 0);
     ADD_L(av, AUG_ICAT_ATTENTION, 0);

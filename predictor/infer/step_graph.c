@@ -50,6 +50,7 @@ void aug_infer_dims(const struct aug_model *m, const struct aug_system *s,
     x->out_k = x->a_t * x->d;
     x->kv_layer = 2.0 * x->kv_t * x->d;
     x->flops_per_key = 4.0 * x->d;
+    x->d_qk = x->d_v = x->d;
     if (m->attention == AUG_ATTN_MLA) {
         double rq = (double)m->q_lora_rank, rkv = (double)m->kv_lora_rank;
         double dn = (double)m->qk_nope_head_dim, dr = (double)m->qk_rope_head_dim;
@@ -60,6 +61,8 @@ void aug_infer_dims(const struct aug_model *m, const struct aug_system *s,
         x->out_k = x->a_t * dv;
         x->kv_layer = rkv + dr;
         x->flops_per_key = 2.0 * (2.0 * rkv + dr);
+        x->d_qk = dn + dr;
+        x->d_v = dv;
     }
     x->moe_share = m->arch == AUG_ARCH_MOE && m->layers > 0
                        ? (double)aug_model_moe_layers(m) / (double)m->layers : 0.0;

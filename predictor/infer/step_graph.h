@@ -67,6 +67,9 @@ struct aug_infer_dims {
      * form of DeepSeek-V2 sec. 2.1.2: 2 (r_kv + d_r) for q.k and 2 r_kv for p.v), and the
      * sliding window with the share of the layers that use it */
     double qkv_cols, out_k, kv_layer, flops_per_key, win, win_share;
+    /* per-head widths a prefill's attention contracts over: q.k and p.v (d both, MLA's
+     * qk_nope + qk_rope and v_head_dim, 192 and 128 for DeepSeek-V3) */
+    double d_qk, d_v;
     double moe_share; /* of the layers with an MoE FFN (the rest dense, FFN dense_f) */
     double adp;       /* attention data-parallel degree (plan attn_dp: tp, else 1) */
     double dense_f;
