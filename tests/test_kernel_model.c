@@ -348,6 +348,11 @@ static void test_flash_head_dim_padding(void **state)
     assert_near(aug_attention_kernel_head_dim(AUG_ATTN_KERNEL_FA3, 32), 64, 0);
     assert_near(aug_attention_kernel_head_dim(AUG_ATTN_KERNEL_FA3, 160), 192, 0);
     assert_near(aug_attention_kernel_head_dim(AUG_ATTN_KERNEL_CUDNN, 80), 80, 0);
+    /* MLA (q.k 192, p.v 128, mean 160): FA3's kernel for 192 with a 128-wide V, no padding
+     * of the mean itself (160 alone would round to 192); FA2 pads 88 + 72 to 96 + 96 */
+    assert_near(aug_attention_kernel_width(AUG_ATTN_KERNEL_FA3, 160, 128), 160, 0);
+    assert_near(aug_attention_kernel_width(AUG_ATTN_KERNEL_FA2, 80, 72), 96, 0);
+    assert_near(aug_attention_kernel_width(AUG_ATTN_KERNEL_FA2, 80, 0), 96, 0);
     struct aug_system sys;
     memset(&sys, 0, sizeof sys);
     sys.gpu = a100;

@@ -43,6 +43,8 @@ struct aug_op {
                             * Engine runs its data- and weight-gradient GEMMs */
     /* attention */
     double batch_heads, seq_q, seq_kv, head_dim;
+    double head_dim_v;     /* per-head p.v width where it differs from q.k's (MLA: 128 beside
+                            * 192), head_dim then being their mean; 0: head_dim is both */
     int causal, backward;
     int attn_kernel;       /* fused attention: enum aug_attn_kernel (plan.h); 0 = cudnn */
     /* memory-bound */

@@ -134,6 +134,17 @@ double aug_attention_kernel_head_dim(int kernel, double head_dim)
     return head_dim;
 }
 
+/* MLA heads (q.k 192, p.v 128: FA3's hdim-192 kernel with a 128-wide V) pad each width on
+ * its own; their mean is what the main loop runs on. */
+double aug_attention_kernel_width(int kernel, double head_dim, double head_dim_v)
+{
+    if (!(head_dim_v > 0))
+        return aug_attention_kernel_head_dim(kernel, head_dim);
+    double d_qk = 2.0 * head_dim - head_dim_v;
+    return 0.5 * (aug_attention_kernel_head_dim(kernel, d_qk) +
+                  aug_attention_kernel_head_dim(kernel, head_dim_v));
+}
+
 double aug_attention_model_us(const struct aug_gemm_ceiling *c, double batch_heads,
                               double seq_q, double seq_kv, double head_dim, int causal,
                               int backward, double bytes, struct aug_attn_plan *plan)

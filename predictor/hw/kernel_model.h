@@ -45,4 +45,8 @@ double aug_attention_fa2_factor(const struct aug_gemm_ceiling *c, int sm_arch);
  * 256), cuDNN takes the head as it is. `kernel` is an enum aug_attn_kernel (plan.h). */
 double aug_attention_kernel_head_dim(int kernel, double head_dim);
 
+/* The mean width the kernel's main loop runs on for a head of mean width `head_dim` whose
+ * p.v width is `head_dim_v` (0: the same as q.k's): each of the two widths padded. */
+double aug_attention_kernel_width(int kernel, double head_dim, double head_dim_v);
+
 #endif

@@ -130,8 +130,9 @@ static double model_time_s(const struct aug_gpu *gpu, const struct aug_op *op, d
                     ? aug_gemm_model_us(&c, op->m, op->n, op->k, op->batch > 0 ? op->batch : 1,
                                         NULL)
                     : aug_attention_model_us(&c, op->batch_heads, op->seq_q, op->seq_kv,
-                                             aug_attention_kernel_head_dim(op->attn_kernel,
-                                                                           op->head_dim),
+                                             aug_attention_kernel_width(op->attn_kernel,
+                                                                        op->head_dim,
+                                                                        op->head_dim_v),
                                              op->causal, op->backward, op->bytes, NULL);
     /* the model's own fixed cost (prologue, epilogue, grid launch) is part of the GPU's
      * launch_us, the per-kernel launch and tail of eager launches (gpus.csv): counted once */

@@ -125,6 +125,8 @@ static void prefill_attention(const struct aug_infer_plan *p, const struct aug_i
         /* q.k over d_qk and p.v over d_v (MLA: 192 and 128; the kernel's mean width,
          * as training's model/mla.c aug_mla_core_head_dim) */
         fa.head_dim = 0.5 * (x->d_qk + x->d_v);
+        if (x->d_v != x->d_qk)
+            fa.head_dim_v = x->d_v;
         fa.causal = 1;
         fa.flops = 2.0 * ps * x->a_t * (x->d_qk + x->d_v) * pairs;
         fa.bytes = ps * n * x->a_t * (x->d_qk + x->d_v) * x->e + /* Q in, O out */

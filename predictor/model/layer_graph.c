@@ -126,6 +126,8 @@ static struct aug_op flash_op(const struct attn_plan *ap, int backward) {
     fa.seq_q = ap->a.seq_q;
     fa.seq_kv = ap->a.seq_kv;
     fa.head_dim = ap->a.head_dim;
+    if (ap->d_v != ap->d_qk)
+        fa.head_dim_v = ap->d_v; /* MLA: head_dim is the mean of 192 and 128 */
     fa.causal = 1;
     fa.backward = backward;
     fa.attn_kernel = ap->kernel;
