@@ -161,6 +161,14 @@ static int count_ops(const struct aug_infer_gop *ops, int n, const char *name, d
     return c;
 }
 
+/* The layer op named `name` of a step graph (NULL: none). */
+static const struct aug_op *layer_op(const struct aug_infer_graph *g, const char *name) {
+    for (int i = 0; i < g->n_layer; i++)
+        if (strcmp(g->layer[i].op.name, name) == 0)
+            return &g->layer[i].op;
+    return NULL;
+}
+
 /* Megatron TP: two all-reduces per layer of the step's tokens x hidden x 2 bytes (decode:
  * batch tokens; prefill: batch x input), one for the vocabulary-parallel embedding and an
  * all-gather of the fp32 logits of the sampled rows. TP 1 has none. */
@@ -417,14 +425,10 @@ static void test_moe_active_experts(void **state) {
     struct aug_infer_graph g;
     struct aug_infer_step dec = {1, 128, 0, 0, 0, 1};
     aug_infer_graph_build(&m, &h100, &p, &dec, &g);
-    int found = 0;
-    for (int i = 0; i < g.n_layer; i++)
-        if (strcmp(g.layer[i].op.name, "expert_up") == 0) {
-            found = 1;
-            assert_near(g.layer[i].op.batch, 2.0, 1e-12);
-            assert_near(g.layer[i].op.m, 1.0, 1e-12);
-        }
-    assert_true(found);
+    const struct aug_op *up = layer_op(&g, "expert_up");
+    assert_non_null(up);
+    assert_near(up->batch, 2.0, 1e-12);
+    assert_near(up->m, 1.0, 1e-12);
 }
 
 /* DeepSeek-V3's latent attention in a prefill contracts q.k over 128 + 64 = 192 and p.v
@@ -440,28 +444,18 @@ static void test_mla_prefill_widths(void **state) {
     struct aug_infer_graph g;
     struct aug_infer_step pre = {0, 0, 1, 1024, 0, 1};
     aug_infer_graph_build(&m, &h100, &p, &pre, &g);
-    int found = 0;
-    for (int i = 0; i < g.n_layer; i++)
-        if (strcmp(g.layer[i].op.name, "attn_prefill") == 0) {
-            found = 1;
-            assert_near(g.layer[i].op.flops, 5373952000.0, 0);
-            assert_near(g.layer[i].op.head_dim, 160.0, 0);
-        }
-    assert_true(found);
+    const struct aug_op *fa = layer_op(&g, "attn_prefill");
+    assert_non_null(fa);
+    assert_near(fa->flops, 5373952000.0, 0);
+    assert_near(fa->head_dim, 160.0, 0);
+    assert_near(fa->head_dim_v, 128.0, 0);
     p.flash_attention = 0;
     aug_infer_graph_build(&m, &h100, &p, &pre, &g);
-    found = 0;
-    for (int i = 0; i < g.n_layer; i++) {
-        if (strcmp(g.layer[i].op.name, "attn_qk") == 0) {
-            found++;
-            assert_near(g.layer[i].op.k, 192.0, 0);
-        }
-        if (strcmp(g.layer[i].op.name, "attn_av") == 0) {
-            found++;
-            assert_near(g.layer[i].op.n, 128.0, 0);
-        }
-    }
-    assert_int_equal(found, 2);
+    const struct aug_op *qk = layer_op(&g, "attn_qk"), *av = layer_op(&g, "attn_av");
+    assert_non_null(qk);
+    assert_non_null(av);
+    assert_near(qk->k, 192.0, 0);
+    assert_near(av->n, 128.0, 0);
 }
 
 int main(void) {
