@@ -14,8 +14,9 @@ static int group_setup(void **state) {
     return aug_cli_run_setup("aug_cli_test_");
 }
 
-static const char *const fixtures[] = {"bad.json", "acc.csv", "badrow.csv",
-                                       "out.json"};
+static const char *const fixtures[] = {"bad.json", "acc.csv",  "badrow.csv", "out.json",
+                                       "rc.json",  "z3.json",  "ce.json",    "base.json",
+                                       "half.json"};
 
 static int group_teardown(void **state) {
     (void)state;
@@ -602,6 +603,49 @@ static void test_validate(void **state) {
     expect_exit(RUN("validate", (char *)path, "--max-mape", bar), 0);
     expect_exit(RUN("validate", (char *)path, "--max-mape", "-1"), 2);
     expect_exit(RUN("validate"), 2);
+
+    /* a per-row bar against a saved report: the same run moves nothing; a baseline where
+     * row-a's |error| was half of today's shows it grew by |e| / 2 points */
+    char base[192];
+    snprintf(base, sizeof base, "%s/base.json", tmp_root);
+    expect_exit(RUN("validate", (char *)path, "--format", "json", "--output", base), 0);
+    expect_exit(RUN("validate", (char *)path, "--baseline", base, "--max-shift", "0"), 0);
+    out_has("against baseline");
+    out_has("2 row(s) moved by less than 0.05 points");
+    expect_exit(RUN("validate", (char *)path, "--format", "json"), 0);
+    o = parse_stdout();
+    double err_a = num(json_array_get(json_object_get(o, "rows"), 0), "error_pct");
+    double err_b = num(json_array_get(json_object_get(o, "rows"), 1), "error_pct");
+    json_decref(o);
+    char text2[512];
+    snprintf(text2, sizeof text2,
+             "{\"schema_version\": 1, \"mape_pct\": 1, \"predicted_rows\": 2, \"rows\": "
+             "[{\"id\": \"row-a\", \"error_pct\": %.17g}, {\"id\": \"row-b\", \"error_pct\": "
+             "%.17g}], \"skipped\": []}",
+             err_a / 2.0, err_b);
+    char set[192];
+    snprintf(set, sizeof set, "%s", path); /* fixture() reuses its buffer */
+    path = set;
+    const char *half = fixture("half.json", text2);
+    char below[32], above[32];
+    snprintf(below, sizeof below, "%.6f", fabs(err_a) / 2.0 * 0.99);
+    snprintf(above, sizeof above, "%.6f", fabs(err_a) / 2.0 * 1.01);
+    expect_exit(RUN("validate", (char *)path, "--baseline", (char *)half, "--max-shift", below), 1);
+    err_has("row 'row-a': |error| grew by");
+    expect_exit(RUN("validate", (char *)path, "--baseline", (char *)half, "--max-shift", above), 0);
+    expect_exit(RUN("validate", (char *)path, "--baseline", (char *)half, "--format", "json"), 0);
+    o = parse_stdout();
+    json_t *bl = json_object_get(o, "baseline");
+    assert_int_equal(json_integer_value(json_object_get(bl, "kept_rows")), 2);
+    assert_rel(num(bl, "max_shift_pct"), fabs(err_a) / 2.0, 1e-9);
+    assert_string_equal(json_string_value(json_object_get(bl, "max_shift_id")), "row-a");
+    assert_string_equal(json_string_value(json_object_get(
+                            json_array_get(json_object_get(bl, "rows"), 0), "change")), "kept");
+    json_decref(o);
+    expect_exit(RUN("validate", (char *)path, "--max-shift", "1"), 2);
+    expect_exit(RUN("validate", (char *)path, "--check", "--baseline", base), 2);
+    expect_exit(RUN("validate", (char *)path, "--baseline", (char *)path), 1);
+    err_has("malformed JSON");
 }
 
 static void test_validate_bad_row(void **state) {

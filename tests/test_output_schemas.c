@@ -147,6 +147,10 @@ static void outputs_match_schemas(void **state) {
     expect_exit(RUN("validate", AUG_TEST_SOURCE_DIR "/benchmarks/accuracy/training.csv",
                     "--format", "json"), 0);
     stdout_matches("validate");
+    expect_exit(RUN("validate", AUG_TEST_SOURCE_DIR "/benchmarks/accuracy/training_moe.csv",
+                    "--baseline", AUG_TEST_SOURCE_DIR "/benchmarks/accuracy/baseline/training.json",
+                    "--summary", "--format", "json"), 0);
+    stdout_matches("validate"); /* the baseline object, with new and gone rows */
     expect_exit(RUN("validate", AUG_TEST_SOURCE_DIR "/benchmarks/accuracy/training.csv",
                     "--check", "--format", "json"), 0);
     stdout_matches("validate-check");

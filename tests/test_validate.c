@@ -29,7 +29,8 @@ static int setup(void **state) {
 
 static int teardown(void **state) {
     (void)state;
-    static const char *const names[] = {"acc.csv", "vt.csv", "bad.csv", "unit.csv", "check.csv"};
+    static const char *const names[] = {"acc.csv", "vt.csv", "bad.csv", "unit.csv", "check.csv",
+                                        "base.json"};
     char path[160];
     for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
         snprintf(path, sizeof path, "%s/%s", dir, names[i]);
@@ -84,8 +85,9 @@ static const char header[] =
     "seq_len,moe_experts,moe_topk,system,gpu,num_gpus,tp,pp,dp,cp,ep,sp,interleave,microbatch,"
     "global_batch,recompute,zero_stage,dtype,metric,value,unit,notes\n";
 
-static void test_rows_and_aggregates(void **state) {
-    (void)state;
+/* acc.csv: four rows whose errors are +25% (r1), -20% (r2), +10% (r3, a tokens/s row) and
+ * one the planner refuses (r4: 8 GPUs over tp 3), predicted with fallbacks only. */
+static const char *write_scored_set(void) {
     double t1 = predict_gpt(24, 2048, 16, 8, 2, 1, 2, 64, 1024, AUG_RECOMPUTE_FULL, 0);
     double t2 = predict_gpt(12, 1024, 16, 4, 1, 2, 4, 32, 1024, AUG_RECOMPUTE_NONE, 0);
     /* measured values chosen so the errors are +25%, -20% and +10% */
@@ -101,7 +103,12 @@ static void test_rows_and_aggregates(void **state) {
              "r4,B,t,,,24,2048,16,,,,gelu,1024,,,dgx-a100-80g,,8,3,1,,,,0,,2,64,full,0,fp16,"
              "step_time_s,1.0,s,\n",
              header, t1 / 1.25, t2 / 0.8, 64.0 * 1024.0 / t1 / 1.10);
-    const char *path = write_file("acc.csv", csv);
+    return write_file("acc.csv", csv);
+}
+
+static void test_rows_and_aggregates(void **state) {
+    (void)state;
+    const char *path = write_scored_set();
     struct aug_validate_options opt = {NULL, 1, NULL, NULL, 0.0};
     struct aug_validate_report *r = NULL;
     assert_int_equal(aug_validate_file(path, AUG_VALIDATE_AUTO, &opt, &r), AUG_OK);
@@ -508,6 +515,119 @@ static void test_recompute_modules_column(void **state) {
     aug_validate_report_free(r);
 }
 
+/* A run compared with a saved report, row by row by id. The set scores r1 +25%, r2 -20%,
+ * r3 +10% and skips r4. The baseline had r1 +20%, r2 -22%, r4 +1%, r9 +3% and skipped r3:
+ * r1's |error| grew 25 - 20 = +5 points, r2's shrank 20 - 22 = -2; over the two rows
+ * predicted in both the MAPE went (20 + 22) / 2 = 21% -> (25 + 20) / 2 = 22.5%; r3 is now
+ * predicted, r4 now skipped, r9 gone; the baseline's own MAPE (15.5) is carried as given. */
+static void test_baseline_comparison(void **state) {
+    (void)state;
+    const char *set = write_scored_set();
+    char set_path[160];
+    snprintf(set_path, sizeof set_path, "%s", set);
+    struct aug_validate_options opt = {NULL, 1, NULL, NULL, 0.0};
+    struct aug_validate_report *r = NULL;
+    assert_int_equal(aug_validate_file(set_path, AUG_VALIDATE_AUTO, &opt, &r), AUG_OK);
+    const char *path = write_file(
+        "base.json",
+        "{\"schema_version\": 1, \"mape_pct\": 15.5, \"predicted_rows\": 4,\n"
+        " \"rows\": [{\"id\": \"r1\", \"error_pct\": 20.0}, {\"id\": \"r2\", \"error_pct\": -22},\n"
+        "          {\"id\": \"r4\", \"error_pct\": 1.0}, {\"id\": \"r9\", \"error_pct\": 3.0}],\n"
+        " \"skipped\": [{\"id\": \"r3\", \"reason\": \"no plan\"}]}\n");
+    struct aug_validate_baseline *b = NULL;
+    assert_int_equal(aug_validate_baseline_load(path, &b), AUG_OK);
+    assert_int_equal(b->n_rows, 5);
+    assert_true(isnan(b->rows[4].error_pct));
+    struct aug_validate_comparison c;
+    assert_int_equal(aug_validate_compare(r, b, &c), AUG_OK);
+    assert_int_equal(c.n_shifts, 5);
+    static const struct {
+        const char *id;
+        enum aug_validate_change change;
+        double before, now, shift; /* NAN: none */
+    } want[] = {
+        {"r1", AUG_CHANGE_KEPT, 20.0, 25.0, 5.0},
+        {"r2", AUG_CHANGE_KEPT, -22.0, -20.0, -2.0},
+        {"r3", AUG_CHANGE_NOW_PREDICTED, NAN, 10.0, NAN},
+        {"r4", AUG_CHANGE_NOW_SKIPPED, 1.0, NAN, NAN},
+        {"r9", AUG_CHANGE_GONE, 3.0, NAN, NAN},
+    };
+    for (size_t i = 0; i < 5; i++) {
+        assert_string_equal(c.shifts[i].id, want[i].id);
+        assert_int_equal(c.shifts[i].change, want[i].change);
+        const double got[3] = {c.shifts[i].error_before_pct, c.shifts[i].error_pct,
+                               c.shifts[i].shift_pct};
+        const double exp[3] = {want[i].before, want[i].now, want[i].shift};
+        for (int k = 0; k < 3; k++) {
+            if (isnan(exp[k]))
+                assert_true(isnan(got[k]));
+            else
+                assert_rel(got[k], exp[k], 1e-9);
+        }
+    }
+    assert_int_equal(c.kept, 2);
+    assert_rel(c.kept_mape_before_pct, 21.0, 1e-12);
+    assert_rel(c.kept_mape_pct, 22.5, 1e-9);
+    assert_rel(c.mape_before_pct, 15.5, 1e-12);
+    assert_rel(c.mape_pct, (25.0 + 20.0 + 10.0) / 3.0, 1e-9);
+    assert_rel(c.max_shift_pct, 5.0, 1e-9);
+    assert_string_equal(c.max_shift_id, "r1");
+    assert_int_equal(c.now_skipped, 1);
+    aug_validate_comparison_free(&c);
+    aug_validate_baseline_free(b);
+
+    /* baselines that cannot be one: each refused with the file and what is wrong */
+    static const char *const bad[][2] = {
+        {"{\"schema_version\": 1, \"mape_pct\": 1, \"predicted_rows\": 2, \"rows\": "
+         "[{\"id\": \"a\", \"error_pct\": 1}, {\"id\": \"a\", \"error_pct\": 2}], \"skipped\": []}",
+         "row id 'a' appears twice"},
+        {"{\"schema_version\": 1, \"mape_pct\": 1, \"predicted_rows\": 3, \"rows\": [], "
+         "\"skipped\": []}",
+         "--summary"},
+        {"{\"schema_version\": 2, \"mape_pct\": 1, \"predicted_rows\": 0, \"rows\": [], "
+         "\"skipped\": []}",
+         "schema_version 2"},
+        {"{\"schema_version\": 1, \"mape_pct\": 1, \"predicted_rows\": 1, \"rows\": "
+         "[{\"id\": \"a\", \"error_pct\": \"big\"}], \"skipped\": []}",
+         "rows[0]"},
+        {"{\"schema_version\": 1, \"mape_pct\": 1, \"predicted_rows\": 1, \"rows\": "
+         "[{\"error_pct\": 1}], \"skipped\": []}",
+         "'id'"},
+        {"{\"schema_version\": 1, \"mape_pct\": 1, \"predicted_rows\": 0, \"rows\": [], "
+         "\"skipped\": {}}",
+         "must be arrays"},
+        {"{\"schema_version\": 1,\n \"rows\": [", "base.json:2"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        path = write_file("base.json", bad[i][0]);
+        assert_int_equal(aug_validate_baseline_load(path, &b), AUG_EDATA);
+        assert_null(b);
+        assert_non_null(strstr(aug_last_error(), "base.json"));
+        assert_non_null(strstr(aug_last_error(), bad[i][1]));
+    }
+    aug_validate_report_free(r);
+
+    /* a set that holds an id twice cannot be matched to a baseline */
+    char csv[2048];
+    snprintf(csv, sizeof csv,
+             "%s"
+             "d,A,t,,,12,1024,16,,,,gelu,1024,,,dgx-a100-80g,,4,1,2,,,,0,,4,32,none,0,fp16,"
+             "step_time_s,1.0,s,\n"
+             "d,A,t,,,12,1024,16,,,,gelu,1024,,,dgx-a100-80g,,4,1,2,,,,0,,4,32,none,0,fp16,"
+             "step_time_s,2.0,s,\n",
+             header);
+    set = write_file("check.csv", csv);
+    assert_int_equal(aug_validate_file(set, AUG_VALIDATE_AUTO, &opt, &r), AUG_OK);
+    path = write_file("base.json", "{\"schema_version\": 1, \"mape_pct\": 0, \"predicted_rows\": 0, "
+                                   "\"rows\": [], \"skipped\": []}");
+    assert_int_equal(aug_validate_baseline_load(path, &b), AUG_OK);
+    assert_int_equal(aug_validate_compare(r, b, &c), AUG_EDATA);
+    assert_non_null(strstr(aug_last_error(), "row id 'd' appears twice"));
+    assert_null(c.shifts);
+    aug_validate_baseline_free(b);
+    aug_validate_report_free(r);
+}
+
 static void test_bad_rows_name_file_and_line(void **state) {
     (void)state;
     struct aug_validate_options opt = {NULL, 1, NULL, NULL, 0.0};
@@ -577,6 +697,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_rows_and_aggregates),
         cmocka_unit_test(test_check_reads_without_predicting),
+        cmocka_unit_test(test_baseline_comparison),
         cmocka_unit_test(test_vtrain_importer),
         cmocka_unit_test(test_bad_rows_name_file_and_line),
         cmocka_unit_test(test_main_grads_column),

@@ -87,6 +87,62 @@ int aug_validate_file_check(const char *path, enum aug_validate_input kind,
                             struct aug_validate_report **out);
 void aug_validate_report_free(struct aug_validate_report *r);
 
+/* A baseline: the rows of a report saved earlier with `augur validate FILE --format json`
+ * (without --summary), matched to a new run's rows by id. Tracking a set's error row by
+ * row shows what its MAPE hides: one row growing while others shrink. */
+struct aug_validate_baseline_row {
+    char id[96];
+    double error_pct;     /* NAN: the baseline skipped the row */
+};
+
+struct aug_validate_baseline {
+    struct aug_validate_baseline_row *rows; /* in the file's order: predicted, then skipped */
+    size_t n_rows;
+    double mape_pct;
+};
+
+/* Read a saved report. AUG_EDATA names the file and the field (malformed JSON, another
+ * schema_version, a report written with --summary, a row without a finite error_pct, an id
+ * given twice). */
+int aug_validate_baseline_load(const char *path, struct aug_validate_baseline **out);
+void aug_validate_baseline_free(struct aug_validate_baseline *b);
+
+enum aug_validate_change {
+    AUG_CHANGE_KEPT,          /* predicted in both */
+    AUG_CHANGE_NEW,           /* not in the baseline */
+    AUG_CHANGE_GONE,          /* in the baseline, not in this run */
+    AUG_CHANGE_NOW_SKIPPED,   /* predicted in the baseline, skipped now */
+    AUG_CHANGE_NOW_PREDICTED, /* skipped in the baseline, predicted now */
+    AUG_CHANGE_SKIPPED        /* skipped in both */
+};
+
+struct aug_validate_shift {
+    char id[96];
+    enum aug_validate_change change;
+    double error_before_pct; /* NAN where the baseline has no prediction */
+    double error_pct;        /* NAN where this run has none */
+    double shift_pct;        /* |error| now - |error| before, in points (> 0: worse); NAN
+                                unless the row is predicted in both */
+};
+
+struct aug_validate_comparison {
+    struct aug_validate_shift *shifts; /* this run's rows in order, then the gone ones */
+    size_t n_shifts;
+    size_t kept;               /* rows predicted in both */
+    double mape_before_pct;    /* the baseline's MAPE, over its own rows */
+    double mape_pct;           /* this run's MAPE, over its own rows */
+    double kept_mape_before_pct, kept_mape_pct; /* both over the kept rows only */
+    double max_shift_pct;      /* the largest shift of a kept row (0 when none grew) */
+    char max_shift_id[96];
+    size_t now_skipped;
+};
+
+/* Match r's rows to b's by id. AUG_EDATA when r holds an id twice (ids must be unique to
+ * be compared). */
+int aug_validate_compare(const struct aug_validate_report *r, const struct aug_validate_baseline *b,
+                         struct aug_validate_comparison *out);
+void aug_validate_comparison_free(struct aug_validate_comparison *c);
+
 #ifdef __cplusplus
 }
 #endif

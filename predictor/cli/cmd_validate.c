@@ -15,7 +15,8 @@
 static void help(void) {
     printf("usage: augur validate FILE.csv [--max-mape PCT] [--import accuracy|vtrain] [--kdb DIR]\n"
            "                      [--fallback-only] [--summary] [--format table|json|csv]\n"
-           "                      [--output FILE] [--check] [--group-by COL[,COL...]]\n\n"
+           "                      [--output FILE] [--check] [--group-by COL[,COL...]]\n"
+           "                      [--baseline REPORT.json [--max-shift PTS]]\n\n"
            "Predicts every row of an accuracy set (schemas in benchmarks/accuracy/README.md;\n"
            "sets in benchmarks/accuracy/) or of vTrain's ground_truth_single.csv (detected by its\n"
            "columns), and reports each row's error, the MAPE, the largest error and the MAPE\n"
@@ -26,17 +27,24 @@ static void help(void) {
            "rows that would be skipped, without predicting any: a quick check of a new set.\n"
            "--group-by COL[,COL...] adds the MAPE, mean signed error and largest error of the\n"
            "rows sharing their cells of these columns of the set (up to 8; e.g. system,dtype\n"
-           "or input_len,output_len), in the table and as by_group in JSON.\n");
+           "or input_len,output_len), in the table and as by_group in JSON.\n"
+           "--baseline REPORT.json compares each row, by id, with a report saved earlier by\n"
+           "`augur validate FILE --format json` (without --summary): how far its |error|\n"
+           "moved, rows new, gone, now skipped or now predicted, and the MAPE of the rows\n"
+           "predicted in both. --max-shift PTS exits 1 when a row's |error| grew by more than\n"
+           "PTS percentage points or a row the baseline predicted is now skipped: a per-row\n"
+           "bar for CI beside --max-mape.\n");
 }
 
 enum { OPT_MAX = 256, OPT_IMPORT, OPT_KDB, OPT_FALLBACK, OPT_SUMMARY, OPT_FORMAT, OPT_OUTPUT,
-       OPT_CHECK, OPT_GROUP, OPT_HELP };
+       OPT_CHECK, OPT_GROUP, OPT_BASELINE, OPT_MAX_SHIFT, OPT_HELP };
 static const struct option options[] = {
     {"max-mape", required_argument, 0, OPT_MAX}, {"import", required_argument, 0, OPT_IMPORT},
     {"kdb", required_argument, 0, OPT_KDB},      {"fallback-only", no_argument, 0, OPT_FALLBACK},
     {"summary", no_argument, 0, OPT_SUMMARY},    {"format", required_argument, 0, OPT_FORMAT},
     {"output", required_argument, 0, OPT_OUTPUT}, {"check", no_argument, 0, OPT_CHECK},
-    {"group-by", required_argument, 0, OPT_GROUP}, {"help", no_argument, 0, OPT_HELP},
+    {"group-by", required_argument, 0, OPT_GROUP}, {"baseline", required_argument, 0, OPT_BASELINE},
+    {"max-shift", required_argument, 0, OPT_MAX_SHIFT}, {"help", no_argument, 0, OPT_HELP},
     {0, 0, 0, 0},
 };
 
@@ -149,9 +157,102 @@ static void report_table(FILE *f, const struct aug_validate_report *r, int rows,
             r->predicted_rows, r->n_rows, r->mape_pct, r->median_abs_error_pct, r->max_abs_error_pct);
 }
 
+/* --baseline: the row-by-row comparison with a saved report, in each format. */
+static const char *change_name(enum aug_validate_change c) {
+    switch (c) {
+    case AUG_CHANGE_KEPT: return "kept";
+    case AUG_CHANGE_NEW: return "new";
+    case AUG_CHANGE_GONE: return "gone";
+    case AUG_CHANGE_NOW_SKIPPED: return "now_skipped";
+    case AUG_CHANGE_NOW_PREDICTED: return "now_predicted";
+    default: return "skipped";
+    }
+}
+
+/* moves of |error| below this many points are counted in the table, not listed */
+#define SHIFT_LISTED 0.05
+
+static int cmp_shift_desc(const void *a, const void *b) {
+    double x = (*(const struct aug_validate_shift *const *)a)->shift_pct;
+    double y = (*(const struct aug_validate_shift *const *)b)->shift_pct;
+    return x < y ? 1 : x > y ? -1 : 0;
+}
+
+static void baseline_table(FILE *f, const struct aug_validate_comparison *c, const char *base) {
+    fprintf(f, "against baseline %s:\n", base);
+    fprintf(f, "  MAPE %.2f%% -> %.2f%%; over the %zu row(s) predicted in both %.2f%% -> %.2f%%\n",
+            c->mape_before_pct, c->mape_pct, c->kept, c->kept_mape_before_pct, c->kept_mape_pct);
+    const struct aug_validate_shift **moved = malloc((c->n_shifts ? c->n_shifts : 1) * sizeof *moved);
+    size_t n = 0, still = 0;
+    for (size_t i = 0; moved && i < c->n_shifts; i++) {
+        if (c->shifts[i].change != AUG_CHANGE_KEPT)
+            continue;
+        if (fabs(c->shifts[i].shift_pct) >= SHIFT_LISTED)
+            moved[n++] = &c->shifts[i];
+        else
+            still++;
+    }
+    if (moved) {
+        qsort(moved, n, sizeof *moved, cmp_shift_desc);
+        if (n)
+            fprintf(f, "  %-40s %9s %9s %14s\n", "moved (largest growth first)", "before", "now",
+                    "|error| shift");
+        for (size_t i = 0; i < n; i++)
+            fprintf(f, "  %-40.40s %+8.1f%% %+8.1f%% %+8.2f points\n", moved[i]->id,
+                    moved[i]->error_before_pct, moved[i]->error_pct, moved[i]->shift_pct);
+        free(moved);
+    }
+    fprintf(f, "  %zu row(s) moved by less than %.2f points\n", still, SHIFT_LISTED);
+    static const enum aug_validate_change listed[] = {AUG_CHANGE_NOW_SKIPPED, AUG_CHANGE_NOW_PREDICTED,
+                                                     AUG_CHANGE_NEW, AUG_CHANGE_GONE};
+    static const char *const label[] = {"now skipped", "now predicted", "new", "gone"};
+    for (size_t k = 0; k < sizeof listed / sizeof *listed; k++)
+        for (size_t i = 0; i < c->n_shifts; i++)
+            if (c->shifts[i].change == listed[k])
+                fprintf(f, "  %-14s %s\n", label[k], c->shifts[i].id);
+}
+
+static json_t *num_or_null(double v) { return isfinite(v) ? json_real(v) : json_null(); }
+
+/* a text that is not UTF-8 (a hostile file name or id) becomes null, never a dropped key */
+static json_t *text_or_null(const char *t) {
+    json_t *v = t && t[0] ? json_string(t) : NULL;
+    return v ? v : json_null();
+}
+
+static json_t *baseline_json(const struct aug_validate_comparison *c, const char *base) {
+    json_t *rows = json_array(), *o = json_object();
+    for (size_t i = 0; i < c->n_shifts; i++) {
+        const struct aug_validate_shift *s = &c->shifts[i];
+        json_t *r = json_object();
+        json_object_set_new(r, "id", text_or_null(s->id));
+        json_object_set_new(r, "change", json_string(change_name(s->change)));
+        json_object_set_new(r, "error_pct_before", num_or_null(s->error_before_pct));
+        json_object_set_new(r, "error_pct", num_or_null(s->error_pct));
+        json_object_set_new(r, "shift_pct", num_or_null(s->shift_pct));
+        json_array_append_new(rows, r);
+    }
+    json_object_set_new(o, "file", text_or_null(base));
+    json_object_set_new(o, "mape_pct_before", json_real(c->mape_before_pct));
+    json_object_set_new(o, "mape_pct", json_real(c->mape_pct));
+    json_object_set_new(o, "kept_rows", json_integer((json_int_t)c->kept));
+    json_object_set_new(o, "kept_mape_pct_before", json_real(c->kept_mape_before_pct));
+    json_object_set_new(o, "kept_mape_pct", json_real(c->kept_mape_pct));
+    json_object_set_new(o, "max_shift_pct", json_real(c->max_shift_pct));
+    json_object_set_new(o, "max_shift_id", text_or_null(c->max_shift_id));
+    json_object_set_new(o, "now_skipped", json_integer((json_int_t)c->now_skipped));
+    json_object_set_new(o, "rows", rows);
+    return o;
+}
+
+/* The comparison's entry for row id (this run's rows come first, in order). */
+static const struct aug_validate_shift *shift_of(const struct aug_validate_comparison *c, size_t i) {
+    return c && i < c->n_shifts ? &c->shifts[i] : NULL;
+}
+
 int aug_cmd_validate(int argc, char **argv) {
-    const char *cmd = "validate", *output = NULL;
-    double max_mape = -1;
+    const char *cmd = "validate", *output = NULL, *baseline = NULL;
+    double max_mape = -1, max_shift = -1;
     enum aug_validate_input kind = AUG_VALIDATE_AUTO;
     enum aug_format fmt = AUG_FORMAT_TABLE;
     struct aug_validate_options opt = {NULL, 0, NULL, NULL, 0.0};
@@ -177,6 +278,12 @@ int aug_cmd_validate(int argc, char **argv) {
         case OPT_OUTPUT: output = optarg; break;
         case OPT_CHECK: check = 1; break;
         case OPT_GROUP: opt.group_by = optarg; break;
+        case OPT_BASELINE: baseline = optarg; break;
+        case OPT_MAX_SHIFT:
+            if ((rc = aug_cli_double(cmd, "--max-shift", optarg, &max_shift))) return rc;
+            if (max_shift < 0 || max_shift > 1e4)
+                return aug_cli_usage(cmd, "--max-shift must be percentage points in [0, 10000]");
+            break;
         case 'h':
         case OPT_HELP: help(); return 0;
         case ':': return aug_cli_usage(cmd, "option '%s' needs a value", argv[optind - 1]);
@@ -186,16 +293,31 @@ int aug_cmd_validate(int argc, char **argv) {
     if (optind != argc - 1)
         return aug_cli_usage(cmd, optind >= argc ? "an accuracy CSV file is required"
                                                  : "exactly one CSV file is expected");
-    if (check && max_mape >= 0)
-        return aug_cli_usage(cmd, "--check predicts nothing: it cannot take --max-mape");
+    if (check && (max_mape >= 0 || baseline))
+        return aug_cli_usage(cmd, "--check predicts nothing: it cannot take --max-mape or --baseline");
+    if (max_shift >= 0 && !baseline)
+        return aug_cli_usage(cmd, "--max-shift needs --baseline REPORT.json to measure shifts from");
     const char *path = argv[optind];
-    struct aug_validate_report *r = NULL;
-    int st = check ? aug_validate_file_check(path, kind, &opt, &r)
-                   : aug_validate_file(path, kind, &opt, &r);
+    struct aug_validate_baseline *base = NULL;
+    int st = baseline ? aug_validate_baseline_load(baseline, &base) : AUG_OK;
     if (st != AUG_OK)
         return aug_cli_fail(st, NULL);
+    struct aug_validate_report *r = NULL;
+    st = check ? aug_validate_file_check(path, kind, &opt, &r)
+               : aug_validate_file(path, kind, &opt, &r);
+    struct aug_validate_comparison cmp;
+    memset(&cmp, 0, sizeof cmp);
+    if (st == AUG_OK && base)
+        st = aug_validate_compare(r, base, &cmp);
+    aug_validate_baseline_free(base);
+    const struct aug_validate_comparison *cp = baseline ? &cmp : NULL;
+    if (st != AUG_OK) {
+        aug_validate_report_free(r);
+        return aug_cli_fail(st, NULL);
+    }
     FILE *f = aug_cli_open_output(output);
     if (!f) {
+        aug_validate_comparison_free(&cmp);
         aug_validate_report_free(r);
         return 1;
     }
@@ -205,16 +327,21 @@ int aug_cmd_validate(int argc, char **argv) {
             check_table(f, r, path);
         else
             report_table(f, r, !summary, path);
+        if (cp)
+            baseline_table(f, cp, baseline);
     } else if (fmt == AUG_FORMAT_JSON) {
         json_t *o = check ? check_json(r) : report_json(r, !summary);
+        if (cp)
+            json_object_set_new(o, "baseline", baseline_json(cp, baseline));
         out_rc = aug_cli_write(f, fmt, o);
         json_decref(o);
     } else {
         struct aug_csv_writer *w;
         if (aug_csv_writer_fp(f, &w) == AUG_OK) {
             const char *head[] = {"id", "source", "metric", "measured", "predicted", "error_pct",
-                                  "skipped", "reason"};
-            for (size_t k = 0; k < 8; k++)
+                                  "skipped", "reason", "baseline_error_pct", "shift_pct",
+                                  "change"};
+            for (size_t k = 0; k < (cp ? 11u : 8u); k++)
                 aug_csv_write_str(w, head[k]);
             aug_csv_end_row(w);
             for (size_t i = 0; i < r->n_rows; i++) {
@@ -227,6 +354,27 @@ int aug_cmd_validate(int argc, char **argv) {
                 aug_csv_write_num(w, row->skipped || check ? NAN : row->error_pct);
                 aug_csv_write_int(w, row->skipped);
                 aug_csv_write_str(w, row->reason);
+                const struct aug_validate_shift *sh = shift_of(cp, i);
+                if (sh) {
+                    aug_csv_write_num(w, sh->error_before_pct);
+                    aug_csv_write_num(w, sh->shift_pct);
+                    aug_csv_write_str(w, change_name(sh->change));
+                }
+                aug_csv_end_row(w);
+            }
+            /* the baseline's rows this set no longer has */
+            for (size_t i = r->n_rows; cp && i < cp->n_shifts; i++) {
+                const struct aug_validate_shift *sh = &cp->shifts[i];
+                aug_csv_write_str(w, sh->id);
+                for (int k = 0; k < 2; k++)
+                    aug_csv_write_str(w, "");
+                for (int k = 0; k < 3; k++)
+                    aug_csv_write_num(w, NAN);
+                aug_csv_write_int(w, 0);
+                aug_csv_write_str(w, "");
+                aug_csv_write_num(w, sh->error_before_pct);
+                aug_csv_write_num(w, NAN);
+                aug_csv_write_str(w, change_name(sh->change));
                 aug_csv_end_row(w);
             }
             out_rc = aug_csv_writer_commit(w) == AUG_OK ? 0 : 1;
@@ -234,6 +382,11 @@ int aug_cmd_validate(int argc, char **argv) {
     }
     double mape = r->mape_pct;
     size_t predicted = r->predicted_rows;
+    double grew = cmp.max_shift_pct;
+    size_t now_skipped = cmp.now_skipped;
+    char grew_id[sizeof cmp.max_shift_id];
+    snprintf(grew_id, sizeof grew_id, "%s", cmp.max_shift_id);
+    aug_validate_comparison_free(&cmp);
     aug_validate_report_free(r);
     if (out_rc) {
         aug_cli_discard_output(f);
@@ -249,5 +402,16 @@ int aug_cmd_validate(int argc, char **argv) {
         fprintf(stderr, "augur: %s: MAPE %.2f%% exceeds the bar of %.2f%%\n", path, mape, max_mape);
         return 1;
     }
-    return 0;
+    int shift_rc = 0;
+    if (max_shift >= 0 && grew > max_shift) {
+        fprintf(stderr, "augur: %s: row '%s': |error| grew by %.2f points over the baseline %s "
+                        "(bar %.2f)\n", path, grew_id, grew, baseline, max_shift);
+        shift_rc = 1;
+    }
+    if (max_shift >= 0 && now_skipped) {
+        fprintf(stderr, "augur: %s: %zu row(s) the baseline %s predicted are skipped now\n", path,
+                now_skipped, baseline);
+        shift_rc = 1;
+    }
+    return shift_rc;
 }

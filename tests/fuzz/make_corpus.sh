@@ -133,6 +133,15 @@ split_json "$src/predictor/presets/models.json" "$d" model
 d=$(t fuzz_system_json)
 split_json "$src/predictor/presets/systems.json" "$d" system
 
+# saved validate reports (baselines): the MoE set's, and a short one with a skipped row
+d=$(t fuzz_validate_baseline)
+cp "$src/benchmarks/accuracy/baseline/training_moe.json" "$d/training_moe.json"
+cat > "$d/short.json" <<'EOF'
+{"schema_version": 1, "mape_pct": 12.5, "predicted_rows": 2,
+ "rows": [{"id": "a", "error_pct": -10.0}, {"id": "b", "error_pct": 15}],
+ "skipped": [{"id": "c", "reason": "no plan"}]}
+EOF
+
 # Hugging Face config.json files, as published on the Hub (transformers' own keys)
 d=$(t fuzz_hf_config)
 cat > "$d/llama-2-7b-hf.json" <<'EOF'
