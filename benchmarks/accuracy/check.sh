@@ -50,14 +50,24 @@ TRAINING_MOE_BAR=13.25
 TRAINING_MOE_FALLBACK_BAR=14.0
 INFERENCE_THROUGHPUT_BAR=9.5
 INFERENCE_THROUGHPUT_FALLBACK_BAR=10.25
+# Per row: no row's |error| may grow by more than SHIFT_BAR percentage points over its
+# committed baseline (baseline/<set>.json, from update_baselines.sh), and no row the baseline
+# predicted may be skipped; a change that moves rows on purpose refreshes the baselines in
+# the same commit, so their diff shows every row it moved. The MAPE bars above let a row
+# grow while others shrink; this one does not.
+SHIFT_BAR=0.5
 
-"$AUGUR" validate "$HERE/training.csv" --summary --max-mape "$TRAINING_BAR"
+"$AUGUR" validate "$HERE/training.csv" --summary --max-mape "$TRAINING_BAR" \
+    --baseline "$HERE/baseline/training.json" --max-shift "$SHIFT_BAR"
 "$AUGUR" validate "$HERE/training.csv" --summary --fallback-only --max-mape "$TRAINING_FALLBACK_BAR" | tail -1
-"$AUGUR" validate "$HERE/inference.csv" --summary --max-mape "$INFERENCE_BAR"
+"$AUGUR" validate "$HERE/inference.csv" --summary --max-mape "$INFERENCE_BAR" \
+    --baseline "$HERE/baseline/inference.json" --max-shift "$SHIFT_BAR"
 "$AUGUR" validate "$HERE/inference.csv" --summary --fallback-only --max-mape "$INFERENCE_FALLBACK_BAR" | tail -1
-"$AUGUR" validate "$HERE/training_moe.csv" --summary --max-mape "$TRAINING_MOE_BAR"
+"$AUGUR" validate "$HERE/training_moe.csv" --summary --max-mape "$TRAINING_MOE_BAR" \
+    --baseline "$HERE/baseline/training_moe.json" --max-shift "$SHIFT_BAR"
 "$AUGUR" validate "$HERE/training_moe.csv" --summary --fallback-only --max-mape "$TRAINING_MOE_FALLBACK_BAR" | tail -1
-"$AUGUR" validate "$HERE/inference_throughput.csv" --summary --max-mape "$INFERENCE_THROUGHPUT_BAR"
+"$AUGUR" validate "$HERE/inference_throughput.csv" --summary --max-mape "$INFERENCE_THROUGHPUT_BAR" \
+    --baseline "$HERE/baseline/inference_throughput.json" --max-shift "$SHIFT_BAR"
 "$AUGUR" validate "$HERE/inference_throughput.csv" --summary --fallback-only --max-mape "$INFERENCE_THROUGHPUT_FALLBACK_BAR" | tail -1
 VTRAIN=$SHARED/external/vtrain/data/ground_truth_single.csv
 if [ -f "$VTRAIN" ]; then
