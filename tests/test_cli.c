@@ -16,7 +16,7 @@ static int group_setup(void **state) {
 
 static const char *const fixtures[] = {"bad.json", "acc.csv",  "badrow.csv", "out.json",
                                        "rc.json",  "z3.json",  "ce.json",    "base.json",
-                                       "half.json"};
+                                       "half.json", "serve.csv"};
 
 static int group_teardown(void **state) {
     (void)state;
@@ -646,6 +646,50 @@ static void test_validate(void **state) {
     expect_exit(RUN("validate", (char *)path, "--check", "--baseline", base), 2);
     expect_exit(RUN("validate", (char *)path, "--baseline", (char *)path), 1);
     err_has("malformed JSON");
+
+    /* one row in full: its score, then what `augur train` prints for its plan; JSON carries
+     * the row beside the train keys, and the prediction is the row's own */
+    expect_exit(RUN("validate", (char *)path, "--explain", "row-b"), 0);
+    out_has("--explain row-b (line 3");
+    out_has("step_time_s: measured 2.5");
+    out_has("time breakdown");
+    expect_exit(RUN("validate", (char *)path, "--explain", "row-b", "--format", "json"), 0);
+    o = parse_stdout();
+    json_t *vr = json_object_get(o, "validate_row");
+    assert_string_equal(json_string_value(json_object_get(vr, "id")), "row-b");
+    assert_rel(num(vr, "predicted"), num(o, "step_time_s"), 1e-9);
+    assert_rel(num(vr, "error_pct"), err_b, 1e-6);
+    json_decref(o);
+    expect_exit(RUN("validate", (char *)path, "--explain", "row-b", "--ops", "--format", "csv"), 0);
+    assert_int_equal(strncmp(out_buf, "list,op,kind,count", 18), 0);
+    expect_exit(RUN("validate", (char *)path, "--explain", "row-c"), 1);
+    err_has("no row with id 'row-c' (did you mean: row-a, row-b?)");
+    expect_exit(RUN("validate", (char *)path, "--ops"), 2);
+    expect_exit(RUN("validate", (char *)path, "--explain", "row-b", "--baseline", base), 2);
+}
+
+/* An offline serving row explained: the simulation `augur infer --mode offline` runs for
+ * the row, with the cells the row gives marked as given (max_batch) and the rest left to
+ * the engine (max num tokens). */
+static void test_validate_explain_serving(void **state) {
+    (void)state;
+    const char *path = fixture(
+        "serve.csv",
+        "id,source,model,system,num_gpus,tp,batch,input_len,output_len,dtype,metric,value,unit,"
+        "num_requests,max_batch\n"
+        "off-1,test set,llama3-8b,dgx-h100,1,1,,512,128,fp16,throughput_tokens_per_s,3000,tokens/s,"
+        "40,16\n");
+    expect_exit(RUN("validate", (char *)path, "--explain", "off-1"), 0);
+    out_has("throughput_tokens_per_s: measured 3000");
+    out_has("offline scenario");
+    out_has("requests: 40 from generated, input 512, output 128 tokens");
+    out_has("max batch 16 (given)");
+    out_has("(engine default), chunked prefill");
+    expect_exit(RUN("validate", (char *)path, "--explain", "off-1", "--format", "json"), 0);
+    json_t *o = parse_stdout();
+    json_t *vr = json_object_get(o, "validate_row");
+    assert_rel(num(vr, "predicted"), num(o, "throughput_tokens_per_s"), 1e-9);
+    json_decref(o);
 }
 
 static void test_validate_bad_row(void **state) {
@@ -706,6 +750,7 @@ int main(void) {
         cmocka_unit_test(test_train_mla_blackwell_note),
         cmocka_unit_test(test_validate),
         cmocka_unit_test(test_validate_bad_row),
+        cmocka_unit_test(test_validate_explain_serving),
         cmocka_unit_test(test_models_and_systems),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);

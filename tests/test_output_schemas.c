@@ -151,6 +151,15 @@ static void outputs_match_schemas(void **state) {
                     "--baseline", AUG_TEST_SOURCE_DIR "/benchmarks/accuracy/baseline/training.json",
                     "--summary", "--format", "json"), 0);
     stdout_matches("validate"); /* the baseline object, with new and gone rows */
+    /* one row explained: the output of the command that predicts its plan */
+    expect_exit(RUN("validate", AUG_TEST_SOURCE_DIR "/benchmarks/accuracy/training_moe.csv",
+                    "--explain", "dgxc250505_deepseekv3_h100_bf16_512gpu", "--ops", "--format",
+                    "json"), 0);
+    stdout_matches("train");
+    expect_exit(RUN("validate", AUG_TEST_SOURCE_DIR "/benchmarks/accuracy/inference.csv",
+                    "--explain", "trtllm061_h100_fp8_gpt-j6b_bs1024_tp1_128_128", "--format",
+                    "json"), 0);
+    stdout_matches("infer");
     expect_exit(RUN("validate", AUG_TEST_SOURCE_DIR "/benchmarks/accuracy/training.csv",
                     "--check", "--format", "json"), 0);
     stdout_matches("validate-check");

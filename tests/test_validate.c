@@ -215,6 +215,14 @@ static void test_vtrain_importer(void **state) {
     /* fp16, full recomputation, unfused attention, no gradient buckets: the case above */
     assert_rel(r->rows[0].error_pct, 50.0, 1e-9);
     aug_validate_report_free(r);
+    /* the same row explained by its line id: the framework the importer applies */
+    struct aug_validate_explained e;
+    assert_int_equal(aug_validate_explain(path, AUG_VALIDATE_AUTO, &opt, "vtrain_line2", &e), AUG_OK);
+    assert_int_equal(e.kind, AUG_VCASE_TRAIN);
+    assert_int_equal(e.framework, AUG_FW_MEGATRON_DEEPSPEED);
+    assert_rel(e.row.error_pct, 50.0, 1e-9);
+    assert_rel(e.row.predicted, t, 1e-12);
+    aug_validate_explained_free(&e);
     /* a row whose degrees do not multiply to the GPU count is an error with its line */
     write_file("vt.csv", "# GPUs,global batch,micro batch,hidden size,attention heads,# layers,"
                          "sequence length,tensor parallelism,data parallelism,pipeline parallelism,"
@@ -628,6 +636,43 @@ static void test_baseline_comparison(void **state) {
     aug_validate_report_free(r);
 }
 
+/* One row predicted alone and described (augur validate --explain): the case is what the
+ * set's run predicted, so predicting its plan again gives the row's own number; r2's plan
+ * is the one written in the set (12 layers of 1024, tp 1, pp 2, micro-batch 4 of 32). */
+static void test_explain_one_row(void **state) {
+    (void)state;
+    const char *path = write_scored_set();
+    struct aug_validate_options opt = {NULL, 1, NULL, NULL, 0.0};
+    struct aug_validate_explained e;
+    assert_int_equal(aug_validate_explain(path, AUG_VALIDATE_AUTO, &opt, "r2", &e), AUG_OK);
+    assert_string_equal(e.row.id, "r2");
+    assert_int_equal(e.row.line, 3);
+    assert_false(e.row.skipped);
+    assert_rel(e.row.error_pct, -20.0, 1e-9);
+    assert_int_equal(e.kind, AUG_VCASE_TRAIN);
+    assert_int_equal(e.model.layers, 12);
+    assert_int_equal(e.model.hidden, 1024);
+    assert_int_equal(e.plan.tp, 1);
+    assert_int_equal(e.plan.pp, 2);
+    assert_int_equal(e.plan.dp, 2);
+    assert_int_equal(e.plan.micro_batch, 4);
+    struct aug_train_options o = {NULL, 0, NULL, 0.0};
+    struct aug_train_result res;
+    assert_int_equal(aug_train_predict(&e.model, &e.system, &e.plan, &o, &res), AUG_OK);
+    assert_rel(res.step_time_s, e.row.predicted, 1e-12);
+    aug_validate_explained_free(&e);
+    /* a row augur skips is explained by its reason */
+    assert_int_equal(aug_validate_explain(path, AUG_VALIDATE_AUTO, &opt, "r4", &e), AUG_OK);
+    assert_true(e.row.skipped);
+    assert_non_null(strstr(e.row.reason, "tp*pp*cp"));
+    aug_validate_explained_free(&e);
+    /* an id the set lacks names the file and the closest ids; an empty id is a usage error */
+    assert_int_equal(aug_validate_explain(path, AUG_VALIDATE_AUTO, &opt, "r7", &e), AUG_ENOTFOUND);
+    assert_non_null(strstr(aug_last_error(), "acc.csv: no row with id 'r7'"));
+    assert_non_null(strstr(aug_last_error(), "did you mean: r1"));
+    assert_int_equal(aug_validate_explain(path, AUG_VALIDATE_AUTO, &opt, "", &e), AUG_EUSAGE);
+}
+
 static void test_bad_rows_name_file_and_line(void **state) {
     (void)state;
     struct aug_validate_options opt = {NULL, 1, NULL, NULL, 0.0};
@@ -698,6 +743,7 @@ int main(void) {
         cmocka_unit_test(test_rows_and_aggregates),
         cmocka_unit_test(test_check_reads_without_predicting),
         cmocka_unit_test(test_baseline_comparison),
+        cmocka_unit_test(test_explain_one_row),
         cmocka_unit_test(test_vtrain_importer),
         cmocka_unit_test(test_bad_rows_name_file_and_line),
         cmocka_unit_test(test_main_grads_column),

@@ -11,6 +11,12 @@
 
 #include <stddef.h>
 
+#include "augur/infer.h"
+#include "augur/model.h"
+#include "augur/plan.h"
+#include "augur/serving.h"
+#include "augur/system.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -86,6 +92,39 @@ int aug_validate_file_check(const char *path, enum aug_validate_input kind,
                             const struct aug_validate_options *opt,
                             struct aug_validate_report **out);
 void aug_validate_report_free(struct aug_validate_report *r);
+
+/* One row's prediction case as aug_validate_file predicts it, for printing that prediction
+ * in full (`augur validate --explain ID`: the train or infer command's own output). */
+enum aug_validate_case_kind { AUG_VCASE_TRAIN, AUG_VCASE_INFER, AUG_VCASE_SERVE };
+
+struct aug_validate_explained {
+    struct aug_validate_row row;          /* id, metric, line, measured, predicted, error; or
+                                             skipped with its reason */
+    enum aug_validate_case_kind kind;
+    struct aug_model model;
+    struct aug_system system;
+    struct aug_plan plan;                 /* TRAIN: resolved, the row's framework applied */
+    int framework;                        /* TRAIN: enum aug_framework_id (0: none) */
+    struct aug_infer_plan infer_plan;     /* INFER, SERVE: resolved */
+    struct aug_serve_config serve;        /* SERVE */
+    struct aug_requests requests;         /* SERVE: the row's requests (aug_validate_explained_free) */
+    int server;                           /* SERVE: 1 server scenario, 0 offline */
+    char requests_source[200];            /* SERVE: the requests file, or "generated" */
+    char input_spec[64], output_spec[64]; /* SERVE: length distributions of generated requests */
+    unsigned long long seed;              /* SERVE: of generated lengths and arrivals */
+    char kv_dtype_why[160];               /* SERVE: why the KV cache dtype, when the row leaves
+                                             it to the engine; "" otherwise */
+    int max_batch_given, max_tokens_given, kv_fraction_given; /* SERVE: cells the row gives */
+};
+
+/* Read and predict only the row of `path` whose id is `id` (vTrain rows: vtrain_line<N>, the
+ * CSV line) and describe its case. AUG_ENOTFOUND names the closest ids when none matches. A
+ * row augur skips is AUG_OK with row.skipped and the reason, its case filled as far as it
+ * was read. */
+int aug_validate_explain(const char *path, enum aug_validate_input kind,
+                         const struct aug_validate_options *opt, const char *id,
+                         struct aug_validate_explained *out);
+void aug_validate_explained_free(struct aug_validate_explained *e);
 
 /* A baseline: the rows of a report saved earlier with `augur validate FILE --format json`
  * (without --summary), matched to a new run's rows by id. Tracking a set's error row by

@@ -195,6 +195,11 @@ static void csv_cell(const char *key, json_t *v, void *user) {
     aug_csv_write_str(user, buf);
 }
 
+json_t *aug_cli_json_text(const char *text) {
+    json_t *v = text && text[0] ? json_string(text) : NULL;
+    return v ? v : json_null();
+}
+
 int aug_cli_write(FILE *f, enum aug_format fmt, json_t *obj_in) {
     /* schema_version first (predictor/schemas/README.md): it changes when a key is renamed or
      * removed or changes meaning, not when one is added */

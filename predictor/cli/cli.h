@@ -45,5 +45,8 @@ int aug_cli_close_stdout(void);
  * meaning; adding a key keeps it. */
 #define AUG_OUTPUT_SCHEMA_VERSION 1
 int aug_cli_write(FILE *f, enum aug_format fmt, json_t *obj);
+/* A JSON string of text read from input (a row id, a file name), or null for an empty
+ * text or one that is not UTF-8: the key stays, never silently dropped. */
+json_t *aug_cli_json_text(const char *text);
 
 #endif

@@ -17,7 +17,6 @@
 #include "infer_cli.h"
 #include "serve_cli.h"
 
-#define MAX_OPS 96
 
 static void help(void) {
     printf(
@@ -267,11 +266,7 @@ static int serve(const struct serve_args *a, struct aug_infer_plan *plan, const 
     info.max_batch_given = a->max_batch > 0;
     info.max_tokens_given = a->max_tokens > 0;
     info.kv_fraction_given = a->kv_fraction > 0;
-    info.step_overhead_us = roofline ? 0.0
-                            : plan->step_overhead_us >= 0 ? plan->step_overhead_us
-                            : aug_serve_step_floor_us(&cfg, &model, plan) >= 0
-                                ? aug_serve_step_floor_us(&cfg, &model, plan)
-                                : AUG_INFER_DEFAULT_STEP_OVERHEAD_US;
+    info.step_overhead_us = aug_cli_serve_step_overhead_us(&cfg, &model, plan, roofline);
     struct aug_kdb *kdb = NULL;
     if (!roofline && (st = aug_kdb_open_predict(kdb_arg, sys.gpu.id, &kdb)) != AUG_OK) {
         aug_requests_free(&reqs);
@@ -483,11 +478,11 @@ int aug_cmd_infer(int argc, char **argv) {
         return aug_cli_fail(st, NULL);
     struct aug_infer_options opt = {kdb, roofline};
     struct aug_infer_result res;
-    static struct aug_infer_op_report ops[MAX_OPS];
+    static struct aug_infer_op_report ops[AUG_CLI_INFER_OPS_MAX];
     int n_ops = 0;
     st = aug_infer_predict(&model, &sys, &plan, &opt, &res);
     if (st == AUG_OK && want_ops)
-        st = aug_infer_ops(&model, &sys, &plan, &opt, ops, MAX_OPS, &n_ops);
+        st = aug_infer_ops(&model, &sys, &plan, &opt, ops, AUG_CLI_INFER_OPS_MAX, &n_ops);
     if (st != AUG_OK) {
         aug_kdb_close(kdb);
         return aug_cli_fail(st, NULL);

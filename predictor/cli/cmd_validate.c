@@ -11,12 +11,15 @@
 #include "augur/augur.h"
 #include "cli.h"
 #include "commands.h"
+#include "validate_explain_cli.h"
 
 static void help(void) {
     printf("usage: augur validate FILE.csv [--max-mape PCT] [--import accuracy|vtrain] [--kdb DIR]\n"
            "                      [--fallback-only] [--summary] [--format table|json|csv]\n"
            "                      [--output FILE] [--check] [--group-by COL[,COL...]]\n"
-           "                      [--baseline REPORT.json [--max-shift PTS]]\n\n"
+           "                      [--baseline REPORT.json [--max-shift PTS]]\n"
+           "       augur validate FILE.csv --explain ID [--ops] [--kdb DIR] [--fallback-only]\n"
+           "                      [--format table|json|csv] [--output FILE]\n\n"
            "Predicts every row of an accuracy set (schemas in benchmarks/accuracy/README.md;\n"
            "sets in benchmarks/accuracy/) or of vTrain's ground_truth_single.csv (detected by its\n"
            "columns), and reports each row's error, the MAPE, the largest error and the MAPE\n"
@@ -33,18 +36,22 @@ static void help(void) {
            "moved, rows new, gone, now skipped or now predicted, and the MAPE of the rows\n"
            "predicted in both. --max-shift PTS exits 1 when a row's |error| grew by more than\n"
            "PTS percentage points or a row the baseline predicted is now skipped: a per-row\n"
-           "bar for CI beside --max-mape.\n");
+           "bar for CI beside --max-mape.\n"
+           "--explain ID predicts only the row of that id (vTrain rows: vtrain_line<N>) and\n"
+           "prints its prediction in full, as `augur train` or `augur infer` print the row's\n"
+           "plan: breakdown, provenance, the framework's host costs; --ops adds every op.\n");
 }
 
 enum { OPT_MAX = 256, OPT_IMPORT, OPT_KDB, OPT_FALLBACK, OPT_SUMMARY, OPT_FORMAT, OPT_OUTPUT,
-       OPT_CHECK, OPT_GROUP, OPT_BASELINE, OPT_MAX_SHIFT, OPT_HELP };
+       OPT_CHECK, OPT_GROUP, OPT_BASELINE, OPT_MAX_SHIFT, OPT_EXPLAIN, OPT_OPS, OPT_HELP };
 static const struct option options[] = {
     {"max-mape", required_argument, 0, OPT_MAX}, {"import", required_argument, 0, OPT_IMPORT},
     {"kdb", required_argument, 0, OPT_KDB},      {"fallback-only", no_argument, 0, OPT_FALLBACK},
     {"summary", no_argument, 0, OPT_SUMMARY},    {"format", required_argument, 0, OPT_FORMAT},
     {"output", required_argument, 0, OPT_OUTPUT}, {"check", no_argument, 0, OPT_CHECK},
     {"group-by", required_argument, 0, OPT_GROUP}, {"baseline", required_argument, 0, OPT_BASELINE},
-    {"max-shift", required_argument, 0, OPT_MAX_SHIFT}, {"help", no_argument, 0, OPT_HELP},
+    {"max-shift", required_argument, 0, OPT_MAX_SHIFT}, {"explain", required_argument, 0, OPT_EXPLAIN},
+    {"ops", no_argument, 0, OPT_OPS},              {"help", no_argument, 0, OPT_HELP},
     {0, 0, 0, 0},
 };
 
@@ -214,32 +221,26 @@ static void baseline_table(FILE *f, const struct aug_validate_comparison *c, con
 
 static json_t *num_or_null(double v) { return isfinite(v) ? json_real(v) : json_null(); }
 
-/* a text that is not UTF-8 (a hostile file name or id) becomes null, never a dropped key */
-static json_t *text_or_null(const char *t) {
-    json_t *v = t && t[0] ? json_string(t) : NULL;
-    return v ? v : json_null();
-}
-
 static json_t *baseline_json(const struct aug_validate_comparison *c, const char *base) {
     json_t *rows = json_array(), *o = json_object();
     for (size_t i = 0; i < c->n_shifts; i++) {
         const struct aug_validate_shift *s = &c->shifts[i];
         json_t *r = json_object();
-        json_object_set_new(r, "id", text_or_null(s->id));
+        json_object_set_new(r, "id", aug_cli_json_text(s->id));
         json_object_set_new(r, "change", json_string(change_name(s->change)));
         json_object_set_new(r, "error_pct_before", num_or_null(s->error_before_pct));
         json_object_set_new(r, "error_pct", num_or_null(s->error_pct));
         json_object_set_new(r, "shift_pct", num_or_null(s->shift_pct));
         json_array_append_new(rows, r);
     }
-    json_object_set_new(o, "file", text_or_null(base));
+    json_object_set_new(o, "file", aug_cli_json_text(base));
     json_object_set_new(o, "mape_pct_before", json_real(c->mape_before_pct));
     json_object_set_new(o, "mape_pct", json_real(c->mape_pct));
     json_object_set_new(o, "kept_rows", json_integer((json_int_t)c->kept));
     json_object_set_new(o, "kept_mape_pct_before", json_real(c->kept_mape_before_pct));
     json_object_set_new(o, "kept_mape_pct", json_real(c->kept_mape_pct));
     json_object_set_new(o, "max_shift_pct", json_real(c->max_shift_pct));
-    json_object_set_new(o, "max_shift_id", text_or_null(c->max_shift_id));
+    json_object_set_new(o, "max_shift_id", aug_cli_json_text(c->max_shift_id));
     json_object_set_new(o, "now_skipped", json_integer((json_int_t)c->now_skipped));
     json_object_set_new(o, "rows", rows);
     return o;
@@ -250,13 +251,35 @@ static const struct aug_validate_shift *shift_of(const struct aug_validate_compa
     return c && i < c->n_shifts ? &c->shifts[i] : NULL;
 }
 
+/* --explain ID: the one row's prediction in full. */
+static int explain_row(const char *path, enum aug_validate_input kind,
+                       const struct aug_validate_options *opt, const char *id,
+                       enum aug_format fmt, const char *output, int want_ops) {
+    struct aug_validate_explained e;
+    int st = aug_validate_explain(path, kind, opt, id, &e);
+    if (st != AUG_OK)
+        return aug_cli_fail(st, NULL);
+    FILE *f = aug_cli_open_output(output);
+    if (!f) {
+        aug_validate_explained_free(&e);
+        return 1;
+    }
+    st = aug_cli_validate_explain(f, fmt, path, &e, opt->kdb_root, opt->fallback_only, want_ops);
+    aug_validate_explained_free(&e);
+    if (st != AUG_OK) {
+        aug_cli_discard_output(f);
+        return aug_cli_fail(st, NULL);
+    }
+    return aug_cli_close_output(f, output) != 0 ? 1 : 0;
+}
+
 int aug_cmd_validate(int argc, char **argv) {
-    const char *cmd = "validate", *output = NULL, *baseline = NULL;
+    const char *cmd = "validate", *output = NULL, *baseline = NULL, *explain = NULL;
     double max_mape = -1, max_shift = -1;
     enum aug_validate_input kind = AUG_VALIDATE_AUTO;
     enum aug_format fmt = AUG_FORMAT_TABLE;
     struct aug_validate_options opt = {NULL, 0, NULL, NULL, 0.0};
-    int summary = 0, check = 0, rc, c;
+    int summary = 0, check = 0, want_ops = 0, rc, c;
     optind = 1;
     opterr = 0;
     while ((c = getopt_long(argc, argv, ":h", options, NULL)) != -1) {
@@ -279,6 +302,8 @@ int aug_cmd_validate(int argc, char **argv) {
         case OPT_CHECK: check = 1; break;
         case OPT_GROUP: opt.group_by = optarg; break;
         case OPT_BASELINE: baseline = optarg; break;
+        case OPT_EXPLAIN: explain = optarg; break;
+        case OPT_OPS: want_ops = 1; break;
         case OPT_MAX_SHIFT:
             if ((rc = aug_cli_double(cmd, "--max-shift", optarg, &max_shift))) return rc;
             if (max_shift < 0 || max_shift > 1e4)
@@ -298,6 +323,14 @@ int aug_cmd_validate(int argc, char **argv) {
     if (max_shift >= 0 && !baseline)
         return aug_cli_usage(cmd, "--max-shift needs --baseline REPORT.json to measure shifts from");
     const char *path = argv[optind];
+    if (want_ops && !explain)
+        return aug_cli_usage(cmd, "--ops lists the ops of one row: it needs --explain ID");
+    if (explain) {
+        if (check || baseline || max_mape >= 0 || max_shift >= 0 || opt.group_by || summary)
+            return aug_cli_usage(cmd, "--explain predicts one row: it takes none of --check, "
+                                      "--baseline, --max-mape, --max-shift, --group-by, --summary");
+        return explain_row(path, kind, &opt, explain, fmt, output, want_ops);
+    }
     struct aug_validate_baseline *base = NULL;
     int st = baseline ? aug_validate_baseline_load(baseline, &base) : AUG_OK;
     if (st != AUG_OK)

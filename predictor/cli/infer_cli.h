@@ -17,6 +17,8 @@ void aug_cli_infer_table(FILE *f, const struct aug_model *m, const struct aug_sy
                          const struct aug_infer_plan *p, const struct aug_infer_result *r,
                          const struct aug_kdb *kdb, int roofline);
 
+/* Rows enough for the bound analysis of every serving graph (aug_infer_ops). */
+#define AUG_CLI_INFER_OPS_MAX 96
 /* The bound analysis: a JSON array, a table, or CSV rows. */
 json_t *aug_cli_infer_ops_json(const struct aug_infer_op_report *ops, int n);
 void aug_cli_infer_ops_table(FILE *f, const struct aug_system *s,

@@ -10,6 +10,16 @@ static json_t *stats_json(const struct aug_latency_stats *l) {
                      l->p99, "max", l->max);
 }
 
+double aug_cli_serve_step_overhead_us(const struct aug_serve_config *cfg, const struct aug_model *m,
+                                      const struct aug_infer_plan *p, int roofline) {
+    if (roofline)
+        return 0.0;
+    if (p->step_overhead_us >= 0)
+        return p->step_overhead_us;
+    double floor_us = aug_serve_step_floor_us(cfg, m, p);
+    return floor_us >= 0 ? floor_us : AUG_INFER_DEFAULT_STEP_OVERHEAD_US;
+}
+
 json_t *aug_cli_serve_json(const struct aug_model *m, const struct aug_system *s,
                            const struct aug_infer_plan *p, const struct aug_serve_run_info *info,
                            const struct aug_serve_result *r) {

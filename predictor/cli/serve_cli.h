@@ -19,6 +19,10 @@ struct aug_serve_run_info {
     double step_overhead_us;
 };
 
+/* The per-step host overhead a simulation runs with, for the record: the plan's, else the
+ * engine's floor for this model, else the default; 0 under --roofline. */
+double aug_cli_serve_step_overhead_us(const struct aug_serve_config *cfg, const struct aug_model *m,
+                                      const struct aug_infer_plan *p, int roofline);
 json_t *aug_cli_serve_json(const struct aug_model *m, const struct aug_system *s,
                            const struct aug_infer_plan *p, const struct aug_serve_run_info *info,
                            const struct aug_serve_result *r);

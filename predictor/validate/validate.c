@@ -14,6 +14,7 @@
 #include "augur/progress.h"
 #include "validate_infer.h"
 #include "validate_internal.h"
+#include "core/suggest.h"
 #include "model/layer_graph.h"
 
 #define MAX_KDBS 8
@@ -191,10 +192,11 @@ static int aggregate(struct aug_validate_report *r) {
     return AUG_OK;
 }
 
-/* Score one prepared case; with check_only resolve its plan and stop there. */
+/* Score one prepared case; with check_only resolve its plan and stop there. With ex, the
+ * case as predicted (the plan resolved, the framework applied) is described there. */
 static int score(struct aug_validate_row *row, const struct aug_validate_case *vc,
                  struct kdb_cache *cache, const struct aug_validate_options *opt,
-                 int check_only) {
+                 int check_only, struct aug_validate_explained *ex) {
     int kst = AUG_OK;
     if (check_only) {
         struct aug_plan plan = vc->plan;
@@ -224,6 +226,13 @@ static int score(struct aug_validate_row *row, const struct aug_validate_case *v
     if (st == AUG_OK && vc->framework != AUG_FW_NONE) {
         aug_framework_apply(vc->framework, &plan, vc->fw_set, NULL, 0);
         st = aug_plan_resolve(&plan, &vc->model, &vc->system);
+    }
+    if (ex) {
+        ex->kind = AUG_VCASE_TRAIN;
+        ex->model = vc->model;
+        ex->system = vc->system;
+        ex->plan = plan;
+        ex->framework = vc->framework;
     }
     if (st == AUG_OK)
         st = aug_train_predict(&vc->model, &vc->system, &plan, &to, &res);
@@ -258,8 +267,10 @@ static int score(struct aug_validate_row *row, const struct aug_validate_case *v
     return AUG_OK;
 }
 
+/* Every row of path (or, with explain_id, only the row of that id, described in ex). */
 static int validate_file(const char *path, enum aug_validate_input kind,
                          const struct aug_validate_options *opt, int check_only,
+                         const char *explain_id, struct aug_validate_explained *ex,
                          struct aug_validate_report **out) {
     struct aug_csv *t = NULL;
     int st = aug_csv_load_nocomments(path, &t);
@@ -291,7 +302,23 @@ static int validate_file(const char *path, enum aug_validate_input kind,
     int gcols[MAX_GROUP_COLS], ngcols = 0;
     if (st == AUG_OK)
         st = group_columns(t, path, opt ? opt->group_by : NULL, gcols, &ngcols);
-    for (size_t i = 0; st == AUG_OK && i < aug_csv_rows(t); i++) {
+    struct aug_suggest near;
+    aug_suggest_init(&near, explain_id ? explain_id : "");
+    int explained = 0;
+    for (size_t i = 0; st == AUG_OK && !explained && i < aug_csv_rows(t); i++) {
+        if (explain_id) { /* only the row asked for is read and predicted */
+            char rid[96];
+            if (kind == AUG_VALIDATE_VTRAIN)
+                aug_validate_vtrain_id(aug_csv_line(t, i), rid, sizeof rid);
+            else
+                snprintf(rid, sizeof rid, "%s", aug_vrow_cell(t, i, "id"));
+            if (strcmp(rid, explain_id) != 0) {
+                aug_suggest_add(&near, rid);
+                continue;
+            }
+            rd.explain = ex;
+            explained = 1;
+        }
         struct aug_validate_row row;
         struct aug_validate_case vc;
         memset(&vc, 0, sizeof vc);
@@ -305,9 +332,11 @@ static int validate_file(const char *path, enum aug_validate_input kind,
             st = rs;
             break;
         } else if (kind != AUG_VALIDATE_INFERENCE) { /* the inference reader scores its rows */
-            if ((st = score(&row, &vc, &cache, opt, check_only)) != AUG_OK)
+            if ((st = score(&row, &vc, &cache, opt, check_only, rd.explain)) != AUG_OK)
                 break;
         }
+        if (rd.explain)
+            rd.explain->row = row;
         if (ngcols > 0)
             group_key(t, i, gcols, ngcols, row.group, sizeof row.group);
         st = push_row(r, &cap, &row);
@@ -317,6 +346,11 @@ static int validate_file(const char *path, enum aug_validate_input kind,
         rd.close(&rd);
     close_cache(&cache);
     aug_csv_free(t);
+    if (st == AUG_OK && explain_id && !explained) {
+        char hint[256];
+        st = aug_errorf(AUG_ENOTFOUND, "%s: no row with id '%s'%s", path, explain_id,
+                        aug_suggest_format(&near, hint, sizeof hint));
+    }
     if (st == AUG_OK && !check_only)
         st = aggregate(r);
     if (st != AUG_OK) {
@@ -329,13 +363,13 @@ static int validate_file(const char *path, enum aug_validate_input kind,
 
 int aug_validate_file(const char *path, enum aug_validate_input kind,
                       const struct aug_validate_options *opt, struct aug_validate_report **out) {
-    return validate_file(path, kind, opt, 0, out);
+    return validate_file(path, kind, opt, 0, NULL, NULL, out);
 }
 
 int aug_validate_file_check(const char *path, enum aug_validate_input kind,
                             const struct aug_validate_options *opt,
                             struct aug_validate_report **out) {
-    return validate_file(path, kind, opt, 1, out);
+    return validate_file(path, kind, opt, 1, NULL, NULL, out);
 }
 
 void aug_validate_report_free(struct aug_validate_report *r) {
@@ -345,4 +379,23 @@ void aug_validate_report_free(struct aug_validate_report *r) {
     free(r->sources);
     free(r->groups);
     free(r);
+}
+
+int aug_validate_explain(const char *path, enum aug_validate_input kind,
+                         const struct aug_validate_options *opt, const char *id,
+                         struct aug_validate_explained *out) {
+    memset(out, 0, sizeof *out);
+    if (!id || !id[0])
+        return aug_errorf(AUG_EUSAGE, "an empty row id cannot be explained");
+    struct aug_validate_report *r = NULL;
+    int st = validate_file(path, kind, opt, 0, id, out, &r);
+    aug_validate_report_free(r);
+    if (st != AUG_OK)
+        aug_validate_explained_free(out);
+    return st;
+}
+
+void aug_validate_explained_free(struct aug_validate_explained *e) {
+    if (e)
+        aug_requests_free(&e->requests);
 }

@@ -241,6 +241,42 @@ static int pick_stat(const struct aug_csv *t, size_t i, const struct aug_latency
     return AUG_OK;
 }
 
+/* The case of an offline or server row for --explain; the request list moves there. */
+static void describe_serving(struct aug_validate_reader *rd, size_t i, const struct aug_model *model,
+                             const struct aug_system *sys, const struct aug_infer_plan *plan,
+                             const struct aug_serve_config *cfg, enum scenario sc,
+                             const char *kv_why, struct aug_requests *reqs) {
+    const struct aug_csv *t = rd->t;
+    struct aug_validate_explained *e = rd->explain;
+    e->kind = AUG_VCASE_SERVE;
+    e->model = *model;
+    e->system = *sys;
+    e->infer_plan = *plan;
+    e->serve = *cfg;
+    e->server = sc == SC_SERVER;
+    e->requests = *reqs;
+    memset(reqs, 0, sizeof *reqs);
+    long seed = 1;
+    if (aug_vrow_long(t, i, "seed", AUG_CSV_NONNEG, &seed) != AUG_OK)
+        seed = 1; /* read once already: cannot fail here */
+    e->seed = (unsigned long long)seed;
+    const char *file = aug_vrow_cell(t, i, "requests_file");
+    snprintf(e->requests_source, sizeof e->requests_source, "%s", file[0] ? file : "generated");
+    const char *din = aug_vrow_cell(t, i, "input_len_dist"), *dout = aug_vrow_cell(t, i, "output_len_dist");
+    if (din[0])
+        snprintf(e->input_spec, sizeof e->input_spec, "%s", din);
+    else
+        snprintf(e->input_spec, sizeof e->input_spec, "%ld", plan->input_len);
+    if (dout[0])
+        snprintf(e->output_spec, sizeof e->output_spec, "%s", dout);
+    else
+        snprintf(e->output_spec, sizeof e->output_spec, "%ld", plan->output_len);
+    snprintf(e->kv_dtype_why, sizeof e->kv_dtype_why, "%s", kv_why ? kv_why : "");
+    e->max_batch_given = aug_vrow_cell(t, i, "max_batch")[0] != '\0';
+    e->max_tokens_given = aug_vrow_cell(t, i, "max_num_tokens")[0] != '\0';
+    e->kv_fraction_given = aug_vrow_cell(t, i, "kv_fraction")[0] != '\0';
+}
+
 /* An offline or server row: the scheduler simulation (augur/serving.h). */
 static int predict_serving(struct aug_validate_reader *rd, size_t i, struct aug_model *model,
                            const struct aug_system *sys, struct aug_infer_plan *plan,
@@ -284,11 +320,10 @@ static int predict_serving(struct aug_validate_reader *rd, size_t i, struct aug_
             max_ctx = reqs.r[r].input_len + reqs.r[r].output_len;
     if (!aug_vrow_cell(t, i, "model")[0] && max_ctx > model->max_seq)
         model->max_seq = max_ctx;
-    if ((unsigned)plan->kv_dtype >= AUG_DTYPE_COUNT) {
-        const char *why;
+    const char *kv_why = NULL;
+    if ((unsigned)plan->kv_dtype >= AUG_DTYPE_COUNT)
         plan->kv_dtype = aug_engine_kv_dtype(eng, plan->dtype, plan->weight_dtype,
-                                             model->fp8_recipe, &why);
-    }
+                                             model->fp8_recipe, &kv_why);
     long rep = plan->tp * plan->pp;
     plan->batch = plan->gpus % rep == 0 ? plan->gpus / rep : 1;
     if (aug_infer_plan_resolve(plan, model, sys) != AUG_OK) {
@@ -307,6 +342,8 @@ static int predict_serving(struct aug_validate_reader *rd, size_t i, struct aug_
     st = aug_serve_simulate(model, sys, plan, &opt, &cfg, &reqs,
                             sc == SC_SERVER ? AUG_SCENARIO_SERVER : AUG_SCENARIO_OFFLINE, &res);
     aug_kdb_close(kdb);
+    if (rd->explain)
+        describe_serving(rd, i, model, sys, plan, &cfg, sc, kv_why, &reqs);
     aug_requests_free(&reqs);
     if (st != AUG_OK)
         return AUG_EUNSUPPORTED;
@@ -372,6 +409,12 @@ static int read_row(struct aug_validate_reader *rd, size_t i, struct aug_validat
         return AUG_EUNSUPPORTED;
     if (rd->check_only)
         return AUG_OK;
+    if (rd->explain) {
+        rd->explain->kind = AUG_VCASE_INFER;
+        rd->explain->model = model;
+        rd->explain->system = sys;
+        rd->explain->infer_plan = plan;
+    }
     struct aug_kdb *kdb = NULL;
     /* an absent table is an empty kdb; one that cannot be read stops the run */
     if (!fallback_only && (st = aug_kdb_open_predict(rd->kdb_root, sys.gpu.id, &kdb)) != AUG_OK)

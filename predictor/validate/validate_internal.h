@@ -32,6 +32,7 @@ struct aug_validate_reader {
     char system_key[1100];
     int have_system;
     int check_only;           /* read and resolve every row, predict none (--check) */
+    struct aug_validate_explained *explain; /* non-NULL: the one row read is described here */
     /* Fill row (id, source, metric, measured) and the case. AUG_EUNSUPPORTED: skip the
      * row with aug_last_error() as the reason; other errors abort with file and line. */
     int (*read)(struct aug_validate_reader *rd, size_t i, struct aug_validate_row *row,
@@ -58,6 +59,9 @@ int aug_vrow_attention(const struct aug_csv *t, size_t i, int *flash_attention);
 int aug_vrow_framework(const struct aug_csv *t, size_t i, struct aug_validate_case *vc);
 /* The row's system (cached in rd while rows name the same one). */
 int aug_vrow_system(struct aug_validate_reader *rd, size_t i, struct aug_system *s);
+
+/* The id a vTrain row gets (its CSV line). */
+void aug_validate_vtrain_id(long line, char *buf, size_t n);
 
 int aug_validate_accuracy_open(const struct aug_csv *t, const char *path, const char *kdb_root,
                                struct aug_validate_reader *rd);

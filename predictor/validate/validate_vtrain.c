@@ -19,6 +19,10 @@ static const char *const cols[] = {"# GPUs",          "global batch",        "mi
                                    "sequence length", "tensor parallelism",  "data parallelism",
                                    "pipeline parallelism", "iteration time (ms)"};
 
+void aug_validate_vtrain_id(long line, char *buf, size_t n) {
+    snprintf(buf, n, "vtrain_line%ld", line);
+}
+
 static int read_row(struct aug_validate_reader *rd, size_t i, struct aug_validate_row *row,
                     struct aug_validate_case *vc) {
     const struct aug_csv *t = rd->t;
@@ -30,7 +34,7 @@ static int read_row(struct aug_validate_reader *rd, size_t i, struct aug_validat
             return st;
     if ((st = aug_csv_get_double(t, i, cols[10], AUG_CSV_REQUIRED | AUG_CSV_POSITIVE, &ms)) != AUG_OK)
         return st;
-    snprintf(row->id, sizeof row->id, "vtrain_line%ld", aug_csv_line(t, i));
+    aug_validate_vtrain_id(aug_csv_line(t, i), row->id, sizeof row->id);
     snprintf(row->source, sizeof row->source, "vTrain ground_truth_single (8x A100, Megatron-DeepSpeed)");
     snprintf(row->metric, sizeof row->metric, "step_time_s");
     row->measured = ms * 1e-3;
