@@ -310,11 +310,26 @@ static void test_first_last_stage_layers(void **state) {
     p.pp_last_layers = 3;
     resolve_fails(p, &m, "the 55 layers left by the first/last pipeline stages do not split "
                          "evenly over the other 14 ranks");
-    p = plan(16, 1, 16, 1, 32);
-    p.pp_first_layers = 3;
-    p.pp_last_layers = 2;
+    /* With a virtual pipeline the counts are a rank's layers over its chunks, as
+     * Megatron-Core's pipeline_model_parallel_layout places them (core_v0.13): NeMo 25.07's
+     * DeepSeek-V3 layout for PP 8, VP 2 gives the first rank 4 + 4 layers, the last 4 + 1,
+     * and each of the six others 8 in two chunks of 4 (61 = 8 + 6 x 8 + 5). */
+    p = plan(8, 1, 8, 1, 16);
     p.interleave = 2;
-    resolve_fails(p, &m, "only the non-interleaved split is modelled");
+    p.pp_first_layers = 8;
+    p.pp_last_layers = 5;
+    resolve_ok(&p, &m);
+    assert_int_equal(aug_plan_stage_layers(&p, &m), 8);
+    assert_int_equal(aug_plan_stage_layers_at(&p, &m, 0), 8);
+    assert_int_equal(aug_plan_stage_layers_at(&p, &m, 7), 5);
+    /* PP 4, VP 4, 9 and 6 on the edges: the two middle ranks' 23 layers each cannot fill
+     * four equal chunks */
+    p = plan(4, 1, 4, 1, 16);
+    p.interleave = 4;
+    p.pp_first_layers = 9;
+    p.pp_last_layers = 6;
+    resolve_fails(p, &m, "the 23 layers of each middle pipeline rank do not split evenly over "
+                         "--interleave 4 chunks");
     p = plan(1, 1, 1, 1, 16);
     p.pp_first_layers = 3;
     resolve_fails(p, &m, "need --pp of at least 2");

@@ -326,8 +326,14 @@ static long edge_split(const struct aug_plan *p, const struct aug_model *m, long
 }
 
 /* What Megatron-Core asserts of the first/last-stage counts (transformer_config.py and
- * transformer_block.py get_num_layers_to_build, core_r0.12.0): no virtual pipeline here,
- * not with the embedding/loss slots, and the middle ranks split the rest evenly. */
+ * transformer_block.py get_num_layers_to_build, core_r0.12.0): not with the embedding/loss
+ * slots, and the middle ranks split the rest evenly. With a virtual pipeline the counts
+ * are a rank's layers over all its chunks, as Megatron-Core's pipeline_model_parallel_layout
+ * places them (core_v0.13 transformer/pipeline_parallel_layer_layout.py: each virtual chunk
+ * lists its own layers, so the first and last ranks may hold any count; NeMo 25.07's
+ * DeepSeek-V3 (pp 8, vp 2) layout puts the embedding and 4 + 4 layers on the first rank,
+ * 4 + 1 layers and the loss on the last); the middle ranks' layers split evenly over
+ * their chunks. The step model needs only each rank's layers (train.c). */
 static int check_edge_split(const struct aug_plan *p, const struct aug_model *m) {
     if (p->pp_first_layers < 0 || p->pp_last_layers < 0)
         return aug_errorf(AUG_EUSAGE, "first/last pipeline stage layers must be positive");
@@ -335,10 +341,6 @@ static int check_edge_split(const struct aug_plan *p, const struct aug_model *m)
         return AUG_OK;
     if (p->pp < 2)
         return aug_errorf(AUG_EUSAGE, "first/last pipeline stage layers need --pp of at least 2");
-    if (p->interleave > 1)
-        return aug_errorf(AUG_EUSAGE, "first/last pipeline stage layers with --interleave %ld: "
-                                      "only the non-interleaved split is modelled",
-                          p->interleave);
     if (p->pp_embed_loss_slots)
         return aug_errorf(AUG_EUSAGE, "first/last pipeline stage layers and the embedding/loss "
                                       "pipeline slots exclude each other");
@@ -350,6 +352,9 @@ static int check_edge_split(const struct aug_plan *p, const struct aug_model *m)
     if (mid > 0 && (per < 1 || rest % mid != 0))
         return aug_errorf(AUG_EUSAGE, "the %ld layers left by the first/last pipeline stages do "
                                       "not split evenly over the other %ld ranks", rest, mid);
+    if (p->interleave > 1 && mid > 0 && per % p->interleave != 0)
+        return aug_errorf(AUG_EUSAGE, "the %ld layers of each middle pipeline rank do not split "
+                                      "evenly over --interleave %ld chunks", per, p->interleave);
     return AUG_OK;
 }
 
@@ -511,7 +516,7 @@ int aug_plan_resolve(struct aug_plan *p, const struct aug_model *m, const struct
     if (p->interleave > 1) {
         if (p->pp < 2)
             return aug_errorf(AUG_EUSAGE, "--interleave %ld needs --pp of at least 2", p->interleave);
-        if (split_units(p, m) % (p->pp * p->interleave) != 0 && !p->uneven_pp)
+        if (split_units(p, m) % (p->pp * p->interleave) != 0 && !p->uneven_pp && !edges)
             return aug_errorf(AUG_EUSAGE, "layers %ld are not divisible by pp*interleave = %ld",
                               m->layers, p->pp * p->interleave);
         if (aug_plan_microbatches(p) % p->pp != 0)
