@@ -503,6 +503,47 @@ static void test_train_first_last_layers(void **state) {
     err_has("--pp-first-layers");
 }
 
+/* --moe-dispatcher: the plan says which, in the table and in the JSON; the flex
+ * dispatcher's refusals are usage errors; DeepEP's deduplicated network copies make the
+ * cross-node EP all-to-alls of DeepSeek-V3 (EP 64 over 8 nodes) cheaper than NCCL's. */
+static void test_train_moe_dispatcher(void **state) {
+    (void)state;
+    char *const base[] = {"train", "--model", "deepseek-v3", "--system", "dgx-h100", "--gpus",
+                          "512", "--pp", "8", "--ep", "64", "--etp", "1", "--micro-batch", "1",
+                          "--global-batch", "512", "--uneven-pp", "--format", "json"};
+    double t[2];
+    for (int i = 0; i < 2; i++) {
+        char *argv[24];
+        int n = 0;
+        for (size_t k = 0; k < sizeof base / sizeof *base; k++)
+            argv[n++] = base[k];
+        argv[n++] = "--moe-dispatcher";
+        argv[n++] = i ? "deepep" : "alltoall";
+        argv[n] = NULL;
+        expect_exit(run_argv(argv), 0);
+        json_t *o = parse_stdout();
+        assert_string_equal(json_string_value(json_object_get(json_object_get(o, "plan"),
+                                                              "moe_dispatcher")),
+                            i ? "deepep" : "alltoall");
+        t[i] = num(json_object_get(o, "breakdown_s"), "ep_comm");
+        json_decref(o);
+    }
+    assert_true(t[1] < 0.6 * t[0]);
+    expect_exit(RUN("train", "--model", "deepseek-v3", "--system", "dgx-h100", "--gpus", "512",
+                    "--pp", "8", "--ep", "64", "--etp", "1", "--micro-batch", "1",
+                    "--global-batch", "512", "--uneven-pp", "--moe-dispatcher", "deepep"), 0);
+    out_has("deepep dispatcher");
+    expect_exit(RUN("train", "--model", "deepseek-v3", "--system", "dgx-h100", "--gpus", "512",
+                    "--pp", "8", "--ep", "64", "--etp", "1", "--micro-batch", "1",
+                    "--global-batch", "512", "--uneven-pp", "--moe-dispatcher", "deepep",
+                    "--moe-capacity-factor", "1.0"), 2);
+    err_has("cannot pad experts to a capacity");
+    expect_exit(RUN("train", "--model", "deepseek-v3", "--system", "dgx-h100", "--gpus", "512",
+                    "--pp", "8", "--ep", "64", "--micro-batch", "1", "--global-batch", "512",
+                    "--moe-dispatcher", "nccl"), 2);
+    err_has("unknown MoE dispatcher 'nccl'");
+}
+
 /* --ops: the table ends with its own check (the slowest stage's rows add up to the step),
  * CSV has one row per op whose step seconds add up to the JSON step time */
 static void test_train_ops(void **state) {
@@ -747,6 +788,7 @@ int main(void) {
         cmocka_unit_test(test_train_csv),
         cmocka_unit_test(test_train_ops),
         cmocka_unit_test(test_train_first_last_layers),
+        cmocka_unit_test(test_train_moe_dispatcher),
         cmocka_unit_test(test_train_mla_blackwell_note),
         cmocka_unit_test(test_validate),
         cmocka_unit_test(test_validate_bad_row),

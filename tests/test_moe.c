@@ -282,6 +282,91 @@ static void test_ep_across_nodes(void **state) {
     assert_true(step(&dsmoe, &out) > step(&dsmoe, &in));
 }
 
+/* Distinct NVLink domains hit by a token's top-k experts (aug_moe_domains_hit), by hand.
+ * A domain holding a of the M experts a token may choose is missed with probability
+ * C(M - a, k) / C(M, k); for a quarter of 128 experts and k = 8 that is
+ * prod_{i<8} (96 - i) / (128 - i) = 0.0927473.
+ * - 128 experts top-8 (Qwen3-235B-A22B) on 4 domains: 4 (1 - 0.0927473) = 3.62901;
+ * - 256 experts top-8 in 8 groups of which a token takes 4 (DeepSeek-V3) on 8 domains, one
+ *   group each: a domain is in the 4 groups with probability 1/2, then holds 32 of the 128
+ *   experts the token chooses from: 8 x 1/2 x (1 - 0.0927473) = 3.62901;
+ * - the same on 4 domains of two groups each: 0, 1 or 2 of its groups are taken with
+ *   probabilities 15/70, 40/70, 15/70 (C(6,4), 2 C(6,3), C(6,2) of C(8,4)), holding 0, 32 or
+ *   64 of the 128: 4 (40/70 (1 - 0.0927473) + 15/70 (1 - C(64,8)/C(128,8))) = 2.92821. */
+static void test_deepep_domains(void **state) {
+    (void)state;
+    struct aug_model qwen, ds;
+    assert_int_equal(aug_model_load(DATA_ROOT, "qwen3-235b-a22b", &qwen), AUG_OK);
+    assert_int_equal(aug_model_load(DATA_ROOT, "deepseek-v3", &ds), AUG_OK);
+    assert_rel(aug_moe_domains_hit(&qwen, 4), 3.6290109244, 1e-9);
+    assert_rel(aug_moe_domains_hit(&ds, 8), 3.6290109244, 1e-9);
+    assert_rel(aug_moe_domains_hit(&ds, 4), 2.9282097874, 1e-9);
+    assert_rel(aug_moe_domains_hit(&ds, 1), 1.0, 0);
+    /* without its grouping DeepSeek-V3 on 8 domains: 8 (1 - C(224,8)/C(256,8)) */
+    struct aug_model flat = ds;
+    flat.moe_groups = flat.moe_topk_groups = 0;
+    double miss = 1.0;
+    for (int i = 0; i < 8; i++)
+        miss *= (224.0 - i) / (256.0 - i);
+    assert_rel(aug_moe_domains_hit(&flat, 8), 8.0 * (1.0 - miss), 1e-12);
+    assert_true(aug_moe_domains_hit(&ds, 8) < aug_moe_domains_hit(&flat, 8));
+    assert_true(aug_moe_domains_hit(&mixtral, 1) == 1.0);
+}
+
+/* DeepEP on DeepSeek-V3 (EP 64 over 8 DGX H100, TP 1, one 4096-token sequence): each rank's
+ * dispatch buffer is S = 4096 x 8 x 7168 x 2 B; NCCL's all-to-all sends its 56/64 bound for
+ * other nodes through the 50 GB/s NIC (0.90): 63 x 4 us + S 56/64 / 45 GB/s. DeepEP sends
+ * each token once per other node it needs, 3.62901 / 8 of those copies, while forwarding
+ * S 7/8 over NVLink at 450 GB/s x 153/160 beside it: 1.9 + 4 us + S 56/64 x 0.453627 /
+ * 45 GB/s (the network binds). Its forward dispatch waits on the host like a dropless one;
+ * it refuses capacity padding, the shared-expert overlap and --etp > 1, as Megatron-Core's
+ * flex dispatcher does (or augur does not model). */
+static void test_deepep_dispatcher(void **state) {
+    (void)state;
+    struct aug_model ds;
+    assert_int_equal(aug_model_load(DATA_ROOT, "deepseek-v3", &ds), AUG_OK);
+    struct aug_plan nccl = plan(512, 1, 64, 1.0), deepep = plan(512, 1, 64, 1.0);
+    nccl.pp = deepep.pp = 8;
+    nccl.uneven_pp = deepep.uneven_pp = 1;
+    deepep.moe_dispatcher = AUG_MOE_DISPATCH_DEEPEP;
+    resolve(&nccl, &ds);
+    resolve(&deepep, &ds);
+    aug_graph_layer(&ds, &nccl, &h100, &g);
+    struct aug_op a = *find(g.fwd, g.n_fwd, "moe_dispatch");
+    aug_graph_layer(&ds, &deepep, &h100, &g);
+    const struct aug_graph_op *d = NULL;
+    for (int i = 0; i < g.n_fwd; i++)
+        if (strcmp(g.fwd[i].op.name, "moe_dispatch") == 0)
+            d = &g.fwd[i];
+    assert_non_null(d);
+    assert_true(d->host_sync);
+    double S = 4096.0 * 8.0 * 7168.0 * 2.0, share = 3.6290109244 / 8.0;
+    assert_near(d->op.size_bytes, S, 0);
+    assert_rel(d->op.deepep_net_share, share, 1e-9);
+    assert_true(a.deepep_net_share == 0.0);
+    assert_rel(op_time(&a), 63.0 * 4.0e-6 + S * 56.0 / 64.0 / 45e9, 1e-12);
+    assert_rel(op_time(&d->op), 5.9e-6 + S * 56.0 / 64.0 * share / 45e9, 1e-9);
+    assert_true(S * 7.0 / 8.0 / (450e9 * 153.0 / 160.0) < S * 56.0 / 64.0 * share / 45e9);
+    const struct aug_op *cb = find(g.bwd, g.n_bwd, "moe_combine_bwd");
+    assert_rel(cb->deepep_net_share, share, 1e-9);
+    /* what the flex dispatcher refuses */
+    struct aug_plan bad = deepep;
+    bad.moe_capacity_factor = 1.0;
+    assert_int_equal(aug_plan_resolve(&bad, &ds, &h100), AUG_EUSAGE);
+    assert_non_null(strstr(aug_last_error(), "capacity"));
+    bad = deepep;
+    bad.moe_overlap = AUG_MOE_OVERLAP_SHARED;
+    assert_int_equal(aug_plan_resolve(&bad, &ds, &h100), AUG_EUSAGE);
+    assert_non_null(strstr(aug_last_error(), "alltoall dispatcher only"));
+    bad = plan(512, 2, 64, 1.0);
+    bad.pp = 4;
+    bad.uneven_pp = 1;
+    bad.etp = 2;
+    bad.moe_dispatcher = AUG_MOE_DISPATCH_DEEPEP;
+    assert_int_equal(aug_plan_resolve(&bad, &ds, &h100), AUG_EUSAGE);
+    assert_non_null(strstr(aug_last_error(), "--etp 2"));
+}
+
 static void test_moe_memory(void **state) {
     (void)state;
     /* Mixtral 8x7B on 64 GPUs, ep 8, ZeRO-1: experts are split 8 ways and their Adam states
@@ -359,6 +444,8 @@ int main(void) {
         cmocka_unit_test(test_imbalance_and_capacity),
         cmocka_unit_test(test_dropless_dispatch_syncs_the_host),
         cmocka_unit_test(test_ep_across_nodes),
+        cmocka_unit_test(test_deepep_domains),
+        cmocka_unit_test(test_deepep_dispatcher),
         cmocka_unit_test(test_moe_memory),
         cmocka_unit_test(test_imbalance_calibration),
     };

@@ -63,6 +63,16 @@ int aug_coll_time(const struct aug_system *sys, const struct aug_kdb *kdb, enum 
                   double size_bytes, int ranks, int ranks_per_domain, enum aug_coll_algo algo,
                   struct aug_coll_time *out);
 
+/* Time of a DeepEP dispatch or combine (the normal kernels of deepseek-ai/DeepEP,
+ * csrc/kernels/internode.cu and intranode.cu): `size_bytes` is the rank's all-to-all buffer
+ * as NCCL would move it (every token copy), net_share in (0, 1] the share of its off-domain
+ * copies that cross the network once deduplicated per destination domain. The network part
+ * and the NVLink forwarding run at once (the larger binds); never from a curve (an NCCL
+ * table does not describe DeepEP), source "fallback" (or "roofline" with `ideal`). */
+int aug_coll_deepep_time(const struct aug_system *sys, double size_bytes, int ranks,
+                         int ranks_per_domain, double net_share, int ideal,
+                         struct aug_coll_time *out);
+
 #ifdef __cplusplus
 }
 #endif

@@ -47,6 +47,19 @@ struct aug_moe_routing {
 void aug_moe_routing(const struct aug_model *m, const struct aug_plan *p, double elem_bytes,
                      struct aug_moe_routing *out);
 
+/* Expected number of distinct domains that hold at least one of a token's top-k experts,
+ * with the experts in equal contiguous blocks over `domains` domains (E / domains each: EP
+ * ranks fill each NVLink domain in order). Without grouped routing the k experts are k
+ * distinct experts drawn uniformly; with it (moe_groups G > 1, moe_topk_groups g < G:
+ * DeepSeek-V3's node-limited routing, arXiv 2412.19437 sec. 2.1.2 and 3.2.2) the token
+ * first takes g of the G contiguous groups, then k experts among theirs, both uniformly as
+ * balanced routing does on average. Exact: a domain is missed with probability
+ * C(M - a, k) / C(M, k) for a of its experts among the M a token can choose, averaged over
+ * the group subsets by counting them. 0 for a dense model or one domain. DeepEP sends a
+ * token once to each such domain, so domains_hit / k is the share of NCCL's off-domain
+ * copies it puts on the network. */
+double aug_moe_domains_hit(const struct aug_model *m, long domains);
+
 #ifdef __cplusplus
 }
 #endif

@@ -53,6 +53,9 @@ struct aug_op {
     enum aug_coll coll;
     double size_bytes;     /* nccl-tests buffer size convention */
     int ranks, ranks_per_domain;
+    double deepep_net_share; /* all-to-all run by DeepEP (aug_coll_deepep_time): the share of
+                                the off-domain copies that cross the network, in (0, 1];
+                                0: NCCL's all-to-all, every copy */
 };
 
 /* What the timing of one op found. */

@@ -66,6 +66,14 @@ enum aug_main_grads { AUG_GRADS_DTYPE, AUG_GRADS_FP32, AUG_GRADS_FP32_COPY, AUG_
  * its chunks, arXiv 2412.19437 sec. 3.2.1; train/ep_overlap.c). */
 enum aug_moe_overlap { AUG_MOE_OVERLAP_NONE, AUG_MOE_OVERLAP_SHARED, AUG_MOE_OVERLAP_BATCH,
                        AUG_MOE_OVERLAP_COUNT };
+/* How an MoE layer's tokens travel to their experts: NCCL all-to-all, every token copy
+ * sent to its expert's rank (Megatron-Core's alltoall dispatcher); or DeepEP's normal
+ * kernels (Megatron-Core's flex dispatcher with the deepep backend), which send a token
+ * once to each other NVLink domain that holds one of its experts and forward it there over
+ * NVLink (DeepSeek-V3 technical report, arXiv 2412.19437 sec. 3.2.2; deepseek-ai/DeepEP
+ * csrc/kernels/internode.cu), so the network carries one copy per domain, not per expert. */
+enum aug_moe_dispatcher { AUG_MOE_DISPATCH_ALLTOALL, AUG_MOE_DISPATCH_DEEPEP,
+                          AUG_MOE_DISPATCH_COUNT };
 /* Which fused attention kernel a training framework runs: cuDNN's fused attention
  * (Transformer Engine's default backend on Hopper), FlashAttention-3 (flash-attn 3.x), both
  * on the GPU's own tensor-core instructions, or FlashAttention-2 (flash-attn 2.x, PyTorch
@@ -123,6 +131,8 @@ const char *aug_main_grads_name(enum aug_main_grads g);     /* "dtype", "fp32", 
 int aug_main_grads_from_name(const char *s, enum aug_main_grads *out);
 const char *aug_moe_overlap_name(enum aug_moe_overlap o); /* "none", "shared", "batch" */
 int aug_moe_overlap_from_name(const char *s, enum aug_moe_overlap *out);
+const char *aug_moe_dispatcher_name(enum aug_moe_dispatcher d); /* "alltoall", "deepep" */
+int aug_moe_dispatcher_from_name(const char *s, enum aug_moe_dispatcher *out);
 const char *aug_attn_kernel_name(enum aug_attn_kernel k); /* "cudnn", "fa3", "fa2" */
 int aug_attn_kernel_from_name(const char *s, enum aug_attn_kernel *out);
 const char *aug_cross_entropy_name(enum aug_cross_entropy c); /* "fused", "unfused", "te" */
@@ -194,6 +204,8 @@ struct aug_plan {
     enum aug_grad_reduce grad_reduce;   /* ZeRO-1 gradient reduction (above; default
                                            reduce-scatter) */
     enum aug_moe_overlap moe_overlap; /* what hides the EP all-to-alls (default none) */
+    enum aug_moe_dispatcher moe_dispatcher; /* how tokens reach their experts (above; default
+                                               alltoall) */
 };
 
 /* Defaults: all degrees 1 (dp 0 = derive), bf16, FlashAttention, overlap, no recompute;

@@ -26,7 +26,7 @@ static void help(void) {
            "                   [--cp-algo ring|ulysses|allgather] [--etp E] [--ep-placement inner|outer]\n"
            "                   [--moe-capacity-factor C|dropless] [--moe-imbalance F]\n"
            "                   [--ternary-kernel accumulate|tensor] [--tp-overlap] [--pp-overlap]\n"
-           "                   [--moe-overlap none|shared|batch]\n"
+           "                   [--moe-overlap none|shared|batch] [--moe-dispatcher alltoall|deepep]\n"
            "                   [--comm-slowdown F] [--compare-transformer] [--framework NAME]\n"
            "                   [--no-sp] [--dp-overlap] [--no-tp-overlap] [--no-pp-overlap]\n"
            "                   [--pp-scatter on|off] [--tp-async-allreduce on|off]\n"
@@ -79,7 +79,9 @@ static void help(void) {
            "  --pp-first-layers N, --pp-last-layers N  layers on the first and the last\n"
            "                        pipeline rank, the other ranks splitting the rest evenly\n"
            "                        (Megatron-Core --decoder-first/last-pipeline-num-layers;\n"
-           "                        NeMo's DeepSeek-V3 recipe: 64/pp - 1 and 64/pp - 2)\n"
+           "                        NeMo's DeepSeek-V3 recipe: 64/pp - 1 and 64/pp - 2); with\n"
+           "                        --interleave a rank's layers over all its chunks, as a\n"
+           "                        pipeline_model_parallel_layout places them\n"
            "  --recompute-modules L what selective recomputation repeats (implies --recompute\n"
            "                        selective): Megatron-Core recompute_modules joined by commas,\n"
            "                        core_attn (default), mla_up_proj, layernorm, mlp, moe,\n"
@@ -97,6 +99,11 @@ static void help(void) {
            "                        overlap_moe_expert_parallel_comm, forward and backward\n"
            "                        merged in the steady 1F1B phase; needs --interleave with\n"
            "                        --pp, no full recomputation, no moe recompute module)\n"
+           "  --moe-dispatcher D    how tokens reach their experts: alltoall (default, NCCL\n"
+           "                        all-to-all, every token copy) or deepep (Megatron-Core's\n"
+           "                        flex dispatcher on DeepEP: one copy per other NVLink\n"
+           "                        domain holding an expert of the token, forwarded there\n"
+           "                        over NVLink; dropless, --etp 1, no shared overlap)\n"
            "  --comm-slowdown F     compute slowdown while an overlapped collective shares the SMs,\n"
            "                        0..1 (default 0.19, arXiv 2507.03114)\n"
            "  --compare-transformer MatMul-free models: also predict the Transformer++ of the same\n"
@@ -143,7 +150,7 @@ enum {
     OPT_INTERLEAVE, OPT_MB, OPT_GB, OPT_SEQ, OPT_RECOMPUTE, OPT_ZERO, OPT_FSDP, OPT_DTYPE,
     OPT_KDB, OPT_ATTENTION, OPT_NO_OVERLAP, OPT_UNEVEN, OPT_ROOFLINE, OPT_FORMAT, OPT_OUTPUT, OPT_HELP,
     OPT_CP_ALGO, OPT_ETP, OPT_EP_PLACEMENT, OPT_MOE_CF, OPT_MOE_IMB, OPT_TERNARY, OPT_TP_OVERLAP,
-    OPT_PP_OVERLAP, OPT_COMM_SLOWDOWN, OPT_COMPARE, OPT_MOE_OVERLAP, OPT_FRAMEWORK, OPT_NO_SP,
+    OPT_PP_OVERLAP, OPT_COMM_SLOWDOWN, OPT_COMPARE, OPT_MOE_OVERLAP, OPT_MOE_DISPATCHER, OPT_FRAMEWORK, OPT_NO_SP,
     OPT_DP_OVERLAP, OPT_NO_TP_OVERLAP, OPT_NO_PP_OVERLAP, OPT_PP_SCATTER, OPT_MAIN_GRADS, OPT_CUDA_GRAPHS,
     OPT_BUCKET, OPT_PARAM_GATHER, OPT_PLAN, OPT_ATTN_KERNEL, OPT_CROSS_ENTROPY, OPT_PP_SLOTS, OPT_RC_MODULES,
     OPT_RC_LAYERS, OPT_OPS, OPT_TP_ASYNC, OPT_ZERO3_GATHER, OPT_GRAD_REDUCE, OPT_PP_FIRST, OPT_PP_LAST
@@ -191,6 +198,7 @@ static const struct option options[] = {
     {"tp-overlap", no_argument, 0, OPT_TP_OVERLAP},
     {"pp-overlap", no_argument, 0, OPT_PP_OVERLAP},
     {"moe-overlap", required_argument, 0, OPT_MOE_OVERLAP},
+    {"moe-dispatcher", required_argument, 0, OPT_MOE_DISPATCHER},
     {"comm-slowdown", required_argument, 0, OPT_COMM_SLOWDOWN},
     {"compare-transformer", no_argument, 0, OPT_COMPARE},
     {"framework", required_argument, 0, OPT_FRAMEWORK},
@@ -440,6 +448,10 @@ int aug_cmd_train(int argc, char **argv) {
         case OPT_BUCKET:
             if ((rc = aug_cli_double(cmd, "--bucket-params", optarg, &plan.bucket_params))) return rc;
             set |= AUG_FWSET_BUCKET;
+            break;
+        case OPT_MOE_DISPATCHER:
+            if (aug_moe_dispatcher_from_name(optarg, &plan.moe_dispatcher) != AUG_OK)
+                return aug_cli_usage(cmd, "--moe-dispatcher: %s", aug_last_error());
             break;
         case OPT_MOE_OVERLAP:
             if (aug_moe_overlap_from_name(optarg, &plan.moe_overlap) != AUG_OK)

@@ -185,3 +185,47 @@ int aug_coll_time_ideal(const struct aug_system *sys, const struct aug_kdb *kdb,
         out->busbw_gbps = size_bytes * aug_coll_busbw_factor(c, ranks) / out->time_s / 1e9;
     return AUG_OK;
 }
+
+/* DeepEP's normal kernels, on the links of the system:
+ * - network: each token goes once to the rank of the same local index in every other
+ *   domain that holds one of its experts (deduplicated), so the network carries
+ *   size x (n - r) / n x net_share per rank, at the network efficiency of the fallback model
+ *   (coll_eff: DeepEP's internode kernels reach 43-58 GB/s of a ~50 GB/s CX7 NIC in its
+ *   published tests, deepseek-ai/DeepEP docs/legacy.md, where the figures also count some
+ *   local traffic);
+ * - NVLink: the copies for the other GPUs of the domain, first hand or forwarded from the
+ *   network, size x (r - 1) / r per rank, at 153 of the ~160 GB/s NVLink of an H800 (the
+ *   same table's intranode kernels: DEEPEP_NVLINK_EFF);
+ * both pipelined, so the larger binds, after one latency of each link (every peer is
+ * written at once, not in n - 1 ring steps). */
+#define DEEPEP_NVLINK_EFF (153.0 / 160.0)
+
+int aug_coll_deepep_time(const struct aug_system *sys, double size_bytes, int ranks,
+                         int ranks_per_domain, double net_share, int ideal,
+                         struct aug_coll_time *out) {
+    memset(out, 0, sizeof *out);
+    if (ranks < 1 || !(size_bytes >= 0) || !isfinite(size_bytes) || !(net_share > 0) ||
+        net_share > 1.0)
+        return aug_errorf(AUG_EDATA, "DeepEP dispatch: ranks %d, size %g and network share %g "
+                                     "are out of range", ranks, size_bytes, net_share);
+    out->algo = AUG_ALGO_RING;
+    out->source = ideal ? AUG_SOURCE_ROOFLINE : AUG_SOURCE_FALLBACK;
+    if (ranks <= 1 || size_bytes == 0)
+        return AUG_OK;
+    const struct aug_eff_defaults *d = aug_eff_defaults();
+    double n = (double)ranks;
+    double r = ranks_per_domain < 1 ? 1.0 : ranks_per_domain > ranks ? n : (double)ranks_per_domain;
+    const struct aug_link_spec *nv = &sys->link[AUG_LINK_NVLINK], *net = &sys->link[AUG_LINK_NETWORK];
+    double nv_bw = nv->bw_gbps * 1e9 * (ideal ? 1.0 : DEEPEP_NVLINK_EFF);
+    double net_bw = net->bw_gbps * 1e9 * (ideal ? 1.0 : d->coll_eff[AUG_LINK_NETWORK]);
+    double t_nv = r > 1 ? size_bytes * (r - 1.0) / r / nv_bw : 0.0;
+    double t_net = r < n ? size_bytes * (n - r) / n * net_share / net_bw : 0.0;
+    double lat = ideal ? 0.0
+                       : (r > 1 ? nv->latency_us * 1e-6 : 0.0) + (r < n ? net->latency_us * 1e-6 : 0.0);
+    out->crosses_network = r < n;
+    out->time_s = lat + (t_nv > t_net ? t_nv : t_net);
+    if (out->time_s > 0)
+        out->busbw_gbps = size_bytes * aug_coll_busbw_factor(AUG_COLL_ALL_TO_ALL, ranks) /
+                          out->time_s / 1e9;
+    return AUG_OK;
+}

@@ -275,10 +275,14 @@ int aug_op_time(const struct aug_op_ctx *ctx, const struct aug_op *op, struct au
     }
     case AUG_OP_COLLECTIVE: {
         struct aug_coll_time ct;
-        int st = aug_coll_time_ideal(ctx->sys, kdb, op->coll, op->size_bytes, op->ranks,
-                                     op->ranks_per_domain,
-                                     ctx->pure_roofline ? AUG_ALGO_RING : AUG_ALGO_AUTO,
-                                     ctx->pure_roofline, &ct);
+        int st = op->coll == AUG_COLL_ALL_TO_ALL && op->deepep_net_share > 0
+                     ? aug_coll_deepep_time(ctx->sys, op->size_bytes, op->ranks,
+                                            op->ranks_per_domain, op->deepep_net_share,
+                                            ctx->pure_roofline, &ct)
+                     : aug_coll_time_ideal(ctx->sys, kdb, op->coll, op->size_bytes, op->ranks,
+                                           op->ranks_per_domain,
+                                           ctx->pure_roofline ? AUG_ALGO_RING : AUG_ALGO_AUTO,
+                                           ctx->pure_roofline, &ct);
         if (st != AUG_OK)
             return st;
         out->time_s = ct.time_s;

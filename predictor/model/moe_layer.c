@@ -17,8 +17,24 @@
 #include "augur/moe.h"
 #include "hw/topology.h"
 
-static struct aug_op a2a_op(const char *name, double size, int ranks, int per_domain) {
-    return aug_op_collective(name, AUG_COLL_ALL_TO_ALL, size, ranks, per_domain);
+/* The EP all-to-all of `size` bytes per rank; with DeepEP (share > 0) the share of its
+ * off-domain copies the network carries (aug_coll_deepep_time). */
+static struct aug_op a2a_op(const char *name, double size, int ranks, int per_domain,
+                            double share) {
+    struct aug_op op = aug_op_collective(name, AUG_COLL_ALL_TO_ALL, size, ranks, per_domain);
+    op.deepep_net_share = share;
+    return op;
+}
+
+/* DeepEP sends a token once to each domain holding one of its k experts: the domains it
+ * hits over k is the share of the all-to-all's off-domain copies left on the network.
+ * 0 for NCCL's all-to-all. */
+static double deepep_share(const struct aug_model *m, const struct aug_plan *p, int ep, int epd) {
+    if (p->moe_dispatcher != AUG_MOE_DISPATCH_DEEPEP || ep < 2 || m->moe_topk < 1)
+        return 0.0;
+    long domains = epd > 0 ? (ep + epd - 1) / epd : ep;
+    double share = aug_moe_domains_hit(m, domains) / (double)m->moe_topk;
+    return share > 1.0 ? 1.0 : share > 0 ? share : 1.0 / (double)m->moe_topk;
 }
 
 /* Ranks of the EP group that share an NVLink domain: EP peers sit next to the expert-TP
@@ -37,6 +53,7 @@ void aug_moe_layer_fwd(const struct aug_model *m, const struct aug_plan *p,
     double E = (double)m->moe_experts, k = (double)m->moe_topk;
     int ep = (int)p->ep, etp = (int)aug_plan_etp(p);
     int epd = ep_domain(p, s), etpd = aug_ranks_per_domain(s, etp, 1);
+    double share = deepep_share(m, p, ep, epd);
     double tok = r.tokens_per_rank, disp = r.dispatch_tokens;
     aug_gb_add(g->fwd, &g->n_fwd,
                aug_op_gemm("router", aug_gb_non_te_dtype(x), x->Tsp, E, x->h, 1),
@@ -49,7 +66,7 @@ void aug_moe_layer_fwd(const struct aug_model *m, const struct aug_plan *p,
                AUG_CAT_COMPUTE, 0);
     int i_disp = -1, i_comb = -1;
     if (ep > 1) {
-        aug_gb_add(g->fwd, &g->n_fwd, a2a_op("moe_dispatch", r.dispatch_bytes, ep, epd),
+        aug_gb_add(g->fwd, &g->n_fwd, a2a_op("moe_dispatch", r.dispatch_bytes, ep, epd, share),
                    AUG_CAT_EP, 0);
         i_disp = g->n_fwd - 1;
     }
@@ -66,7 +83,10 @@ void aug_moe_layer_fwd(const struct aug_model *m, const struct aug_plan *p,
      * from the GPU and waits (Megatron-Core 0.12 MoEAlltoAllTokenDispatcher:
      * _maybe_dtoh_and_synchronize at "before_ep_alltoall" with EP or TP, else
      * "before_finish", ahead of the grouped GEMMs), so the host has no lead left when it
-     * issues the dispatch. Capacity padding makes the splits static: no sync. */
+     * issues the dispatch. Capacity padding makes the splits static: no sync. DeepEP, always
+     * dropless, waits the same way: its CPU spins on the received counts the notify kernel
+     * writes to host memory (deepseek-ai/DeepEP csrc/deep_ep.cpp, Buffer::internode_dispatch);
+     * the backward reuses the forward's layout and does not wait. */
     if (r.dropless && e0 < g->n_fwd)
         g->fwd[i_disp >= 0 ? i_disp : e0].host_sync = 1;
     aug_gb_node(g->fwd, e0, g->n_fwd, AUG_EP_NODE_MLP);
@@ -77,7 +97,7 @@ void aug_moe_layer_fwd(const struct aug_model *m, const struct aug_plan *p,
                    aug_op_collective("moe_etp_reduce_scatter", AUG_COLL_REDUCE_SCATTER,
                                      (double)etp * r.dispatch_bytes, etp, etpd), AUG_CAT_EP, 0);
     if (ep > 1) {
-        aug_gb_add(g->fwd, &g->n_fwd, a2a_op("moe_combine", r.dispatch_bytes, ep, epd),
+        aug_gb_add(g->fwd, &g->n_fwd, a2a_op("moe_combine", r.dispatch_bytes, ep, epd, share),
                    AUG_CAT_EP, 0);
         i_comb = g->n_fwd - 1;
     }
@@ -109,6 +129,7 @@ int aug_moe_layer_bwd(const struct aug_model *m, const struct aug_plan *p,
     double E = (double)m->moe_experts, k = (double)m->moe_topk;
     int ep = (int)p->ep, etp = (int)aug_plan_etp(p);
     int epd = ep_domain(p, s), etpd = aug_ranks_per_domain(s, etp, 1);
+    double share = deepep_share(m, p, ep, epd);
     double tok = r.tokens_per_rank, disp = r.dispatch_tokens;
     struct aug_mlp_idx ix;
     int s0 = g->n_bwd, shared = m->moe_shared_experts > 0, ix_shared_up = -1;
@@ -122,7 +143,7 @@ int aug_moe_layer_bwd(const struct aug_model *m, const struct aug_plan *p,
                AUG_CAT_COMPUTE, 0);
     int ovl = shared && p->moe_overlap == AUG_MOE_OVERLAP_SHARED && ep > 1;
     if (ep > 1) {
-        aug_gb_add(g->bwd, &g->n_bwd, a2a_op("moe_combine_bwd", r.dispatch_bytes, ep, epd),
+        aug_gb_add(g->bwd, &g->n_bwd, a2a_op("moe_combine_bwd", r.dispatch_bytes, ep, epd, share),
                    AUG_CAT_EP, 0);
         if (ovl) { /* the shared fc2 gradients beside the combine's mirror */
             aug_gb_pair(g, g->bwd, s0, g->n_bwd - 1, AUG_OVL_PAIR, 1);
@@ -151,7 +172,7 @@ int aug_moe_layer_bwd(const struct aug_model *m, const struct aug_plan *p,
                    aug_op_collective("moe_etp_reduce_scatter_bwd", AUG_COLL_REDUCE_SCATTER,
                                      (double)etp * r.dispatch_bytes, etp, etpd), AUG_CAT_EP, 0);
     if (ep > 1) {
-        aug_gb_add(g->bwd, &g->n_bwd, a2a_op("moe_dispatch_bwd", r.dispatch_bytes, ep, epd),
+        aug_gb_add(g->bwd, &g->n_bwd, a2a_op("moe_dispatch_bwd", r.dispatch_bytes, ep, epd, share),
                    AUG_CAT_EP, 0);
         aug_gb_node(g->bwd, db0, g->n_bwd, AUG_EP_NODE_DISPATCH);
         if (ovl) { /* the shared fc1 gradients beside the dispatch's mirror */

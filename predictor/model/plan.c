@@ -21,6 +21,7 @@ static const char *const fsdp_names[] = {"none", "full", "hybrid"};
 static const char *const cp_algo_names[] = {"ring", "ulysses", "allgather"};
 static const char *const ternary_names[] = {"accumulate", "tensor"};
 static const char *const moe_overlap_names[] = {"none", "shared", "batch"};
+static const char *const moe_dispatcher_names[] = {"alltoall", "deepep"};
 static const char *const attn_kernel_names[] = {"cudnn", "fa3", "fa2"};
 static const char *const cross_entropy_names[] = {"fused", "unfused", "te"};
 static const char *const zero3_gather_names[] = {"prefetch", "serial"};
@@ -34,6 +35,7 @@ _Static_assert(COUNT(fsdp_names) == AUG_FSDP_COUNT, "fsdp names");
 _Static_assert(COUNT(cp_algo_names) == AUG_CP_COUNT, "cp names");
 _Static_assert(COUNT(ternary_names) == AUG_TERNARY_COUNT, "ternary names");
 _Static_assert(COUNT(moe_overlap_names) == AUG_MOE_OVERLAP_COUNT, "moe overlap names");
+_Static_assert(COUNT(moe_dispatcher_names) == AUG_MOE_DISPATCH_COUNT, "moe dispatcher names");
 _Static_assert(COUNT(attn_kernel_names) == AUG_ATTN_KERNEL_COUNT, "attention kernel names");
 _Static_assert(COUNT(cross_entropy_names) == AUG_CE_COUNT, "cross-entropy names");
 _Static_assert(COUNT(zero3_gather_names) == AUG_ZERO3_COUNT, "ZeRO-3 gather names");
@@ -62,6 +64,19 @@ int aug_moe_overlap_from_name(const char *s, enum aug_moe_overlap *out) {
         return aug_errorf(AUG_EUSAGE, "unknown MoE overlap '%s' (use none, shared or batch)",
                           s ? s : "");
     *out = (enum aug_moe_overlap)i;
+    return AUG_OK;
+}
+
+const char *aug_moe_dispatcher_name(enum aug_moe_dispatcher d) {
+    return ENUM_NAME(moe_dispatcher_names, d);
+}
+
+int aug_moe_dispatcher_from_name(const char *s, enum aug_moe_dispatcher *out) {
+    int i = name_index(s, moe_dispatcher_names, COUNT(moe_dispatcher_names));
+    if (i < 0)
+        return aug_errorf(AUG_EUSAGE, "unknown MoE dispatcher '%s' (use alltoall or deepep)",
+                          s ? s : "");
+    *out = (enum aug_moe_dispatcher)i;
     return AUG_OK;
 }
 
@@ -293,6 +308,7 @@ void aug_plan_init(struct aug_plan *p) {
     p->pp_overlap = 0;
     p->tp_async_allreduce = 0;
     p->moe_overlap = AUG_MOE_OVERLAP_NONE;
+    p->moe_dispatcher = AUG_MOE_DISPATCH_ALLTOALL;
     p->comm_slowdown = aug_eff_defaults()->comm_slowdown;
 }
 
@@ -545,6 +561,30 @@ int aug_plan_resolve(struct aug_plan *p, const struct aug_model *m, const struct
         if (p->recompute == AUG_RECOMPUTE_SELECTIVE && (aug_plan_rc_modules(p) & AUG_RC_MOE))
             return aug_errorf(AUG_EUSAGE, "--moe-overlap batch cannot recompute module moe "
                                           "(Megatron-Core refuses it)");
+    }
+    if (p->moe_dispatcher == AUG_MOE_DISPATCH_DEEPEP) {
+        /* what Megatron-Core 0.13's TransformerConfig and MoEFlexTokenDispatcher assert for
+         * the flex dispatcher (megatron/core/transformer/transformer_config.py,
+         * moe/token_dispatcher.py) */
+        if (m->arch != AUG_ARCH_MOE || p->tp * p->ep < 2)
+            return aug_errorf(AUG_EUSAGE, "--moe-dispatcher deepep moves tokens between "
+                                          "expert-parallel ranks: it needs an MoE model and "
+                                          "tp*ep of at least 2");
+        if (aug_plan_etp(p) > 1)
+            return aug_errorf(AUG_EUSAGE, "--moe-dispatcher deepep with --etp %ld is not "
+                                          "modelled (DeepEP here moves whole tokens between "
+                                          "expert-parallel ranks; use --etp 1)",
+                              aug_plan_etp(p));
+        if (p->moe_capacity_factor > 0)
+            return aug_errorf(AUG_EUSAGE, "--moe-dispatcher deepep cannot pad experts to a "
+                                          "capacity (Megatron-Core's flex dispatcher refuses "
+                                          "moe_pad_expert_input_to_capacity)");
+        if (p->moe_overlap == AUG_MOE_OVERLAP_SHARED)
+            return aug_errorf(AUG_EUSAGE, "--moe-overlap shared works with the alltoall "
+                                          "dispatcher only (Megatron-Core refuses "
+                                          "moe_shared_expert_overlap with flex)");
+    } else if ((unsigned)p->moe_dispatcher >= AUG_MOE_DISPATCH_COUNT) {
+        return aug_errorf(AUG_EUSAGE, "unknown MoE dispatcher %d", (int)p->moe_dispatcher);
     }
     if (p->seq % p->cp != 0)
         return aug_errorf(AUG_EUSAGE, "--seq %ld is not divisible by --cp %ld", p->seq, p->cp);

@@ -49,7 +49,7 @@ static int read_plan(const char *ctx, json_t *o, struct aug_plan *p) {
         "gpus", "tp", "pp", "dp", "cp", "ep", "sp", "interleave", "micro_batch", "global_batch",
         "seq", "recompute", "recompute_modules", "recompute_layers", "zero", "fsdp", "dtype", "attention", "attention_kernel", "cross_entropy",
         "dp_overlap", "cp_algo", "etp", "ep_placement", "moe_capacity_factor", "moe_imbalance", "ternary_kernel", "tp_overlap",
-        "pp_overlap", "comm_slowdown", "uneven_pp", "pp_embed_loss_slots", "moe_overlap", "framework", "pp_scatter",
+        "pp_overlap", "comm_slowdown", "uneven_pp", "pp_embed_loss_slots", "moe_overlap", "moe_dispatcher", "framework", "pp_scatter",
         "tp_async_allreduce", "pp_first_layers", "pp_last_layers", "main_grads", "cuda_graphs", "bucket_params", "param_gather_overlap", "zero3_gather", "grad_reduce", NULL};
     const char *key;
     json_t *v;
@@ -176,6 +176,11 @@ static int read_plan(const char *ctx, json_t *o, struct aug_plan *p) {
         return st;
     if (s[0] && aug_moe_overlap_from_name(s, &p->moe_overlap) != AUG_OK)
         return aug_errorf(AUG_EDATA, "%s: field 'moe_overlap': %s", ctx, aug_last_error());
+    s[0] = '\0';
+    if ((st = string_key(ctx, o, "moe_dispatcher", s, sizeof s)))
+        return st;
+    if (s[0] && aug_moe_dispatcher_from_name(s, &p->moe_dispatcher) != AUG_OK)
+        return aug_errorf(AUG_EDATA, "%s: field 'moe_dispatcher': %s", ctx, aug_last_error());
     return AUG_OK;
 }
 

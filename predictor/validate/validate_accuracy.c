@@ -24,7 +24,8 @@ static const struct {
 
 /* Optional columns beyond the DESIGN section 6 schema, for runs whose setup augur can
  * model more precisely: etp, ep_placement (inner|outer), cp_algo (ring|ulysses|allgather),
- * moe_capacity_factor, moe_imbalance, moe_overlap (none|shared|batch), tp_overlap, pp_overlap,
+ * moe_capacity_factor, moe_imbalance, moe_overlap (none|shared|batch), moe_dispatcher
+ * (alltoall|deepep), tp_overlap, pp_overlap,
  * pp_embed_loss_slots (0|1), pp_first_layers and pp_last_layers (layers on the first and last
  * pipeline rank), tp_async_allreduce (0|1), ternary_kernel, attention_kernel (cudnn|fa3|fa2), main_grads (dtype|fp32|fp32-copy:
  * the gradient bytes a run's notes state, e.g. FSDP reducing gradients in fp32),
@@ -75,6 +76,9 @@ static int read_extra(const struct aug_csv *t, size_t i, struct aug_plan *p) {
     s = aug_vrow_cell(t, i, "moe_overlap");
     if (s[0] && aug_moe_overlap_from_name(s, &p->moe_overlap) != AUG_OK)
         return aug_csv_cell_error(t, i, "moe_overlap", "'%s' is not none, shared or batch", s);
+    s = aug_vrow_cell(t, i, "moe_dispatcher");
+    if (s[0] && aug_moe_dispatcher_from_name(s, &p->moe_dispatcher) != AUG_OK)
+        return aug_csv_cell_error(t, i, "moe_dispatcher", "'%s' is not alltoall or deepep", s);
     st = aug_csv_get_double(t, i, "moe_imbalance", AUG_CSV_POSITIVE, &d);
     if (st == AUG_OK)
         p->moe_imbalance = d;
