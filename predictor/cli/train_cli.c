@@ -73,6 +73,7 @@ static json_t *plan_json(const struct aug_plan *p) {
     json_object_set_new(o, "moe_dispatcher",
                         json_string(aug_moe_dispatcher_name(p->moe_dispatcher)));
     json_object_set_new(o, "comm_slowdown", json_real(p->comm_slowdown));
+    json_object_set_new(o, "moe_overlap_realized", json_real(p->moe_overlap_realized));
     json_object_set_new(o, "framework", json_string(aug_framework_name(p->framework)));
     json_object_set_new(o, "pp_scatter", json_boolean(p->pp_scatter));
     json_object_set_new(o, "tp_async_allreduce", json_boolean(p->tp_async_allreduce));
@@ -243,14 +244,24 @@ void aug_cli_train_table(FILE *f, const struct aug_model *m, const struct aug_sy
     if (p->cp > 1)
         fprintf(f, "# context parallelism: %s over %ld ranks, %ld tokens each\n",
                 aug_cp_algo_name(p->cp_algo), p->cp, p->seq / p->cp);
-    if (m->arch == AUG_ARCH_MOE)
+    if (m->arch == AUG_ARCH_MOE) {
+        char realized[160] = "";
+        struct aug_plan dflt;
+        aug_plan_init(&dflt);
+        if (p->moe_overlap == AUG_MOE_OVERLAP_BATCH)
+            snprintf(realized, sizeof realized, " (%.2f of its schedule's hidden time: %s)",
+                     p->moe_overlap_realized,
+                     p->moe_overlap_realized == dflt.moe_overlap_realized
+                         ? "fitted on a published pair, efficiency.c"
+                         : "given");
         fprintf(f, "# experts: %ld (top-%ld, %ld shared), ep %ld placed %s, etp %ld, %s, "
-                   "imbalance %.2f, %s dispatcher, a2a overlap %s; MoE layers %ld of %ld\n",
+                   "imbalance %.2f, %s dispatcher, a2a overlap %s%s; MoE layers %ld of %ld\n",
                 m->moe_experts, m->moe_topk, m->moe_shared_experts, p->ep,
                 p->ep_outer ? "across nodes (outer)" : "next to TP (inner)", aug_plan_etp(p),
                 p->moe_capacity_factor > 0 ? "capacity-padded" : "dropless", p->moe_imbalance,
                 aug_moe_dispatcher_name(p->moe_dispatcher), aug_moe_overlap_name(p->moe_overlap),
-                aug_model_moe_layers(m), m->layers);
+                realized, aug_model_moe_layers(m), m->layers);
+    }
     if (m->arch == AUG_ARCH_MATMULFREE)
         fprintf(f, "# MatMul-free: ternary BitLinear layers %s\n",
                 p->ternary == AUG_TERNARY_ACCUMULATE

@@ -20,6 +20,7 @@ struct aug_eff_defaults {
     double framework_op_us; /* host time to issue one kernel from an eager framework */
     double comm_slowdown;  /* compute slowdown while an overlapped collective shares the SMs */
     double moe_imbalance;  /* tokens on the busiest expert over the mean, natural routing */
+    double moe_overlap_realized; /* share of the merged EP schedule's overlap that a run shows */
 };
 
 /* The one table of defaults (see efficiency.c for sources). */

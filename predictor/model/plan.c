@@ -309,6 +309,7 @@ void aug_plan_init(struct aug_plan *p) {
     p->tp_async_allreduce = 0;
     p->moe_overlap = AUG_MOE_OVERLAP_NONE;
     p->moe_dispatcher = AUG_MOE_DISPATCH_ALLTOALL;
+    p->moe_overlap_realized = aug_eff_defaults()->moe_overlap_realized;
     p->comm_slowdown = aug_eff_defaults()->comm_slowdown;
 }
 
@@ -643,6 +644,9 @@ int aug_plan_resolve(struct aug_plan *p, const struct aug_model *m, const struct
         return aug_errorf(AUG_EUSAGE, "unknown ternary kernel %d", (int)p->ternary);
     if (!(p->comm_slowdown >= 0) || p->comm_slowdown > 1)
         return aug_errorf(AUG_EUSAGE, "--comm-slowdown %g must be in [0, 1]", p->comm_slowdown);
+    if (!(p->moe_overlap_realized >= 0) || p->moe_overlap_realized > 1)
+        return aug_errorf(AUG_EUSAGE, "--moe-overlap-realized %g must be in [0, 1]",
+                          p->moe_overlap_realized);
     if ((unsigned)p->main_grads >= AUG_GRADS_COUNT)
         return aug_errorf(AUG_EUSAGE, "unknown gradient mode %d", (int)p->main_grads);
     if (!(p->bucket_params >= 0) || p->bucket_params > 1e15)

@@ -49,7 +49,7 @@ static int read_plan(const char *ctx, json_t *o, struct aug_plan *p) {
         "gpus", "tp", "pp", "dp", "cp", "ep", "sp", "interleave", "micro_batch", "global_batch",
         "seq", "recompute", "recompute_modules", "recompute_layers", "zero", "fsdp", "dtype", "attention", "attention_kernel", "cross_entropy",
         "dp_overlap", "cp_algo", "etp", "ep_placement", "moe_capacity_factor", "moe_imbalance", "ternary_kernel", "tp_overlap",
-        "pp_overlap", "comm_slowdown", "uneven_pp", "pp_embed_loss_slots", "moe_overlap", "moe_dispatcher", "framework", "pp_scatter",
+        "pp_overlap", "comm_slowdown", "uneven_pp", "pp_embed_loss_slots", "moe_overlap", "moe_dispatcher", "moe_overlap_realized", "framework", "pp_scatter",
         "tp_async_allreduce", "pp_first_layers", "pp_last_layers", "main_grads", "cuda_graphs", "bucket_params", "param_gather_overlap", "zero3_gather", "grad_reduce", NULL};
     const char *key;
     json_t *v;
@@ -91,7 +91,8 @@ static int read_plan(const char *ctx, json_t *o, struct aug_plan *p) {
         (st = double_key(ctx, o, "bucket_params", &p->bucket_params)) ||
         (st = double_key(ctx, o, "moe_capacity_factor", &p->moe_capacity_factor)) ||
         (st = double_key(ctx, o, "moe_imbalance", &p->moe_imbalance)) ||
-        (st = double_key(ctx, o, "comm_slowdown", &p->comm_slowdown)))
+        (st = double_key(ctx, o, "comm_slowdown", &p->comm_slowdown)) ||
+        (st = double_key(ctx, o, "moe_overlap_realized", &p->moe_overlap_realized)))
         return st;
     p->zero = (int)zero;
     if (p->etp == p->tp)

@@ -214,7 +214,8 @@ static void ep_merge_hide(const struct aug_graph *layer, const double *fwd_s,
     double serial = 0.0;
     for (int k = 0; k < AUG_EP_NODE_COUNT; k++)
         serial += nd.f[k] + nd.b[k];
-    double hidden = (serial - aug_ep_overlap_layer_s(&nd, slow)) *
+    /* the share of the schedule's overlap a run shows (plan moe_overlap_realized) */
+    double hidden = (serial - aug_ep_overlap_layer_s(&nd, slow)) * p->moe_overlap_realized *
                     aug_ep_overlap_steady_share(aug_plan_microbatches(p), p->pp, p->interleave);
     if (hidden > a->cat[AUG_CAT_EP])
         hidden = a->cat[AUG_CAT_EP];
