@@ -296,27 +296,6 @@ static int serve(const struct serve_args *a, struct aug_infer_plan *plan, const 
     return 0;
 }
 
-/* Write the result (and the bound analysis) in the chosen format. */
-static int emit(FILE *f, enum aug_format fmt, const struct aug_model *m, const struct aug_system *s,
-                const struct aug_infer_plan *p, const struct aug_infer_result *r,
-                const struct aug_kdb *kdb, int roofline, const struct aug_infer_op_report *ops,
-                int n_ops, int want_ops) {
-    if (fmt == AUG_FORMAT_TABLE) {
-        aug_cli_infer_table(f, m, s, p, r, kdb, roofline);
-        if (want_ops)
-            aug_cli_infer_ops_table(f, s, ops, n_ops);
-        return 0;
-    }
-    if (fmt == AUG_FORMAT_CSV && want_ops)
-        return aug_cli_infer_ops_csv(f, ops, n_ops); /* one row per op */
-    json_t *obj = aug_cli_infer_json(m, s, p, r, kdb, roofline);
-    if (want_ops)
-        json_object_set_new(obj, "ops", aug_cli_infer_ops_json(ops, n_ops));
-    int rc = aug_cli_write(f, fmt, obj);
-    json_decref(obj);
-    return rc;
-}
-
 int aug_cmd_infer(int argc, char **argv) {
     const char *model_arg = NULL, *system_arg = NULL, *kdb_arg = NULL, *output = NULL;
     enum aug_format fmt = AUG_FORMAT_TABLE;
@@ -492,7 +471,8 @@ int aug_cmd_infer(int argc, char **argv) {
         aug_kdb_close(kdb);
         return 1;
     }
-    rc = emit(f, fmt, &model, &sys, &plan, &res, kdb, roofline, ops, n_ops, want_ops);
+    rc = aug_cli_infer_emit(f, fmt, &model, &sys, &plan, &res, kdb, roofline, ops, n_ops,
+                            want_ops, NULL, NULL);
     aug_kdb_close(kdb);
     if (rc != 0) {
         aug_cli_discard_output(f);

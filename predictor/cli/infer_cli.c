@@ -268,3 +268,31 @@ int aug_cli_infer_ops_csv(FILE *f, const struct aug_infer_op_report *ops, int n)
     }
     return aug_csv_writer_commit(w) == AUG_OK ? 0 : 1;
 }
+
+int aug_cli_infer_emit(FILE *f, enum aug_format fmt, const struct aug_model *m,
+                       const struct aug_system *s, const struct aug_infer_plan *p,
+                       const struct aug_infer_result *r, const struct aug_kdb *kdb, int roofline,
+                       const struct aug_infer_op_report *ops, int n_ops, int want_ops,
+                       const char *key, json_t *extra) {
+    if (fmt == AUG_FORMAT_TABLE) {
+        json_decref(extra);
+        aug_cli_infer_table(f, m, s, p, r, kdb, roofline);
+        if (want_ops)
+            aug_cli_infer_ops_table(f, s, ops, n_ops);
+        return 0;
+    }
+    if (fmt == AUG_FORMAT_CSV && want_ops) {
+        json_decref(extra);
+        return aug_cli_infer_ops_csv(f, ops, n_ops); /* one row per op */
+    }
+    json_t *obj = aug_cli_infer_json(m, s, p, r, kdb, roofline);
+    if (want_ops)
+        json_object_set_new(obj, "ops", aug_cli_infer_ops_json(ops, n_ops));
+    if (key)
+        json_object_set_new(obj, key, extra);
+    else
+        json_decref(extra);
+    int rc = aug_cli_write(f, fmt, obj);
+    json_decref(obj);
+    return rc;
+}

@@ -81,21 +81,10 @@ static int infer_case(FILE *f, enum aug_format fmt, const struct aug_validate_ex
                            AUG_CLI_INFER_OPS_MAX, &n_ops);
     if (st != AUG_OK)
         return st;
-    if (fmt == AUG_FORMAT_TABLE) {
-        aug_cli_infer_table(f, &e->model, &e->system, &e->infer_plan, &res, kdb, 0);
-        if (want_ops)
-            aug_cli_infer_ops_table(f, &e->system, ops, n_ops);
-        return AUG_OK;
-    }
-    if (fmt == AUG_FORMAT_CSV && want_ops)
-        return aug_cli_infer_ops_csv(f, ops, n_ops) == 0 ? AUG_OK : AUG_EIO;
-    json_t *obj = aug_cli_infer_json(&e->model, &e->system, &e->infer_plan, &res, kdb, 0);
-    if (want_ops)
-        json_object_set_new(obj, "ops", aug_cli_infer_ops_json(ops, n_ops));
-    json_object_set_new(obj, "validate_row", json_incref(row));
-    st = aug_cli_write(f, fmt, obj) == 0 ? AUG_OK : AUG_EIO;
-    json_decref(obj);
-    return st;
+    return aug_cli_infer_emit(f, fmt, &e->model, &e->system, &e->infer_plan, &res, kdb, 0, ops,
+                              n_ops, want_ops, "validate_row", json_incref(row)) == 0
+               ? AUG_OK
+               : AUG_EIO;
 }
 
 static int serve_case(FILE *f, enum aug_format fmt, const struct aug_validate_explained *e,
