@@ -472,6 +472,41 @@ static void test_sweep_moe_overlap(void **state) {
     assert_non_null(strstr(aug_last_error(), "dense"));
 }
 
+/* --moe-dispatcher deepep: every plan of the sweep dispatches with DeepEP; those the flex
+ * dispatcher refuses (tp*ep of 1, expert TP) are left out, and a dense model is refused.
+ * The tiny MoE is dropless here: the flex dispatcher pads no expert to a capacity. */
+static void test_sweep_moe_dispatcher(void **state) {
+    (void)state;
+    struct aug_model m;
+    struct aug_system s;
+    struct aug_sweep_config c;
+    tiny_moe(&m);
+    m.moe_capacity_factor = 0.0;
+    load_system("dgx-a100-80g", &s);
+    config(&c, &m, &s, 8, 16);
+    keep_all_unsharded(&c);
+    struct aug_sweep_result r0, r1;
+    run(&c, &r0);
+    c.base.moe_dispatcher = AUG_MOE_DISPATCH_DEEPEP;
+    run(&c, &r1);
+    assert_true(r1.plans_evaluated > 0 && r1.plans_evaluated < r0.plans_evaluated);
+    assert_true(r1.n_top > 0);
+    for (int i = 0; i < r1.n_top; i++) {
+        const struct aug_plan *p = &r1.top[i].plan;
+        assert_int_equal(p->moe_dispatcher, AUG_MOE_DISPATCH_DEEPEP);
+        assert_true(p->tp * p->ep >= 2);
+        assert_true(aug_plan_etp(p) == 1);
+    }
+    check_entries(&c, r1.top, r1.n_top);
+    aug_sweep_result_free(&r0);
+    aug_sweep_result_free(&r1);
+    struct aug_model dense;
+    tiny_model(&dense, 4);
+    c.model = &dense;
+    assert_int_equal(aug_sweep_check(&c), AUG_EUSAGE);
+    assert_non_null(strstr(aug_last_error(), "dense"));
+}
+
 /* GPT-3 175B needs 16 bytes x 175e9 = 2.8 TB of model states: 8 A100 40GB (320 GB) hold no
  * plan, even fully sharded. */
 static void test_nothing_fits(void **state) {
@@ -954,6 +989,7 @@ int main(void) {
         cmocka_unit_test(test_fewest_recompute_layers),
         cmocka_unit_test(test_sweep_recompute_modules),
         cmocka_unit_test(test_sweep_moe_overlap),
+        cmocka_unit_test(test_sweep_moe_dispatcher),
         cmocka_unit_test(test_bad_inputs),
         cmocka_unit_test(test_double_bandwidth_never_slows),
         cmocka_unit_test(test_scale_one_is_identity),

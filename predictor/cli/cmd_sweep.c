@@ -28,7 +28,7 @@ static void help(void) {
         "                    --micro-batch B --recompute R --zero Z --fsdp none|full|hybrid]\n"
         "                   [--recompute-modules LIST (what selective plans recompute)]\n"
         "                   [--moe-overlap none|shared|batch (every plan; plans it cannot\n"
-        "                    run with are left out)]\n"
+        "                    run with are left out)] [--moe-dispatcher alltoall|deepep]\n"
         "                   [bounds: --max-tp T --max-pp P --max-cp C --max-ep E\n"
         "                    --max-interleave V --max-micro-batch B --uneven-pp]\n"
         "                   [--cp-algo ring|ulysses|allgather] [--dtype D] [--attention fused|unfused]\n"
@@ -85,7 +85,8 @@ enum {
     OPT_FACTORS, OPT_SYSTEMS, OPT_GENERATIONS, OPT_IMPROVE, OPT_CP_ALGO, OPT_ETP, OPT_EP_PLACEMENT,
     OPT_MOE_CF, OPT_MOE_IMB, OPT_TERNARY, OPT_TP_OVERLAP, OPT_PP_OVERLAP, OPT_TP_ASYNC, OPT_COMM_SLOWDOWN, OPT_HELP,
     OPT_SLO_TTFT, OPT_SLO_TPOT, OPT_ENGINE, OPT_NREQ, OPT_SEED, OPT_RC_MODULES,
-    OPT_MOE_OVERLAP
+    OPT_MOE_OVERLAP,
+    OPT_MOE_DISPATCHER
 };
 
 static const struct option options[] = {
@@ -106,6 +107,7 @@ static const struct option options[] = {
     {"recompute", required_argument, 0, OPT_RECOMPUTE},
     {"recompute-modules", required_argument, 0, OPT_RC_MODULES},
     {"moe-overlap", required_argument, 0, OPT_MOE_OVERLAP},
+    {"moe-dispatcher", required_argument, 0, OPT_MOE_DISPATCHER},
     {"zero", required_argument, 0, OPT_ZERO},
     {"fsdp", required_argument, 0, OPT_FSDP},
     {"max-tp", required_argument, 0, OPT_MAX_TP},
@@ -226,6 +228,10 @@ static int parse(int argc, char **argv, struct aug_sweep_opts *o) {
         case OPT_MOE_OVERLAP:
             if (aug_moe_overlap_from_name(optarg, &o->base.moe_overlap) != AUG_OK)
                 return aug_cli_usage(cmd, "--moe-overlap: %s", aug_last_error());
+            break;
+        case OPT_MOE_DISPATCHER:
+            if (aug_moe_dispatcher_from_name(optarg, &o->base.moe_dispatcher) != AUG_OK)
+                return aug_cli_usage(cmd, "--moe-dispatcher: %s", aug_last_error());
             break;
         case OPT_FSDP: {
             enum aug_fsdp f;

@@ -193,6 +193,8 @@ static json_t *space_json(const struct aug_sweep_config *c, const struct aug_sys
     aug_rc_modules_format(aug_plan_rc_modules(&c->base), rcm, sizeof rcm);
     json_object_set_new(o, "recompute_modules", json_string(rcm));
     json_object_set_new(o, "moe_overlap", json_string(aug_moe_overlap_name(c->base.moe_overlap)));
+    json_object_set_new(o, "moe_dispatcher",
+                        json_string(aug_moe_dispatcher_name(c->base.moe_dispatcher)));
     json_object_set_new(o, "zero", sp->zero < 0 ? json_string("open") : json_integer(sp->zero));
     json_object_set_new(o, "fsdp", sp->fsdp < 0 ? json_string("open")
                                      : json_string(aug_fsdp_name(sp->fsdp)));

@@ -556,6 +556,11 @@ int aug_sweep_check(const struct aug_sweep_config *cfg) {
         return aug_errorf(AUG_EUSAGE, "--moe-overlap %s hides expert-parallel all-to-alls: "
                           "model '%s' is dense",
                           aug_moe_overlap_name(cfg->base.moe_overlap), cfg->model->name);
+    if (st == AUG_OK && cfg->base.moe_dispatcher != AUG_MOE_DISPATCH_ALLTOALL &&
+        cfg->model->arch != AUG_ARCH_MOE)
+        return aug_errorf(AUG_EUSAGE, "--moe-dispatcher %s moves tokens to experts: model '%s' "
+                          "is dense", aug_moe_dispatcher_name(cfg->base.moe_dispatcher),
+                          cfg->model->name);
     if (st == AUG_OK && cfg->base.moe_overlap == AUG_MOE_OVERLAP_SHARED &&
         cfg->model->moe_shared_experts < 1)
         return aug_errorf(AUG_EUSAGE, "--moe-overlap shared: model '%s' has no shared experts",

@@ -563,30 +563,6 @@ int aug_plan_resolve(struct aug_plan *p, const struct aug_model *m, const struct
             return aug_errorf(AUG_EUSAGE, "--moe-overlap batch cannot recompute module moe "
                                           "(Megatron-Core refuses it)");
     }
-    if (p->moe_dispatcher == AUG_MOE_DISPATCH_DEEPEP) {
-        /* what Megatron-Core 0.13's TransformerConfig and MoEFlexTokenDispatcher assert for
-         * the flex dispatcher (megatron/core/transformer/transformer_config.py,
-         * moe/token_dispatcher.py) */
-        if (m->arch != AUG_ARCH_MOE || p->tp * p->ep < 2)
-            return aug_errorf(AUG_EUSAGE, "--moe-dispatcher deepep moves tokens between "
-                                          "expert-parallel ranks: it needs an MoE model and "
-                                          "tp*ep of at least 2");
-        if (aug_plan_etp(p) > 1)
-            return aug_errorf(AUG_EUSAGE, "--moe-dispatcher deepep with --etp %ld is not "
-                                          "modelled (DeepEP here moves whole tokens between "
-                                          "expert-parallel ranks; use --etp 1)",
-                              aug_plan_etp(p));
-        if (p->moe_capacity_factor > 0)
-            return aug_errorf(AUG_EUSAGE, "--moe-dispatcher deepep cannot pad experts to a "
-                                          "capacity (Megatron-Core's flex dispatcher refuses "
-                                          "moe_pad_expert_input_to_capacity)");
-        if (p->moe_overlap == AUG_MOE_OVERLAP_SHARED)
-            return aug_errorf(AUG_EUSAGE, "--moe-overlap shared works with the alltoall "
-                                          "dispatcher only (Megatron-Core refuses "
-                                          "moe_shared_expert_overlap with flex)");
-    } else if ((unsigned)p->moe_dispatcher >= AUG_MOE_DISPATCH_COUNT) {
-        return aug_errorf(AUG_EUSAGE, "unknown MoE dispatcher %d", (int)p->moe_dispatcher);
-    }
     if (p->seq % p->cp != 0)
         return aug_errorf(AUG_EUSAGE, "--seq %ld is not divisible by --cp %ld", p->seq, p->cp);
     if (p->sp && p->tp > 1 && (p->seq / p->cp) % p->tp != 0)
@@ -624,6 +600,30 @@ int aug_plan_resolve(struct aug_plan *p, const struct aug_model *m, const struct
             return aug_errorf(AUG_EUSAGE, "--moe-imbalance %g must be between 1 (even) and the "
                                           "%ld experts (all tokens on one)", p->moe_imbalance,
                               m->moe_experts);
+    }
+    if (p->moe_dispatcher == AUG_MOE_DISPATCH_DEEPEP) {
+        /* what Megatron-Core 0.13's TransformerConfig and MoEFlexTokenDispatcher assert for
+         * the flex dispatcher (megatron/core/transformer/transformer_config.py,
+         * moe/token_dispatcher.py); after the model's own capacity factor is in the plan */
+        if (m->arch != AUG_ARCH_MOE || p->tp * p->ep < 2)
+            return aug_errorf(AUG_EUSAGE, "--moe-dispatcher deepep moves tokens between "
+                                          "expert-parallel ranks: it needs an MoE model and "
+                                          "tp*ep of at least 2");
+        if (aug_plan_etp(p) > 1)
+            return aug_errorf(AUG_EUSAGE, "--moe-dispatcher deepep with --etp %ld is not "
+                                          "modelled (DeepEP here moves whole tokens between "
+                                          "expert-parallel ranks; use --etp 1)",
+                              aug_plan_etp(p));
+        if (p->moe_capacity_factor > 0)
+            return aug_errorf(AUG_EUSAGE, "--moe-dispatcher deepep cannot pad experts to a "
+                                          "capacity (Megatron-Core's flex dispatcher refuses "
+                                          "moe_pad_expert_input_to_capacity)");
+        if (p->moe_overlap == AUG_MOE_OVERLAP_SHARED)
+            return aug_errorf(AUG_EUSAGE, "--moe-overlap shared works with the alltoall "
+                                          "dispatcher only (Megatron-Core refuses "
+                                          "moe_shared_expert_overlap with flex)");
+    } else if ((unsigned)p->moe_dispatcher >= AUG_MOE_DISPATCH_COUNT) {
+        return aug_errorf(AUG_EUSAGE, "unknown MoE dispatcher %d", (int)p->moe_dispatcher);
     }
     if ((unsigned)p->cp_algo >= AUG_CP_COUNT)
         return aug_errorf(AUG_EUSAGE, "unknown context-parallel algorithm %d", (int)p->cp_algo);
