@@ -93,8 +93,9 @@ int aug_validate_file_check(const char *path, enum aug_validate_input kind,
                             struct aug_validate_report **out);
 void aug_validate_report_free(struct aug_validate_report *r);
 
-/* One row's prediction case as aug_validate_file predicts it, for printing that prediction
- * in full (`augur validate --explain ID`: the train or infer command's own output). */
+/* One row's prediction case and result as aug_validate_file predicts it, for printing that
+ * prediction in full (`augur validate --explain ID`: the train or infer command's own
+ * output) without predicting it again. */
 enum aug_validate_case_kind { AUG_VCASE_TRAIN, AUG_VCASE_INFER, AUG_VCASE_SERVE };
 
 struct aug_validate_explained {
@@ -107,7 +108,9 @@ struct aug_validate_explained {
     int framework;                        /* TRAIN: enum aug_framework_id (0: none) */
     struct aug_infer_plan infer_plan;     /* INFER, SERVE: resolved */
     struct aug_serve_config serve;        /* SERVE */
-    struct aug_requests requests;         /* SERVE: the row's requests (aug_validate_explained_free) */
+    struct aug_train_result train_result; /* TRAIN: the row's prediction */
+    struct aug_infer_result infer_result; /* INFER: the row's prediction */
+    struct aug_serve_result serve_result; /* SERVE: the row's simulation */
     int server;                           /* SERVE: 1 server scenario, 0 offline */
     char requests_source[200];            /* SERVE: the requests file, or "generated" */
     char input_spec[64], output_spec[64]; /* SERVE: length distributions of generated requests */
@@ -118,13 +121,12 @@ struct aug_validate_explained {
 };
 
 /* Read and predict only the row of `path` whose id is `id` (vTrain rows: vtrain_line<N>, the
- * CSV line) and describe its case. AUG_ENOTFOUND names the closest ids when none matches. A
- * row augur skips is AUG_OK with row.skipped and the reason, its case filled as far as it
- * was read. */
+ * CSV line) and describe its case and result. AUG_ENOTFOUND names the closest ids when none
+ * matches. A row augur skips is AUG_OK with row.skipped and the reason, its case filled as
+ * far as it was read. Nothing to free. */
 int aug_validate_explain(const char *path, enum aug_validate_input kind,
                          const struct aug_validate_options *opt, const char *id,
                          struct aug_validate_explained *out);
-void aug_validate_explained_free(struct aug_validate_explained *e);
 
 /* A baseline: the rows of a report saved earlier with `augur validate FILE --format json`
  * (without --summary), matched to a new run's rows by id. Tracking a set's error row by

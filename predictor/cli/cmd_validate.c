@@ -260,12 +260,9 @@ static int explain_row(const char *path, enum aug_validate_input kind,
     if (st != AUG_OK)
         return aug_cli_fail(st, NULL);
     FILE *f = aug_cli_open_output(output);
-    if (!f) {
-        aug_validate_explained_free(&e);
+    if (!f)
         return 1;
-    }
     st = aug_cli_validate_explain(f, fmt, path, &e, opt->kdb_root, opt->fallback_only, want_ops);
-    aug_validate_explained_free(&e);
     if (st != AUG_OK) {
         aug_cli_discard_output(f);
         return aug_cli_fail(st, NULL);

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* validate_explain_cli.c - `augur validate FILE --explain ID`: one row of an accuracy set
- * predicted again from the case augur built for it and printed in full, with the output of
- * the command that predicts such a plan (`augur train`, `augur infer`, `augur infer --mode
- * offline|server`): breakdown, provenance and, with --ops, every op. A row far off its
- * measurement can then be read term by term without writing its command line by hand. */
+/* validate_explain_cli.c - `augur validate FILE --explain ID`: one row of an accuracy set,
+ * its prediction printed in full with the output of the command that predicts such a plan
+ * (`augur train`, `augur infer`, `augur infer --mode offline|server`): breakdown,
+ * provenance and, with --ops, every op (the op report times the plan once more). A row far
+ * off its measurement can then be read term by term without writing its command line by
+ * hand. */
 #include "validate_explain_cli.h"
 
 #include <string.h>
@@ -43,12 +44,12 @@ static json_t *row_json(const struct aug_validate_explained *e) {
 static int train_case(FILE *f, enum aug_format fmt, const struct aug_validate_explained *e,
                       const struct aug_kdb *kdb, int want_ops, json_t *row) {
     struct aug_train_options opt = {kdb, 0, NULL, 0.0};
-    struct aug_train_result res;
+    struct aug_train_result res = e->train_result;
     static struct aug_train_op_report ops[AUG_TRAIN_OPS_MAX];
     int n_ops = 0;
     int st = want_ops ? aug_train_ops(&e->model, &e->system, &e->plan, &opt, &res, ops,
                                       AUG_TRAIN_OPS_MAX, &n_ops)
-                      : aug_train_predict(&e->model, &e->system, &e->plan, &opt, &res);
+                      : AUG_OK;
     if (st != AUG_OK)
         return st;
     if (fmt == AUG_FORMAT_TABLE) {
@@ -72,30 +73,22 @@ static int train_case(FILE *f, enum aug_format fmt, const struct aug_validate_ex
 static int infer_case(FILE *f, enum aug_format fmt, const struct aug_validate_explained *e,
                       const struct aug_kdb *kdb, int want_ops, json_t *row) {
     struct aug_infer_options opt = {kdb, 0};
-    struct aug_infer_result res;
     static struct aug_infer_op_report ops[AUG_CLI_INFER_OPS_MAX];
     int n_ops = 0;
-    int st = aug_infer_predict(&e->model, &e->system, &e->infer_plan, &opt, &res);
-    if (st == AUG_OK && want_ops)
-        st = aug_infer_ops(&e->model, &e->system, &e->infer_plan, &opt, ops,
-                           AUG_CLI_INFER_OPS_MAX, &n_ops);
+    int st = want_ops ? aug_infer_ops(&e->model, &e->system, &e->infer_plan, &opt, ops,
+                                      AUG_CLI_INFER_OPS_MAX, &n_ops)
+                      : AUG_OK;
     if (st != AUG_OK)
         return st;
-    return aug_cli_infer_emit(f, fmt, &e->model, &e->system, &e->infer_plan, &res, kdb, 0, ops,
-                              n_ops, want_ops, "validate_row", json_incref(row)) == 0
+    return aug_cli_infer_emit(f, fmt, &e->model, &e->system, &e->infer_plan, &e->infer_result,
+                              kdb, 0, ops, n_ops, want_ops, "validate_row", json_incref(row)) == 0
                ? AUG_OK
                : AUG_EIO;
 }
 
 static int serve_case(FILE *f, enum aug_format fmt, const struct aug_validate_explained *e,
-                      const struct aug_kdb *kdb, json_t *row) {
-    struct aug_infer_options opt = {kdb, 0};
-    struct aug_serve_result res;
-    int st = aug_serve_simulate(&e->model, &e->system, &e->infer_plan, &opt, &e->serve,
-                                &e->requests, e->server ? AUG_SCENARIO_SERVER : AUG_SCENARIO_OFFLINE,
-                                &res);
-    if (st != AUG_OK)
-        return st;
+                      json_t *row) {
+    const struct aug_serve_result *res = &e->serve_result;
     int from_file = strcmp(e->requests_source, "generated") != 0;
     struct aug_serve_run_info info = {
         .requests_source = e->requests_source,
@@ -110,12 +103,12 @@ static int serve_case(FILE *f, enum aug_format fmt, const struct aug_validate_ex
         .step_overhead_us = aug_cli_serve_step_overhead_us(&e->serve, &e->model, &e->infer_plan, 0),
     };
     if (fmt == AUG_FORMAT_TABLE) {
-        aug_cli_serve_table(f, &e->model, &e->system, &e->infer_plan, &info, &res);
+        aug_cli_serve_table(f, &e->model, &e->system, &e->infer_plan, &info, res);
         return AUG_OK;
     }
-    json_t *obj = aug_cli_serve_json(&e->model, &e->system, &e->infer_plan, &info, &res);
+    json_t *obj = aug_cli_serve_json(&e->model, &e->system, &e->infer_plan, &info, res);
     json_object_set_new(obj, "validate_row", json_incref(row));
-    st = aug_cli_write(f, fmt, obj) == 0 ? AUG_OK : AUG_EIO;
+    int st = aug_cli_write(f, fmt, obj) == 0 ? AUG_OK : AUG_EIO;
     json_decref(obj);
     return st;
 }
@@ -149,7 +142,7 @@ int aug_cli_validate_explain(FILE *f, enum aug_format fmt, const char *path,
     else if (e->kind == AUG_VCASE_INFER)
         st = infer_case(f, fmt, e, kdb, want_ops, row);
     else
-        st = serve_case(f, fmt, e, kdb, row);
+        st = serve_case(f, fmt, e, row);
     aug_kdb_close(kdb);
     json_decref(row);
     return st;

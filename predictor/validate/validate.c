@@ -236,6 +236,8 @@ static int score(struct aug_validate_row *row, const struct aug_validate_case *v
     }
     if (st == AUG_OK)
         st = aug_train_predict(&vc->model, &vc->system, &plan, &to, &res);
+    if (st == AUG_OK && ex)
+        ex->train_result = res;
     if (st != AUG_OK) {
         row->skipped = 1;
         snprintf(row->reason, sizeof row->reason, "%s", aug_last_error());
@@ -390,12 +392,5 @@ int aug_validate_explain(const char *path, enum aug_validate_input kind,
     struct aug_validate_report *r = NULL;
     int st = validate_file(path, kind, opt, 0, id, out, &r);
     aug_validate_report_free(r);
-    if (st != AUG_OK)
-        aug_validate_explained_free(out);
     return st;
-}
-
-void aug_validate_explained_free(struct aug_validate_explained *e) {
-    if (e)
-        aug_requests_free(&e->requests);
 }

@@ -241,11 +241,11 @@ static int pick_stat(const struct aug_csv *t, size_t i, const struct aug_latency
     return AUG_OK;
 }
 
-/* The case of an offline or server row for --explain; the request list moves there. */
+/* The case and simulation of an offline or server row for --explain. */
 static void describe_serving(struct aug_validate_reader *rd, size_t i, const struct aug_model *model,
                              const struct aug_system *sys, const struct aug_infer_plan *plan,
                              const struct aug_serve_config *cfg, enum scenario sc,
-                             const char *kv_why, struct aug_requests *reqs) {
+                             const char *kv_why, const struct aug_serve_result *res) {
     const struct aug_csv *t = rd->t;
     struct aug_validate_explained *e = rd->explain;
     e->kind = AUG_VCASE_SERVE;
@@ -254,8 +254,7 @@ static void describe_serving(struct aug_validate_reader *rd, size_t i, const str
     e->infer_plan = *plan;
     e->serve = *cfg;
     e->server = sc == SC_SERVER;
-    e->requests = *reqs;
-    memset(reqs, 0, sizeof *reqs);
+    e->serve_result = *res;
     long seed = 1;
     if (aug_vrow_long(t, i, "seed", AUG_CSV_NONNEG, &seed) != AUG_OK)
         seed = 1; /* read once already: cannot fail here */
@@ -342,8 +341,8 @@ static int predict_serving(struct aug_validate_reader *rd, size_t i, struct aug_
     st = aug_serve_simulate(model, sys, plan, &opt, &cfg, &reqs,
                             sc == SC_SERVER ? AUG_SCENARIO_SERVER : AUG_SCENARIO_OFFLINE, &res);
     aug_kdb_close(kdb);
-    if (rd->explain)
-        describe_serving(rd, i, model, sys, plan, &cfg, sc, kv_why, &reqs);
+    if (rd->explain && st == AUG_OK)
+        describe_serving(rd, i, model, sys, plan, &cfg, sc, kv_why, &res);
     aug_requests_free(&reqs);
     if (st != AUG_OK)
         return AUG_EUNSUPPORTED;
@@ -409,12 +408,7 @@ static int read_row(struct aug_validate_reader *rd, size_t i, struct aug_validat
         return AUG_EUNSUPPORTED;
     if (rd->check_only)
         return AUG_OK;
-    if (rd->explain) {
-        rd->explain->kind = AUG_VCASE_INFER;
-        rd->explain->model = model;
-        rd->explain->system = sys;
-        rd->explain->infer_plan = plan;
-    }
+
     struct aug_kdb *kdb = NULL;
     /* an absent table is an empty kdb; one that cannot be read stops the run */
     if (!fallback_only && (st = aug_kdb_open_predict(rd->kdb_root, sys.gpu.id, &kdb)) != AUG_OK)
@@ -425,6 +419,13 @@ static int read_row(struct aug_validate_reader *rd, size_t i, struct aug_validat
     aug_kdb_close(kdb);
     if (st != AUG_OK)
         return AUG_EUNSUPPORTED;
+    if (rd->explain) {
+        rd->explain->kind = AUG_VCASE_INFER;
+        rd->explain->model = model;
+        rd->explain->system = sys;
+        rd->explain->infer_plan = plan;
+        rd->explain->infer_result = res;
+    }
     row->predicted = metric_value((enum imetric)k, &res, &plan);
     if (!(row->predicted > 0) || !isfinite(row->predicted))
         return aug_errorf(AUG_EUNSUPPORTED, "%s is not defined for this row (output length %ld)",
