@@ -331,6 +331,45 @@ static void test_attention_tiles(void **state)
     assert_rel(t, 2.5 + (kv + 2.0 * p.split_kv * 8 * 128 * 4) / 1795e9 * 1e6, 1e-12);
 }
 
+/* The backward (2.5 x the forward's FLOPs) runs at 1 / (1.1031 + 4.2946 / n) of the forward
+ * rate, n = query blocks of 128 its key-major CTAs walk (fit on FA2's non-causal H200 points
+ * of cudnn-frontend's benchmark b740542: 0.811 at 4k, 0.912 at 64k). A100, 32 heads x 4096 x
+ * 4096, head dim 128, not causal: 128 x 128 blocks, 32 per CTA, 1024 CTAs = 32,768 blocks
+ * over 108 SMs; n = 32 gives 1 / (1.1031 + 0.134206) = 0.808204, a block 4 x 128^3 x 2.5 /
+ * (0.722 x 0.808204 x 267.9e12 / 108) = 14.4885 us: t = 2.5 + 303.41 x 14.4885 us = 4398.4 us,
+ * 156.3 TFLOP/s (193.4 x 0.808). At 2k tokens (n = 16, the A100 anchor of FA2's paper, 150 /
+ * 190) the share is 1 / (1.1031 + 0.268413) = 0.729123, and 1k holds that value (the
+ * benchmark has no point below 4k); at 64k (n = 512) it is 0.899694. Blackwell holds a
+ * flat 0.80. */
+static void test_attention_backward_share(void **state)
+{
+    (void)state;
+    struct aug_gemm_ceiling c;
+    assert_int_equal(aug_gemm_ceiling_of(&a100, AUG_DTYPE_BF16, &c), 1);
+    double blk = 4.0 * 128 * 128 * 128 * 2.5 / (0.722 * 0.808204 * 267.9e12 / 108) * 1e6;
+    assert_rel(blk, 14.4885, 1e-5);
+    double io = 2.0 * 32 * 128 * (2.0 * 4096 + 2.0 * 4096);
+    double t = aug_attention_model_us(&c, 32, 4096, 4096, 128, 0, 1, 3.0 * io, NULL);
+    assert_rel(t, 2.5 + 32768.0 / 108 * blk, 1e-5);
+    double fl = 2.5 * 4.0 * 32 * 4096.0 * 4096 * 128;
+    assert_rel(fl / ((t - 2.5) * 1e-6) / 1e12, 156.3, 1e-3);
+    /* the share against the forward of the same shape, at 2k, 1k and 64k tokens: the
+     * blocks divide evenly over the SMs at 108 x 128 heads, so only the rates differ */
+    double lens[] = {2048, 1024, 65536}, want[] = {0.729123, 0.729123, 0.899694};
+    for (int i = 0; i < 3; i++) {
+        double s = lens[i], bh = 108.0 * 128.0 * 65536.0 / s;
+        double tf = aug_attention_model_us(&c, bh, s, s, 128, 0, 0, 0, NULL) - 2.5;
+        double tb = aug_attention_model_us(&c, bh, s, s, 128, 0, 1, 0, NULL) - 2.5;
+        assert_rel(2.5 * tf / tb, want[i], 1e-5);
+        /* Blackwell (cuDNN 9.22 on GB200: 0.76-0.85 with no trend in length) holds 0.80 */
+        struct aug_gemm_ceiling bw = c;
+        bw.sm_arch = 100;
+        tf = aug_attention_model_us(&bw, bh, s, s, 128, 0, 0, 0, NULL) - 2.5;
+        tb = aug_attention_model_us(&bw, bh, s, s, 128, 0, 1, 0, NULL) - 2.5;
+        assert_rel(2.5 * tf / tb, 0.80, 1e-9);
+    }
+}
+
 /* flash-attn runs a head on the smallest head dim it was built for: FA2 32, 64, 96, 128,
  * 160, 192, 256 (static_switch.h), FA3 64, 96, 128, 192, 256 (round_up_headdim); cuDNN
  * takes the head as it is. A head of 80 under FA2 costs the main loop of 96: a long causal
@@ -782,6 +821,7 @@ int main(void)
         cmocka_unit_test(test_monotone_and_physical),
         cmocka_unit_test(test_memop_l2_switch),
         cmocka_unit_test(test_attention_tiles),
+        cmocka_unit_test(test_attention_backward_share),
         cmocka_unit_test(test_clamp_and_extrapolation),
         cmocka_unit_test(test_bounds_on_load),
         cmocka_unit_test(test_every_dtype_and_host_time),

@@ -13,12 +13,14 @@
  *   t_compute = max(sum_blocks / SMs, max_blocks) x t_block,
  *   t_block   = 4 block_q block_kv head_dim x (2.5 backward) / (rate / SMs)
  *
- * rate: the attention main loop reaches 0.72 (forward) and 0.55 (backward) of the GPU's
- * achievable GEMM rate: FA2 on A100 at the 2k-token sequences of training runs about 190
- * TFLOP/s forward and 150 backward at head dim 128 (Dao 2023, Fig. 4-5; up to 230 and 197
- * at 16k) against the 267.9 TFLOP/s cuBLAS reaches (gpus.csv): 0.62 and 0.45 of the 312
- * peak, the documented defaults of efficiency.c; head dim 64 runs 10% slower (same
- * figures). When batch_heads x query blocks leaves SMs idle (decode,
+ * rate: the forward main loop reaches 0.722 of the GPU's achievable GEMM rate: FA2 on A100
+ * at the 2k-token sequences of training runs about 190 TFLOP/s forward at head dim 128
+ * (Dao 2023, Fig. 4) against the 267.9 TFLOP/s cuBLAS reaches (gpus.csv): 0.62 of the 312
+ * peak, the documented default of efficiency.c; head dim 64 runs 10% slower (same
+ * figures). The backward (5 GEMMs for the forward's 2, hence 2.5) runs at a share of the
+ * forward rate that grows with the query blocks its key-major CTAs walk (FA2 Algorithm 2),
+ * as fixed per-CTA work (loading K and V, writing dK and dV, the dO.O and dQ passes)
+ * amortizes: attn_bwd_of_fwd() below. When batch_heads x query blocks leaves SMs idle (decode,
  * short prefill), the key range is split over up to 32 CTAs (flash-decoding) at the cost of
  * writing and re-reading an fp32 partial output per split. The IO (`bytes`, the caller's
  * count: Q, K, V read and O written, GQA sharing included) streams at the achievable HBM
@@ -32,11 +34,40 @@
 
 #include "augur/plan.h"
 
-/* 0.62 x 312 / 267.9 and 0.45 x 312 / 267.9 */
+/* 0.62 x 312 / 267.9 */
+#define ATTN_FWD_OF_GEMM 0.722
 /* query blocks walked one by one (2^20 x 128 = 134M queries) */
 #define MAX_Q_BLOCKS 1048576.0
-#define ATTN_FWD_OF_GEMM 0.722
-#define ATTN_BWD_OF_GEMM 0.524
+
+/* Backward rate over forward rate (TFLOP/s, backward FLOPs counted as 2.5 x forward) with n
+ * query blocks of 128 per key-major CTA: 1 / (A + B / n), the per-CTA fixed work worth
+ * B / A = 3.9 main-loop blocks. Fitted by least squares on the five non-causal head-dim-128
+ * points of PyTorch's FlashAttention-2 kernel (flash SDPA) on H200 at 4k-64k tokens in
+ * cudnn-frontend's attention benchmark (NVIDIA/cudnn-frontend commit b740542,
+ * benchmark/benchmark_results.csv, container pytorch:24.03, clocks locked): 0.81 at 4k to
+ * 0.91 at 64k, fitted within 0.7% on average. Held out, the same law gives the benchmark's
+ * causal FA2 points within 3.2% and its cuDNN 9.1 points (causal and not) within 3.3%, and
+ * FA2 on A100 (Dao 2023, Fig. 4-5: 150 / 190 at 2k, 197 / 230 at 16k) within -7.6% and
+ * +2.7%; a flat 0.726 (the A100 2k figure) was 15% low at 16k. The benchmark starts at 4k
+ * tokens: below 2k (16 blocks, the A100 anchor) the ratio is held at its 2k value.
+ * Blackwell does not follow it: cuDNN 9.22 on GB200 (cudnn-frontend commit 3929da2,
+ * benchmark/sdpa_benchmark_training/results/llama3.1/gb200/llama3.1_20260424_100750.csv,
+ * bf16, head dim 128, non-deterministic) holds 0.76-0.85 from 2k to 32k tokens with no
+ * trend, median 0.80 over its ten points (causal and not): that share, flat, on sm_100+. */
+#define ATTN_BWD_A 1.1031
+#define ATTN_BWD_B 4.2946
+#define ATTN_BWD_MIN_BLOCKS 16.0
+#define ATTN_BWD_BLACKWELL 0.80
+
+static double attn_bwd_of_fwd(int sm_arch, double seq_q)
+{
+    if (sm_arch >= 100)
+        return ATTN_BWD_BLACKWELL;
+    double n = ceil(seq_q / 128.0);
+    if (n < ATTN_BWD_MIN_BLOCKS)
+        n = ATTN_BWD_MIN_BLOCKS;
+    return 1.0 / (ATTN_BWD_A + ATTN_BWD_B / n);
+}
 
 static double attn_split_us(const struct aug_gemm_ceiling *c, double bh, double sq, double skv,
                             double hd, int causal, int backward, double bytes, double split,
@@ -69,7 +100,9 @@ static double attn_split_us(const struct aug_gemm_ceiling *c, double bh, double 
     sum *= bh;
     double slots = c->sms;
     double ctas = bh * nq * split;
-    double rate = c->rate_tflops * 1e12 * (backward ? ATTN_BWD_OF_GEMM : ATTN_FWD_OF_GEMM);
+    double rate = c->rate_tflops * 1e12 * ATTN_FWD_OF_GEMM;
+    if (backward)
+        rate *= attn_bwd_of_fwd(c->sm_arch, sq);
     if (hd < 128)
         rate *= 0.9;
     double t_block = 4.0 * bq * bkv * hd * (backward ? 2.5 : 1.0) / (rate / slots);
