@@ -49,8 +49,8 @@
  * causal FA2 points within 3.2% on average, its cuDNN 9.1 points (causal and not) within
  * 3.3%, cuDNN 9.19's (cudnn-frontend@df73764) within 3.7%, and FA2 on A100 (Dao 2023, Fig.
  * 4-5: 150 / 190 at 2k, 197 / 230 at 16k) within -7.6% and +2.7%; a flat 0.726 (the A100 2k
- * figure) was 15% low at 16k. The benchmark starts at 4k
- * tokens: below 2k (16 blocks, the A100 anchor) the ratio is held at its 2k value.
+ * figure) was 15% low at 16k. The benchmark starts at 4k tokens: below 2k (16 blocks, the
+ * A100 anchor) the ratio is held at its 2k value.
  * Blackwell does not follow it: cuDNN 9.22 on GB200 (cudnn-frontend commit 3929da2,
  * benchmark/sdpa_benchmark_training/results/llama3.1/gb200/llama3.1_20260424_100750.csv,
  * bf16, head dim 128, non-deterministic) holds 0.76-0.85 from 2k to 32k tokens with no
