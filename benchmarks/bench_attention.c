@@ -9,14 +9,17 @@
  * 1. cuDNN's own SDPA benchmark, published by NVIDIA in NVIDIA/cudnn-frontend with the
  *    cuDNN version of each run (the tables below, cited per set): bf16, head dim 128,
  *    causal (top-left) and full masks, forward and backward, 2K to 64K tokens, on H200 with
- *    cuDNN 9.1.0 (2024) and 9.19.1 (2026) and on GB200 with cuDNN 9.22.0 (2026).
+ *    cuDNN 9.1.0 (2024) and 9.19.1 (2026) and on GB200 with cuDNN 9.22.0 (2026), and
+ *    PyTorch's FlashAttention-2 kernel beside cuDNN 9.1 in the same 2024 run.
  * 2. augur-profile's own fused attention points, kernels-db/{h100-80g,h200-141g}/raw/
  *    attention.csv (cuDNN 9.19.0, CUPTI kernel time; forward only: prefill `fused_fwd` and
  *    decode `fused_decode_fwd`).
  *
  * Errors are pred / meas - 1 (positive: the model is slower than the kernel); the report
- * gives, per set and pass, the median |error|, the mean signed error and the range. Nothing
- * is fitted here. */
+ * gives, per set and pass, the median |error|, the mean signed error and the range, and the
+ * error of the backward's share of the forward rate (bwd TFLOP/s over fwd TFLOP/s, which no
+ * clock lock moves). Nothing is fitted here: the backward share law of attention_model.c
+ * was fitted on the FA2 set's five non-causal points, and every other point is held out. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,6 +38,7 @@ struct sdpa_pt {
 
 struct sdpa_set {
     const char *name, *gpu, *source;
+    enum aug_attn_kernel kernel; /* the kernel the model times (cudnn or fa2) */
     int rates; /* 1: fwd/bwd are TFLOP/s with the source's FLOP count, 0: milliseconds */
     const struct sdpa_pt *pt;
     int n;
@@ -50,6 +54,17 @@ static const struct sdpa_pt cudnn91_h200[] = {
     {1, 16, 16, 65536, 128, 0, 602.15, 535.41},  {4, 16, 16, 4096, 128, 1, 542.32, 443.60},
     {2, 16, 16, 8192, 128, 1, 572.86, 463.54},   {1, 16, 16, 16384, 128, 1, 586.82, 497.68},
     {1, 16, 16, 32768, 128, 1, 577.35, 499.66},  {1, 16, 16, 65536, 128, 1, 567.02, 503.81},
+};
+
+/* The same run's PyTorch columns: torch.nn.functional.scaled_dot_product_attention on its
+ * flash backend ("Is flash sdp enabled in Pytorch : True"), FlashAttention-2's kernels, in
+ * the container nvcr.io/nvidia/pytorch:24.03-py3 of the benchmark's Dockerfile. */
+static const struct sdpa_pt fa2_h200[] = {
+    {4, 16, 16, 4096, 128, 0, 354.24, 287.36},   {2, 16, 16, 8192, 128, 0, 355.40, 303.29},
+    {1, 16, 16, 16384, 128, 0, 357.15, 308.87},  {1, 16, 16, 32768, 128, 0, 349.25, 312.49},
+    {1, 16, 16, 65536, 128, 0, 353.12, 321.91},  {4, 16, 16, 4096, 128, 1, 314.06, 248.76},
+    {2, 16, 16, 8192, 128, 1, 325.14, 277.44},   {1, 16, 16, 16384, 128, 1, 324.77, 305.18},
+    {1, 16, 16, 32768, 128, 1, 345.30, 317.28},  {1, 16, 16, 65536, 128, 1, 342.65, 323.16},
 };
 
 /* NVIDIA/cudnn-frontend commit df73764 (2026-03-09), benchmark/sdpa_benchmark_training/
@@ -77,13 +92,16 @@ static const struct sdpa_pt cudnn922_gb200[] = {
 #define N_OF(a) ((int)(sizeof a / sizeof *a))
 
 static const struct sdpa_set sets[] = {
-    {"cuDNN 9.1.0, H200", "h200-141g", "cudnn-frontend@505fcfe benchmark_results.csv", 1,
-     cudnn91_h200, N_OF(cudnn91_h200)},
+    {"cuDNN 9.1.0, H200", "h200-141g", "cudnn-frontend@505fcfe benchmark_results.csv",
+     AUG_ATTN_KERNEL_CUDNN, 1, cudnn91_h200, N_OF(cudnn91_h200)},
+    {"FlashAttention-2 (PyTorch flash SDPA), H200", "h200-141g",
+     "cudnn-frontend@505fcfe benchmark_results.csv, pytorch columns", AUG_ATTN_KERNEL_FA2, 1,
+     fa2_h200, N_OF(fa2_h200)},
     {"cuDNN 9.19.1, H200", "h200-141g",
-     "cudnn-frontend@df73764 results/h200_919_only_cudnn/llama3.1", 0, cudnn919_h200,
-     N_OF(cudnn919_h200)},
-    {"cuDNN 9.22.0, GB200", "gb200-186g", "cudnn-frontend@fb682ce results/llama3.1/gb200", 0,
-     cudnn922_gb200, N_OF(cudnn922_gb200)},
+     "cudnn-frontend@df73764 results/h200_919_only_cudnn/llama3.1", AUG_ATTN_KERNEL_CUDNN, 0,
+     cudnn919_h200, N_OF(cudnn919_h200)},
+    {"cuDNN 9.22.0, GB200", "gb200-186g", "cudnn-frontend@fb682ce results/llama3.1/gb200",
+     AUG_ATTN_KERNEL_CUDNN, 0, cudnn922_gb200, N_OF(cudnn922_gb200)},
 };
 
 /* The fused attention op `augur kernel attention` times (op.h, aug_op_attention). */
@@ -152,7 +170,7 @@ static int published(const char *kdb)
         printf("%s (%s; model: %s)\n", st->name, st->source, st->gpu);
         printf("  %6s %6s %5s | %9s %9s %6s | %9s %9s %6s\n", "seq", "b x h", "mask",
                "fwd ms", "model", "err", "bwd ms", "model", "err");
-        struct stats sf = {.n = 0}, sb = {.n = 0};
+        struct stats sf = {.n = 0}, sb = {.n = 0}, share[2] = {{.n = 0}, {.n = 0}};
         for (int i = 0; i < st->n; i++) {
             const struct sdpa_pt *p = &st->pt[i];
             double meas[2];
@@ -169,15 +187,20 @@ static int published(const char *kdb)
                                        p->head_dim, p->causal, 0);
             struct aug_op ob = attn_op(p->batch, p->q_heads, p->kv_heads, p->seq, p->seq,
                                        p->head_dim, p->causal, 1);
+            of.attn_kernel = ob.attn_kernel = st->kernel;
             double mf = model_ms(&sys, &of), mb = model_ms(&sys, &ob);
             add(&sf, mf, meas[0]);
             add(&sb, mb, meas[1]);
+            /* rate shares: (2.5 F / t_bwd) / (F / t_fwd) = 2.5 t_fwd / t_bwd */
+            add(&share[p->causal], mf / mb, meas[0] / meas[1]);
             printf("  %6.0f %6.0f %5s | %9.3f %9.3f %+5.1f%% | %9.3f %9.3f %+5.1f%%\n", p->seq,
                    p->batch * p->q_heads, p->causal ? "causal" : "full", meas[0], mf,
                    100 * (mf / meas[0] - 1), meas[1], mb, 100 * (mb / meas[1] - 1));
         }
         print_stats("forward", &sf);
         print_stats("backward", &sb);
+        print_stats("bwd/fwd share, full", &share[0]);
+        print_stats("bwd/fwd share, causal", &share[1]);
     }
     return 0;
 }

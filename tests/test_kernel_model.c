@@ -333,7 +333,7 @@ static void test_attention_tiles(void **state)
 
 /* The backward (2.5 x the forward's FLOPs) runs at 1 / (1.1031 + 4.2946 / n) of the forward
  * rate, n = query blocks of 128 its key-major CTAs walk (fit on FA2's non-causal H200 points
- * of cudnn-frontend's benchmark b740542: 0.811 at 4k, 0.912 at 64k). A100, 32 heads x 4096 x
+ * of cudnn-frontend's benchmark 505fcfe: 0.811 at 4k, 0.912 at 64k). A100, 32 heads x 4096 x
  * 4096, head dim 128, not causal: 128 x 128 blocks, 32 per CTA, 1024 CTAs = 32,768 blocks
  * over 108 SMs; n = 32 gives 1 / (1.1031 + 0.134206) = 0.808204, a block 4 x 128^3 x 2.5 /
  * (0.722 x 0.808204 x 267.9e12 / 108) = 14.4885 us: t = 2.5 + 303.41 x 14.4885 us = 4398.4 us,

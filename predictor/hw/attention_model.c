@@ -43,7 +43,7 @@
  * query blocks of 128 per key-major CTA: 1 / (A + B / n), the per-CTA fixed work worth
  * B / A = 3.9 main-loop blocks. Fitted by least squares on the five non-causal head-dim-128
  * points of PyTorch's FlashAttention-2 kernel (flash SDPA) on H200 at 4k-64k tokens in
- * cudnn-frontend's attention benchmark (NVIDIA/cudnn-frontend commit b740542,
+ * cudnn-frontend's attention benchmark (NVIDIA/cudnn-frontend commit 505fcfe,
  * benchmark/benchmark_results.csv, container pytorch:24.03, clocks locked): 0.81 at 4k to
  * 0.91 at 64k, fitted within 0.7% on average. Held out, the same law gives the benchmark's
  * causal FA2 points within 3.2% on average, its cuDNN 9.1 points (causal and not) within
