@@ -287,6 +287,44 @@ static void test_profiles_apply_defaults(void **state) {
     assert_string_equal(applied, "");
 }
 
+/* NeMo 1 through its launcher (24.01-24.07): megatron-core's defaults except the two the
+ * launcher changes, FlashAttention-2 (config.yaml's NVTE_FUSED_ATTN: 0 takes Transformer
+ * Engine off cuDNN) and Megatron-Core's unfused loss (no cross_entropy_loss_fusion in most
+ * model yamls); a loss or kernel given (the llama3 yamls fuse the loss) is kept. */
+static void test_nemo1_launcher_profile(void **state) {
+    (void)state;
+    int id = -1;
+    assert_int_equal(aug_framework_from_name("nemo1-launcher", &id), AUG_OK);
+    assert_int_equal(id, AUG_FW_NEMO1_LAUNCHER);
+    struct aug_plan p = plan(64, 4, 2, 1, 64), m;
+    p.interleave = 2;
+    assert_int_equal(aug_plan_resolve(&p, &gpt, &sys), AUG_OK);
+    memcpy(&m, &p, sizeof p);
+    char applied[256];
+    aug_framework_apply(AUG_FW_NEMO1_LAUNCHER, &p, 0, applied, sizeof applied);
+    aug_framework_apply(AUG_FW_MEGATRON_CORE, &m, 0, NULL, 0);
+    assert_int_equal(p.framework, AUG_FW_NEMO1_LAUNCHER);
+    assert_int_equal(p.attn_kernel, AUG_ATTN_KERNEL_FA2);
+    assert_int_equal(p.cross_entropy, AUG_CE_UNFUSED);
+    assert_non_null(strstr(applied, "attention kernel fa2"));
+    assert_non_null(strstr(applied, "cross-entropy unfused"));
+    /* everything else as megatron-core */
+    m.framework = p.framework;
+    m.attn_kernel = p.attn_kernel;
+    m.cross_entropy = p.cross_entropy;
+    assert_memory_equal(&p, &m, sizeof p);
+    struct aug_plan q = plan(64, 4, 2, 1, 64);
+    assert_int_equal(aug_plan_resolve(&q, &gpt, &sys), AUG_OK);
+    q.cross_entropy = AUG_CE_FUSED;
+    q.attn_kernel = AUG_ATTN_KERNEL_CUDNN;
+    aug_framework_apply(AUG_FW_NEMO1_LAUNCHER, &q,
+                        AUG_FWSET_CROSS_ENTROPY | AUG_FWSET_ATTN_KERNEL, NULL, 0);
+    assert_int_equal(q.cross_entropy, AUG_CE_FUSED);
+    assert_int_equal(q.attn_kernel, AUG_ATTN_KERNEL_CUDNN);
+    const struct aug_framework *f = aug_framework_get(AUG_FW_NEMO1_LAUNCHER);
+    assert_non_null(strstr(f->source, "NVTE_FUSED_ATTN=0"));
+}
+
 /* Bytes of the op named `name` in a list, -1 when it has none. */
 static double op_bytes(const struct aug_graph_op *ops, int n, const char *name) {
     for (int i = 0; i < n; i++)
@@ -503,6 +541,7 @@ int main(void) {
         cmocka_unit_test(test_cuda_graphs_remove_host_time),
         cmocka_unit_test(test_host_issue_scale),
         cmocka_unit_test(test_profiles_apply_defaults),
+        cmocka_unit_test(test_nemo1_launcher_profile),
         cmocka_unit_test(test_cross_entropy_bytes),
         cmocka_unit_test(test_embedding_grad_bytes),
         cmocka_unit_test(test_optimizer_bytes),

@@ -24,6 +24,7 @@ enum aug_framework_id {
     AUG_FW_DEEPSPEED_ZERO,
     AUG_FW_PYTORCH_FSDP,
     AUG_FW_DEEPSPEED_ZERO_2021, /* DeepSpeed 0.3.13-0.5.5 ZeRO-3 (the SC21 baseline) */
+    AUG_FW_NEMO1_LAUNCHER,      /* NeMo 1 through NeMo-Framework-Launcher 24.01-24.07 */
     AUG_FW_COUNT
 };
 

@@ -182,6 +182,33 @@ static const struct aug_framework table[AUG_FW_COUNT] = {
         .cuda_graphs = 0, .bucket_min = 5e8, .bucket_per_dp = 0,
         .host = EAGER_HOST, .host_fit = EAGER_FIT,
     },
+    /* NeMo 1 (megatron_gpt_pretraining.py on Megatron-Core, mcore_gpt=true) launched by
+     * NeMo-Framework-Launcher 24.01 to 24.07, the runs of NeMo's 2024 performance pages.
+     * Two defaults differ from megatron-core's:
+     * - attention: launcher_scripts/conf/config.yaml sets env_vars NVTE_FUSED_ATTN: 0
+     *   ("Disable cudnn FA until we've tested it more"; in the tags 24.01 to 24.07, gone in
+     *   24.09), so Transformer Engine's DotProductAttention skips cuDNN's fused kernel and
+     *   runs flash-attn's FlashAttention-2 (TE 1.x pytorch/attention.py backend filters, also
+     *   under context parallelism);
+     * - loss: NeMo 1 copies into Megatron-Core's TransformerConfig only the fields a model
+     *   yaml has, and most launcher model yamls set no cross_entropy_loss_fusion, so
+     *   Megatron-Core's default (False) runs the unfused vocab-parallel loss (the llama3 and
+     *   nemotron 4B-22B yamls of 24.07 set it: --cross-entropy fused there).
+     * The rest as megatron-core: sequence_parallel, the distributed (fused Adam) optimizer
+     * with overlap_grad_sync / overlap_param_sync and overlap_p2p_comm are what the
+     * launcher's GPT, Llama and Nemotron yamls set; ub_tp_comm_overlap and the virtual
+     * pipeline stay per model (the row's columns). */
+    [AUG_FW_NEMO1_LAUNCHER] = {
+        .name = "nemo1-launcher",
+        .source = "NeMo 1 via NeMo-Framework-Launcher 24.01-24.07, NVTE_FUSED_ATTN=0",
+        .sp = 1, .flash_attention = 1, .attn_kernel = AUG_ATTN_KERNEL_FA2,
+        .cross_entropy = AUG_CE_UNFUSED, .dp_overlap = 1, .tp_overlap = 0,
+        .param_gather_overlap = 1, .pp_overlap = 2,
+        .pp_scatter = 0, .tp_async_allreduce = 1, .zero = 1, .fsdp = AUG_FSDP_NONE,
+        .zero3_gather = -1, .bf16_optimizer = 0,
+        .main_grads = 3, .cuda_graphs = 0, .bucket_min = 4e7, .bucket_per_dp = 1e6,
+        .host = EAGER_HOST, .host_fit = EAGER_FIT,
+    },
 };
 
 const struct aug_framework *aug_framework_get(int id) {
@@ -200,7 +227,8 @@ int aug_framework_from_name(const char *s, int *id) {
         }
     return aug_errorf(AUG_EUSAGE, "unknown framework '%s' (use none, megatron-core, "
                                   "megatron-lm-2022, megatron-deepspeed, deepspeed-zero, "
-                                  "deepspeed-zero-2021 or pytorch-fsdp)", s ? s : "");
+                                  "deepspeed-zero-2021, pytorch-fsdp or nemo1-launcher)",
+                      s ? s : "");
 }
 
 static void note(char *buf, size_t n, const char *fmt, const char *what) {
