@@ -570,6 +570,37 @@ static void test_moe_overlap(void **state) {
     assert_int_equal(aug_plan_resolve(&p, &m, &h100), AUG_EUSAGE);
 }
 
+/* The shared-expert overlap hides only moe_overlap_realized of what its schedule would
+ * (the side-stream share fitted on the merged-layer pair, efficiency.c): DeepSeek-V3 at EP
+ * 64, one stage, so the step is linear in the share. At 0 the overlap hides nothing and the
+ * EP time is that of no overlap; the default 0.39 sits at 0.39 of the way from 0 to 1. */
+static void test_shared_overlap_realized(void **state) {
+    (void)state;
+    struct aug_model m = load("deepseek-v3");
+    double t[3], ep[3], share[3] = {0.0, 0.39, 1.0};
+    struct aug_plan p = plan(&m, 64, 1, 1, 64);
+    p.global_batch = 512;
+    p.moe_overlap = AUG_MOE_OVERLAP_SHARED;
+    assert_int_equal(aug_plan_resolve(&p, &m, &h100), AUG_OK);
+    assert_rel(p.moe_overlap_realized, 0.39, 0);
+    for (int k = 0; k < 3; k++) {
+        struct aug_plan q = p;
+        q.moe_overlap_realized = share[k];
+        struct aug_train_result r;
+        assert_int_equal(aug_train_predict(&m, &h100, &q, NULL, &r), AUG_OK);
+        t[k] = r.step_time_s;
+        ep[k] = r.breakdown.ep_comm_s;
+    }
+    assert_true(t[2] < t[1] && t[1] < t[0]);
+    assert_rel(t[1], t[0] - 0.39 * (t[0] - t[2]), 1e-9);
+    assert_rel(ep[1], ep[0] - 0.39 * (ep[0] - ep[2]), 1e-9);
+    struct aug_plan none = p;
+    none.moe_overlap = AUG_MOE_OVERLAP_NONE;
+    struct aug_train_result rn;
+    assert_int_equal(aug_train_predict(&m, &h100, &none, NULL, &rn), AUG_OK);
+    assert_rel(ep[0], rn.breakdown.ep_comm_s, 1e-9);
+}
+
 /* The sub-modules Megatron-Core's EP all-to-all overlap schedules (enum aug_ep_node):
  * DeepSeek-V3 at EP 64, ETP 1. Forward: router and permutation before the dispatch, the
  * shared expert too (Megatron-Core computes it in the pre-dispatch node); the experts;
@@ -705,6 +736,7 @@ int main(void) {
         cmocka_unit_test(test_mfu_with_capacity),
         cmocka_unit_test(test_moe_overlap),
         cmocka_unit_test(test_ep_nodes),
+        cmocka_unit_test(test_shared_overlap_realized),
         cmocka_unit_test(test_attention_dp),
         cmocka_unit_test(test_schema_columns),
     };

@@ -206,8 +206,9 @@ struct aug_plan {
     enum aug_moe_overlap moe_overlap; /* what hides the EP all-to-alls (default none) */
     enum aug_moe_dispatcher moe_dispatcher; /* how tokens reach their experts (above; default
                                                alltoall) */
-    double moe_overlap_realized; /* moe_overlap batch: the share of its schedule's hidden
-                                    time a run shows, in [0, 1] (default fitted, 0.39) */
+    double moe_overlap_realized; /* moe_overlap batch or shared: the share of its schedule's
+                                    hidden time a run shows, in [0, 1] (default fitted,
+                                    0.39) */
 };
 
 /* Defaults: all degrees 1 (dp 0 = derive), bf16, FlashAttention, overlap, no recompute;

@@ -248,7 +248,7 @@ void aug_cli_train_table(FILE *f, const struct aug_model *m, const struct aug_sy
         char realized[160] = "";
         struct aug_plan dflt;
         aug_plan_init(&dflt);
-        if (p->moe_overlap == AUG_MOE_OVERLAP_BATCH)
+        if (p->moe_overlap == AUG_MOE_OVERLAP_BATCH || p->moe_overlap == AUG_MOE_OVERLAP_SHARED)
             snprintf(realized, sizeof realized, " (%.2f of its schedule's hidden time: %s)",
                      p->moe_overlap_realized,
                      p->moe_overlap_realized == dflt.moe_overlap_realized

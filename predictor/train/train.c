@@ -89,7 +89,8 @@ struct grp {
 
 /* Time every op of a list (with `only`, just the ops of those recompute modules).
  * Grouped ops: compute counts in full, the communication only by what the overlap of
- * the group adds to the compute (overlap.h), with slowdown s. The host issues the list
+ * the group adds to the compute (overlap.h), with slowdown s; of what a group of EP
+ * collectives would hide, only the share ep_realized. The host issues the list
  * kernel by kernel (host_dispatch.h) starting with the GPU, and waits for the GPU before
  * an op flagged host_sync (a device-to-host read); a grouped collective runs on
  * its own stream (it costs the host its issue, the compute stream nothing); what the GPU
@@ -97,7 +98,7 @@ struct grp {
  * its seconds on the device: a grouped collective's share of its group's exposed time, 0
  * for an op left out; the seconds add up to the list's time less the host-bound part. */
 static int time_list(const struct aug_op_ctx *ctx, const struct aug_graph_op *ops, int n,
-                     unsigned only, double s, const struct host_costs *hc,
+                     unsigned only, double s, double ep_realized, const struct host_costs *hc,
                      struct acc *a, struct aug_list_times *out) {
     double *op_s = out ? out->sec : NULL;
     struct aug_host_tl tl;
@@ -165,6 +166,11 @@ static int time_list(const struct aug_op_ctx *ctx, const struct aug_graph_op *op
         double both = g[k].kind == AUG_OVL_TRAIL  ? aug_ovl_trail(g[k].C, g[k].M, g[k].n, s)
                       : g[k].kind == AUG_OVL_PAIR ? aug_ovl_pair(g[k].C, g[k].M, s)
                                                   : aug_ovl_ring(g[k].C, g[k].M, g[k].n, s);
+        /* an EP collective beside compute is Megatron-Core's shared-expert overlap, a
+         * side-stream schedule like the merged-layer one: a run shows ep_realized of what
+         * it hides (plan moe_overlap_realized) */
+        if (g[k].comm_cat == AUG_CAT_EP)
+            both = g[k].C + g[k].M - ep_realized * (g[k].C + g[k].M - both);
         double exposed = both - g[k].C;
         a->cat[g[k].comm_cat] += exposed;
         a->src[g[k].comm_src] += exposed;
@@ -251,8 +257,11 @@ static int train_run(const struct aug_model *m, const struct aug_system *s,
     struct aug_list_times own_f, own_b;
     struct aug_list_times *fwd_t = tr ? &tr->fwd : ep_merge ? &own_f : NULL;
     struct aug_list_times *bwd_t = tr ? &tr->bwd : ep_merge ? &own_b : NULL;
-    if ((st = time_list(&ctx, layer->fwd, layer->n_fwd, 0, slow, &hc, &fwd, fwd_t)) != AUG_OK ||
-        (st = time_list(&ctx, layer->bwd, layer->n_bwd, 0, slow, &hc, &bwd, bwd_t)) != AUG_OK)
+    double real = p->moe_overlap_realized;
+    if ((st = time_list(&ctx, layer->fwd, layer->n_fwd, 0, slow, real, &hc, &fwd, fwd_t)) !=
+            AUG_OK ||
+        (st = time_list(&ctx, layer->bwd, layer->n_bwd, 0, slow, real, &hc, &bwd, bwd_t)) !=
+            AUG_OK)
         return st;
     /* selective recomputation repeats the forward of the plan's recompute modules: by
      * default the core attention (Korthikanti et al. 2022 sec. 4.2; Megatron-Core
@@ -273,7 +282,7 @@ static int train_run(const struct aug_model *m, const struct aug_system *s,
                 tr->rec.sec[i] *= full_share;
         }
     } else if (p->recompute == AUG_RECOMPUTE_SELECTIVE &&
-               (st = time_list(&ctx, layer->fwd, layer->n_fwd, rc, slow, &hc, &rec,
+               (st = time_list(&ctx, layer->fwd, layer->n_fwd, rc, slow, real, &hc, &rec,
                                tr ? &tr->rec : NULL)) != AUG_OK) {
         return st;
     }
@@ -282,8 +291,8 @@ static int train_run(const struct aug_model *m, const struct aug_system *s,
         struct acc *a = i ? &hl : &hf;
         struct aug_list_times *fs = !tr ? NULL : i ? &tr->last_fwd : &tr->first_fwd;
         struct aug_list_times *bs = !tr ? NULL : i ? &tr->last_bwd : &tr->first_bwd;
-        if ((st = time_list(&ctx, g->fwd, g->n_fwd, 0, slow, &hc, a, fs)) != AUG_OK ||
-            (st = time_list(&ctx, g->bwd, g->n_bwd, 0, slow, &hc, a, bs)) != AUG_OK)
+        if ((st = time_list(&ctx, g->fwd, g->n_fwd, 0, slow, real, &hc, a, fs)) != AUG_OK ||
+            (st = time_list(&ctx, g->bwd, g->n_bwd, 0, slow, real, &hc, a, bs)) != AUG_OK)
             return st;
     }
 
