@@ -397,6 +397,24 @@ static void test_tp_async_allreduce_column(void **state) {
     assert_non_null(strstr(aug_last_error(), "column 'tp_async_allreduce'"));
 }
 
+/* The cuda_graphs column: 1 replays the layers as CUDA graphs, so the host issues no kernel
+ * and the small row (short kernels behind a 20 us issue each) runs faster than without it;
+ * a value other than 0 or 1 names the column. */
+static void test_cuda_graphs_column(void **state) {
+    (void)state;
+    struct aug_plan p;
+    small_row_plan(&p);
+    double t_eager = predict_small_row(&p);
+    p.cuda_graphs = 1;
+    double t_graphs = predict_small_row(&p);
+    assert_true(t_graphs < t_eager);
+    check_extra_columns("cuda_graphs", "1,1", "1", "", t_graphs, t_eager);
+    struct aug_validate_report *r;
+    assert_int_equal(validate_one("cuda_graphs", "1,1", "2", &r), AUG_EDATA);
+    assert_non_null(strstr(aug_last_error(), "acc.csv:2"));
+    assert_non_null(strstr(aug_last_error(), "column 'cuda_graphs'"));
+}
+
 /* The zero3_gather and grad_reduce columns under a DeepSpeed profile: a given cell wins
  * over the profile (serial ZeRO-3 under deepspeed-zero, whose own default prefetches; a
  * reduce-scatter where megatron-deepspeed's BF16_Optimizer would all-reduce), each row
@@ -797,6 +815,7 @@ int main(void) {
         cmocka_unit_test(test_main_grads_column),
         cmocka_unit_test(test_cross_entropy_column),
         cmocka_unit_test(test_tp_async_allreduce_column),
+        cmocka_unit_test(test_cuda_graphs_column),
         cmocka_unit_test(test_zero3_gather_and_grad_reduce_columns),
         cmocka_unit_test(test_first_last_layers_columns),
         cmocka_unit_test(test_recompute_modules_column),
