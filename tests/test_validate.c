@@ -378,6 +378,16 @@ static void check_extra_columns(const char *cols, const char *tp_pp, const char 
     expect_two_rows(extra_rows(cols, tp_pp, cells, "ab", t_set), t_set, t_set, t_default);
 }
 
+/* A 0|1 column holding 2 is refused, naming the file's line and the column. */
+static void check_flag_refused(const char *col, const char *tp_pp) {
+    struct aug_validate_report *r;
+    assert_int_equal(validate_one(col, tp_pp, "2", &r), AUG_EDATA);
+    assert_non_null(strstr(aug_last_error(), "acc.csv:2"));
+    char named[64];
+    snprintf(named, sizeof named, "column '%s'", col);
+    assert_non_null(strstr(aug_last_error(), named));
+}
+
 /* The tp_async_allreduce column on a TP 4 row without SP: 1 hides the input-gradient
  * all-reduces behind the weight gradients (the row predicts what the plan with it does,
  * faster than the row without the column); a value other than 0 or 1 names the column. */
@@ -391,10 +401,7 @@ static void test_tp_async_allreduce_column(void **state) {
     double t_async = predict_small_row(&p);
     assert_true(t_async < t_sync);
     check_extra_columns("tp_async_allreduce", "4,1", "1", "", t_async, t_sync);
-    struct aug_validate_report *r;
-    assert_int_equal(validate_one("tp_async_allreduce", "4,1", "2", &r), AUG_EDATA);
-    assert_non_null(strstr(aug_last_error(), "acc.csv:2"));
-    assert_non_null(strstr(aug_last_error(), "column 'tp_async_allreduce'"));
+    check_flag_refused("tp_async_allreduce", "4,1");
 }
 
 /* The cuda_graphs column: 1 replays the layers as CUDA graphs, so the host issues no kernel
@@ -409,10 +416,7 @@ static void test_cuda_graphs_column(void **state) {
     double t_graphs = predict_small_row(&p);
     assert_true(t_graphs < t_eager);
     check_extra_columns("cuda_graphs", "1,1", "1", "", t_graphs, t_eager);
-    struct aug_validate_report *r;
-    assert_int_equal(validate_one("cuda_graphs", "1,1", "2", &r), AUG_EDATA);
-    assert_non_null(strstr(aug_last_error(), "acc.csv:2"));
-    assert_non_null(strstr(aug_last_error(), "column 'cuda_graphs'"));
+    check_flag_refused("cuda_graphs", "1,1");
 }
 
 /* The zero3_gather and grad_reduce columns under a DeepSpeed profile: a given cell wins
