@@ -169,7 +169,7 @@ static int time_list(const struct aug_op_ctx *ctx, const struct aug_graph_op *op
         /* an EP collective beside compute is Megatron-Core's shared-expert overlap, a
          * side-stream schedule like the merged-layer one: a run shows ep_realized of what
          * it hides (plan moe_overlap_realized) */
-        if (g[k].comm_cat == AUG_CAT_EP)
+        if (g[k].kind == AUG_OVL_PAIR && g[k].comm_cat == AUG_CAT_EP)
             both = g[k].C + g[k].M - ep_realized * (g[k].C + g[k].M - both);
         double exposed = both - g[k].C;
         a->cat[g[k].comm_cat] += exposed;
@@ -257,10 +257,10 @@ static int train_run(const struct aug_model *m, const struct aug_system *s,
     struct aug_list_times own_f, own_b;
     struct aug_list_times *fwd_t = tr ? &tr->fwd : ep_merge ? &own_f : NULL;
     struct aug_list_times *bwd_t = tr ? &tr->bwd : ep_merge ? &own_b : NULL;
-    double real = p->moe_overlap_realized;
-    if ((st = time_list(&ctx, layer->fwd, layer->n_fwd, 0, slow, real, &hc, &fwd, fwd_t)) !=
+    double realized = p->moe_overlap_realized;
+    if ((st = time_list(&ctx, layer->fwd, layer->n_fwd, 0, slow, realized, &hc, &fwd, fwd_t)) !=
             AUG_OK ||
-        (st = time_list(&ctx, layer->bwd, layer->n_bwd, 0, slow, real, &hc, &bwd, bwd_t)) !=
+        (st = time_list(&ctx, layer->bwd, layer->n_bwd, 0, slow, realized, &hc, &bwd, bwd_t)) !=
             AUG_OK)
         return st;
     /* selective recomputation repeats the forward of the plan's recompute modules: by
@@ -282,7 +282,7 @@ static int train_run(const struct aug_model *m, const struct aug_system *s,
                 tr->rec.sec[i] *= full_share;
         }
     } else if (p->recompute == AUG_RECOMPUTE_SELECTIVE &&
-               (st = time_list(&ctx, layer->fwd, layer->n_fwd, rc, slow, real, &hc, &rec,
+               (st = time_list(&ctx, layer->fwd, layer->n_fwd, rc, slow, realized, &hc, &rec,
                                tr ? &tr->rec : NULL)) != AUG_OK) {
         return st;
     }
@@ -291,8 +291,8 @@ static int train_run(const struct aug_model *m, const struct aug_system *s,
         struct acc *a = i ? &hl : &hf;
         struct aug_list_times *fs = !tr ? NULL : i ? &tr->last_fwd : &tr->first_fwd;
         struct aug_list_times *bs = !tr ? NULL : i ? &tr->last_bwd : &tr->first_bwd;
-        if ((st = time_list(&ctx, g->fwd, g->n_fwd, 0, slow, real, &hc, a, fs)) != AUG_OK ||
-            (st = time_list(&ctx, g->bwd, g->n_bwd, 0, slow, real, &hc, a, bs)) != AUG_OK)
+        if ((st = time_list(&ctx, g->fwd, g->n_fwd, 0, slow, realized, &hc, a, fs)) != AUG_OK ||
+            (st = time_list(&ctx, g->bwd, g->n_bwd, 0, slow, realized, &hc, a, bs)) != AUG_OK)
             return st;
     }
 

@@ -28,8 +28,9 @@ static const struct {
  * (alltoall|deepep), tp_overlap, pp_overlap,
  * pp_embed_loss_slots (0|1), pp_first_layers and pp_last_layers (layers on the first and last
  * pipeline rank), tp_async_allreduce (0|1), cuda_graphs (0|1: the layers replay as CUDA
- * graphs, no per-kernel host issue), ternary_kernel, attention_kernel (cudnn|fa3|fa2), main_grads (dtype|fp32|fp32-copy:
- * the gradient bytes a run's notes state, e.g. FSDP reducing gradients in fp32),
+ * graphs, no per-kernel host issue), ternary_kernel, attention_kernel (cudnn|fa3|fa2),
+ * main_grads (dtype|fp32|fp32-copy: the gradient bytes a run's notes state, e.g. FSDP
+ * reducing gradients in fp32),
  * zero3_gather (prefetch|serial) and grad_reduce (reduce-scatter|all-reduce). */
 static int read_extra(const struct aug_csv *t, size_t i, struct aug_plan *p) {
     int st;
@@ -89,7 +90,7 @@ static int read_extra(const struct aug_csv *t, size_t i, struct aug_plan *p) {
                                         "tp_async_allreduce", "cuda_graphs"};
     int *dst[] = {&p->tp_overlap, &p->pp_overlap, &p->pp_embed_loss_slots,
                   &p->tp_async_allreduce, &p->cuda_graphs};
-    for (int k = 0; k < 5; k++) {
+    for (size_t k = 0; k < sizeof flags / sizeof *flags; k++) {
         v = -1;
         if ((st = aug_vrow_long(t, i, flags[k], AUG_CSV_NONNEG, &v)) != AUG_OK)
             return st;
