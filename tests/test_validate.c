@@ -388,35 +388,37 @@ static void check_flag_refused(const char *col, const char *tp_pp) {
     assert_non_null(strstr(aug_last_error(), named));
 }
 
+/* A 0|1 column `col` on the small row at degrees `tp_pp`, whose plan `p` holds the flag in
+ * `*flag`: with 1 the row predicts what the plan with the flag does, faster than the row
+ * without the column (the plan without it); 2 is refused naming the column. */
+static void check_flag_column(const char *col, const char *tp_pp, struct aug_plan *p,
+                              int *flag) {
+    *flag = 0;
+    double t_off = predict_small_row(p);
+    *flag = 1;
+    double t_on = predict_small_row(p);
+    assert_true(t_on < t_off);
+    check_extra_columns(col, tp_pp, "1", "", t_on, t_off);
+    check_flag_refused(col, tp_pp);
+}
+
 /* The tp_async_allreduce column on a TP 4 row without SP: 1 hides the input-gradient
- * all-reduces behind the weight gradients (the row predicts what the plan with it does,
- * faster than the row without the column); a value other than 0 or 1 names the column. */
+ * all-reduces behind the weight gradients. */
 static void test_tp_async_allreduce_column(void **state) {
     (void)state;
     struct aug_plan p;
     small_row_plan(&p);
     p.tp = 4;
-    double t_sync = predict_small_row(&p);
-    p.tp_async_allreduce = 1;
-    double t_async = predict_small_row(&p);
-    assert_true(t_async < t_sync);
-    check_extra_columns("tp_async_allreduce", "4,1", "1", "", t_async, t_sync);
-    check_flag_refused("tp_async_allreduce", "4,1");
+    check_flag_column("tp_async_allreduce", "4,1", &p, &p.tp_async_allreduce);
 }
 
 /* The cuda_graphs column: 1 replays the layers as CUDA graphs, so the host issues no kernel
- * and the small row (short kernels behind a 20 us issue each) runs faster than without it;
- * a value other than 0 or 1 names the column. */
+ * and the small row (short kernels behind a 20 us issue each) runs faster. */
 static void test_cuda_graphs_column(void **state) {
     (void)state;
     struct aug_plan p;
     small_row_plan(&p);
-    double t_eager = predict_small_row(&p);
-    p.cuda_graphs = 1;
-    double t_graphs = predict_small_row(&p);
-    assert_true(t_graphs < t_eager);
-    check_extra_columns("cuda_graphs", "1,1", "1", "", t_graphs, t_eager);
-    check_flag_refused("cuda_graphs", "1,1");
+    check_flag_column("cuda_graphs", "1,1", &p, &p.cuda_graphs);
 }
 
 /* The zero3_gather and grad_reduce columns under a DeepSpeed profile: a given cell wins
