@@ -196,10 +196,29 @@ static void test_allgather(void **state) {
     assert_near(ag->op.size_bytes, 2.0 * 16384.0 * 32.0 * 128.0 * 2.0, 0);
     assert_int_equal(ag->op.ranks, 4);
     assert_near(find(g.bwd, g.n_bwd, "cp_dkv_reduce_scatter")->op.size_bytes, ag->op.size_bytes, 0);
+    /* two causal kernels per layer, one per local chunk of n/2 = 2048 queries (chunks r
+     * and 7 - r of 8): keys up to (r + 1) 2048 and (8 - r) 2048, whose mean is
+     * (16384 + 2048) / 2 = 9216; together n (N + 1) / 2 pairs per head */
     const struct aug_graph_op *att = find(g.fwd, g.n_fwd, "attn_fwd");
-    assert_near(att->op.seq_q, 4096, 0);
-    assert_near(att->op.seq_kv, 16384, 0);
-    assert_rel(att->op.flops, 4.0 * 32.0 * 4096.0 * 16385.0 / 2.0 * 128.0, 1e-15);
+    assert_near(att->op.count, 2, 0);
+    assert_near(att->op.seq_q, 2048, 0);
+    assert_near(att->op.seq_kv, 9216, 0);
+    assert_rel(att->op.flops * att->op.count, 4.0 * 32.0 * 4096.0 * 16385.0 / 2.0 * 128.0,
+               1e-15);
+    /* tiles of 128 queries x 64 keys (FA2 forward): query block i of a chunk reaches key
+     * (9216 - 2048) + 128 (i + 1), i.e. 112 + 2 (i + 1) blocks: 16 x 112 + 2 x 136 = 2064
+     * per chunk, against 7200 for one kernel of all 4096 queries over 16384 keys
+     * (32 x 192 + 2 x 528): the ring's cp kernels of 4096 x 4096 causal visit
+     * 4 x (32 x 0 + 2 x 528) = 4224 = 2 x 2112, so the two chunk kernels take the ring's
+     * time within the diagonal blocks' share (2 x 2064 / 4224 = 0.977) */
+    struct aug_plan pr = cp_plan(8, 1, 4, 16384, AUG_CP_RING);
+    resolve(&pr, &llama2, &h100);
+    static struct aug_graph gr;
+    aug_graph_layer(&llama2, &pr, &h100, &gr);
+    const struct aug_graph_op *ring = find(gr.fwd, gr.n_fwd, "attn_fwd");
+    double t_ag = op_time(&h100, &att->op) * att->op.count;
+    double t_ring = op_time(&h100, &ring->op) * ring->op.count;
+    assert_rel(t_ag / t_ring, 2.0 * 2064.0 / 4224.0, 0.02);
 }
 
 static void test_memory_falls_with_cp(void **state) {

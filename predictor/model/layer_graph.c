@@ -79,6 +79,18 @@ static void attn_shape(const struct aug_model *m, const struct aug_plan *p,
         a->seq_kv = n;
         a->pairs = n * (N + 1.0) / 2.0 / cp;
         *steps = cp;
+    } else if (p->cp > 1 && p->cp_algo == AUG_CP_ALLGATHER) {
+        /* two causal kernels, one per local chunk (r and 2cp-1-r, n/2 queries each), each
+         * against the gathered keys up to its own end (Transformer Engine 2.4,
+         * AttnFuncWithCPAndKVAllGather: local_seq_chunk_ids = [rank, 2 cp - rank - 1];
+         * Llama 3, sec. 3.3.2). Their key lengths (r + 1) n/2 and (2cp - r) n/2 average
+         * (N + n/2) / 2, and the tiles of a causal chunk grow linearly in its key length,
+         * so one op at the mean counts both: n (N + 1) / 4 pairs each. One kernel of n
+         * queries against all N keys would compute n N (1 - n/2N) pairs, twice the work. */
+        a->seq_q = n / 2.0;
+        a->seq_kv = (N + n / 2.0) / 2.0;
+        a->pairs = n * (N + 1.0) / 4.0;
+        *steps = 2;
     }
     if (window > 0 && window < N)
         a->pairs *= aug_attention_window_pairs(N, window) / aug_attention_window_pairs(N, 0);
