@@ -458,6 +458,38 @@ static void test_mla_prefill_widths(void **state) {
     assert_near(av->n, 128.0, 0);
 }
 
+/* GPT-OSS-20b (64 heads of 64, 8 KV heads, 128-key windows on every other layer) prefills
+ * one 4,096-token prompt: the global half computes 4096 x 4097 / 2 = 8,390,656 pairs per
+ * head, 2 x 64 x 128 x pairs FLOPs; the windowed half 128 x 129 / 2 + 3968 x 128 =
+ * 516,160, its kernel told the window. A 500-token chunk after 1,000 cached tokens sees 128
+ * keys per query in the windowed layers (64,000 pairs) and reads the chunk's keys and the
+ * 127 before it: 627 of K and V (2 x 8 x 64 x 2 bytes each), not all 1,500. */
+static void test_window_prefill(void **state) {
+    (void)state;
+    struct aug_model m = preset("gpt-oss-20b");
+    struct aug_infer_plan p = plan(1, 1, 1, 4096, 1, AUG_DTYPE_BF16);
+    resolve(&p, &m, &h100);
+    struct aug_infer_graph g;
+    struct aug_infer_step pre = {0, 0, 1, 4096, 0, 1};
+    aug_infer_graph_build(&m, &h100, &p, &pre, &g);
+    const struct aug_op *glob = layer_op(&g, "attn_prefill"), *win = layer_op(&g, "attn_prefill_window");
+    assert_non_null(glob);
+    assert_non_null(win);
+    assert_near(glob->count, 0.5, 0);
+    assert_near(win->count, 0.5, 0);
+    assert_near(glob->window, 0, 0);
+    assert_near(win->window, 128, 0);
+    assert_near(glob->flops, 2.0 * 64 * 128 * 8390656.0, 0);
+    assert_near(win->flops, 2.0 * 64 * 128 * 516160.0, 0);
+    struct aug_infer_step chunk = {0, 0, 1, 500, 1000, 1};
+    aug_infer_graph_build(&m, &h100, &p, &chunk, &g);
+    win = layer_op(&g, "attn_prefill_window");
+    assert_non_null(win);
+    assert_near(win->flops, 2.0 * 64 * 128 * 64000.0, 0);
+    double kv = 2.0 * 8 * 64 * 2;
+    assert_near(win->bytes, 500.0 * 64 * 128 * 2 + 627.0 * kv + 500.0 * kv, 1e-6);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_kv_cache_llama2_70b),
@@ -472,6 +504,7 @@ int main(void) {
         cmocka_unit_test(test_continuous_littles_law),
         cmocka_unit_test(test_disaggregated_kv_transfer),
         cmocka_unit_test(test_moe_active_experts),
+        cmocka_unit_test(test_window_prefill),
     };
     return cmocka_run_group_tests(tests, group_setup, NULL);
 }

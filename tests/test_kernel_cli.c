@@ -169,6 +169,33 @@ static void test_attention_kernel_option(void **state) {
     err_has("--attention-kernel");
 }
 
+/* --window 1024 on a causal A100 forward of 32 heads x 4096 tokens, head dim 128: the
+ * queries see 1024 x 1025 / 2 + 3072 x 1024 = 3,670,528 pairs per head instead of
+ * 4096 x 4097 / 2 = 8,390,656 (4 x 128 FLOPs each), and the kernel visits 504 key blocks
+ * per head instead of 1056 (test_kernel_model.c test_attention_window). A window needs
+ * --causal; one as long as the keys is none. */
+static void test_window_option(void **state) {
+    (void)state;
+    double t[2], fl[2];
+    for (int i = 0; i < 2; i++) {
+        expect_exit(RUN("kernel", "attention", "--gpu", "a100-80g", "--batch", "1", "--heads",
+                        "32", "--seq", "4096", "--head-dim", "128", "--causal", "--window",
+                        i ? "1024" : "4096", "--format", "json"), 0);
+        json_t *o = json_out();
+        t[i] = json_real_value(json_object_get(o, "time_s"));
+        fl[i] = json_real_value(json_object_get(o, "flops"));
+        assert_true(i ? json_real_value(json_object_get(o, "window")) == 1024
+                      : json_object_get(o, "window") == NULL);
+        json_decref(o);
+    }
+    assert_rel(fl[0], 4.0 * 32 * 128 * 8390656.0, 1e-9); /* JSON keeps 12 digits */
+    assert_rel(fl[1], 4.0 * 32 * 128 * 3670528.0, 1e-9);
+    assert_true(t[1] / t[0] > 0.45 && t[1] / t[0] < 0.50); /* 504 / 1056 = 0.477 */
+    expect_exit(RUN("kernel", "attention", "--gpu", "a100-80g", "--heads", "32", "--seq",
+                    "4096", "--head-dim", "128", "--window", "1024"), 2);
+    err_has("--window needs --causal");
+}
+
 /* --accumulator split on an H100 fp8 8192^3 GEMM: the main loop runs at 1280 / 1.15 =
  * 1113.04 TFLOP/s (the ceiling stays 1280) and the time grows by 0.15 x 858.993 us =
  * 128.849 us (test_kernel_model.c derives it); bf16 and non-GEMM kernels refuse it. */
@@ -210,6 +237,7 @@ int main(void) {
         cmocka_unit_test(test_gemm_scale_shown),
         cmocka_unit_test(test_transferred_curve_origin),
         cmocka_unit_test(test_attention_kernel_option),
+        cmocka_unit_test(test_window_option),
         cmocka_unit_test(test_accumulator_option),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);

@@ -315,20 +315,46 @@ static void test_attention_tiles(void **state)
     double blk = 4.0 * 128 * 64 * 128 / (0.722 * 267.9e12 / 108) * 1e6;
     assert_rel(blk, 2.34192, 1e-5);
     double io = 2.0 * 32 * 128 * (2.0 * 4096 + 2.0 * 4096);
-    double t = aug_attention_model_us(&c, 32, 4096, 4096, 128, 0, 0, io, &p);
+    double t = aug_attention_model_us(&c, 32, 4096, 4096, 128, 0, 0, 0, io, &p);
     assert_near(p.ctas, 1024, 0);
     assert_near(p.split_kv, 1, 0);
     assert_rel(t, 2.5 + 65536.0 / 108 * blk, 1e-12);
     double fl = 4.0 * 32 * 4096.0 * 4096 * 128;
     assert_rel(fl / ((t - 2.5) * 1e-6) / 1e12, 193.4, 1e-3);
-    t = aug_attention_model_us(&c, 32, 4096, 4096, 128, 1, 0, io, &p);
+    t = aug_attention_model_us(&c, 32, 4096, 4096, 128, 1, 0, 0, io, &p);
     assert_rel(t, 2.5 + 33792.0 / 108 * blk, 1e-12);
     double kv = 2.0 * 8 * 4096 * 128 * 2;
-    t = aug_attention_model_us(&c, 8, 1, 4096, 128, 0, 0, kv, &p);
+    t = aug_attention_model_us(&c, 8, 1, 4096, 128, 0, 0, 0, kv, &p);
     assert_near(p.block_q, 16, 0);
     assert_true(p.split_kv > 1);
     assert_true(p.t_memory_us > p.t_compute_us);
     assert_rel(t, 2.5 + (kv + 2.0 * p.split_kv * 8 * 128 * 4) / 1795e9 * 1e6, 1e-12);
+}
+
+/* A sliding window of 1024 keys on the causal A100 forward above (32 heads x 4096 x 4096,
+ * head dim 128): query block i (rows 128 i .. 128 i + 127) needs keys 128 i - 1023 to
+ * 128 i + 127, key blocks of 64 from floor((128 i - 1023) / 64) = 2 i - 16 to 2 i + 1: 18
+ * from i = 8 on, 2 (i + 1) before (the window not yet full). Per head 72 + 24 x 18 = 504
+ * blocks instead of the causal 1056: t = 2.5 + 32 x 504 / 108 x 2.34192 us. The backward's
+ * key-major CTAs walk the query blocks that see their keys, (1024 + 128) / 128 = 9, held at
+ * the 16 of 2k: its rate share is 2k's 0.729123, not 4k's 0.808204. A window as long as the
+ * keys changes nothing. */
+static void test_attention_window(void **state)
+{
+    (void)state;
+    struct aug_gemm_ceiling c;
+    assert_int_equal(aug_gemm_ceiling_of(&a100, AUG_DTYPE_BF16, &c), 1);
+    double blk = 4.0 * 128 * 64 * 128 / (0.722 * 267.9e12 / 108) * 1e6;
+    double t = aug_attention_model_us(&c, 32, 4096, 4096, 128, 1, 1024, 0, 0, NULL);
+    assert_rel(t, 2.5 + 32.0 * 504 / 108 * blk, 1e-12);
+    double full = aug_attention_model_us(&c, 32, 4096, 4096, 128, 1, 0, 0, 0, NULL);
+    assert_rel(aug_attention_model_us(&c, 32, 4096, 4096, 128, 1, 4096, 0, 0, NULL), full, 1e-15);
+    double bblk = 4.0 * 128 * 128 * 128 * 2.5 / (0.722 * 0.729123 * 267.9e12 / 108) * 1e6;
+    /* backward tiles of 128 x 128: query block i spans key blocks floor((128 i - 1023) /
+     * 128) = i - 8 to i, 9 from i = 8 on, i + 1 before: 36 + 24 x 9 = 252 per head */
+    t = aug_attention_model_us(&c, 32, 4096, 4096, 128, 1, 1024, 1, 0, NULL);
+    assert_rel(t, 2.5 + 32.0 * 252 / 108 * bblk, 1e-5);
+    assert_int_equal(aug_attention_model_us(&c, 32, 4096, 4096, 128, 1, -1, 0, 0, NULL) == 0.0, 1);
 }
 
 /* The backward (2.5 x the forward's FLOPs) runs at 1 / (1.1031 + 4.2946 / n) of the forward
@@ -349,7 +375,7 @@ static void test_attention_backward_share(void **state)
     double blk = 4.0 * 128 * 128 * 128 * 2.5 / (0.722 * 0.808204 * 267.9e12 / 108) * 1e6;
     assert_rel(blk, 14.4885, 1e-5);
     double io = 2.0 * 32 * 128 * (2.0 * 4096 + 2.0 * 4096);
-    double t = aug_attention_model_us(&c, 32, 4096, 4096, 128, 0, 1, 3.0 * io, NULL);
+    double t = aug_attention_model_us(&c, 32, 4096, 4096, 128, 0, 0, 1, 3.0 * io, NULL);
     assert_rel(t, 2.5 + 32768.0 / 108 * blk, 1e-5);
     double fl = 2.5 * 4.0 * 32 * 4096.0 * 4096 * 128;
     assert_rel(fl / ((t - 2.5) * 1e-6) / 1e12, 156.3, 1e-3);
@@ -358,14 +384,14 @@ static void test_attention_backward_share(void **state)
     double lens[] = {2048, 1024, 65536}, want[] = {0.729123, 0.729123, 0.899694};
     for (int i = 0; i < 3; i++) {
         double s = lens[i], bh = 108.0 * 128.0 * 65536.0 / s;
-        double tf = aug_attention_model_us(&c, bh, s, s, 128, 0, 0, 0, NULL) - 2.5;
-        double tb = aug_attention_model_us(&c, bh, s, s, 128, 0, 1, 0, NULL) - 2.5;
+        double tf = aug_attention_model_us(&c, bh, s, s, 128, 0, 0, 0, 0, NULL) - 2.5;
+        double tb = aug_attention_model_us(&c, bh, s, s, 128, 0, 0, 1, 0, NULL) - 2.5;
         assert_rel(2.5 * tf / tb, want[i], 1e-5);
         /* Blackwell (cuDNN 9.22 on GB200: 0.76-0.85 with no trend in length) holds 0.80 */
         struct aug_gemm_ceiling bw = c;
         bw.sm_arch = 100;
-        tf = aug_attention_model_us(&bw, bh, s, s, 128, 0, 0, 0, NULL) - 2.5;
-        tb = aug_attention_model_us(&bw, bh, s, s, 128, 0, 1, 0, NULL) - 2.5;
+        tf = aug_attention_model_us(&bw, bh, s, s, 128, 0, 0, 0, 0, NULL) - 2.5;
+        tb = aug_attention_model_us(&bw, bh, s, s, 128, 0, 0, 1, 0, NULL) - 2.5;
         assert_rel(2.5 * tf / tb, 0.80, 1e-9);
     }
 }
@@ -396,8 +422,8 @@ static void test_flash_head_dim_padding(void **state)
     memset(&sys, 0, sizeof sys);
     sys.gpu = a100;
     struct aug_op_ctx ctx = {&sys, NULL, 0};
-    struct aug_op h80 = aug_op_attention("a", AUG_DTYPE_BF16, 1, 32, 32, 8192, 8192, 80, 1, 0);
-    struct aug_op h96 = aug_op_attention("a", AUG_DTYPE_BF16, 1, 32, 32, 8192, 8192, 96, 1, 0);
+    struct aug_op h80 = aug_op_attention("a", AUG_DTYPE_BF16, 1, 32, 32, 8192, 8192, 80, 1, 0, 0);
+    struct aug_op h96 = aug_op_attention("a", AUG_DTYPE_BF16, 1, 32, 32, 8192, 8192, 96, 1, 0, 0);
     h80.attn_kernel = h96.attn_kernel = AUG_ATTN_KERNEL_FA2;
     struct aug_op_time t80, t96, native80;
     assert_int_equal(aug_op_time(&ctx, &h80, &t80), AUG_OK);
@@ -433,14 +459,14 @@ static void test_fa2_on_hopper(void **state)
     sys.gpu = h100;
     struct aug_op_ctx ctx = {&sys, NULL, 0};
     struct aug_op op = aug_op_attention("attn_fwd", AUG_DTYPE_BF16, 1, 16, 16, 16384, 16384,
-                                        128, 1, 0);
+                                        128, 1, 0, 0);
     /* the pairs of a causal square mask: s (s + 1) / 2 per head; Q, K, V, O once */
     assert_near(op.flops, 2.0 * 16 * 16384.0 * 16385 * 128, 0);
     assert_near(op.bytes, 4.0 * 16 * 16384 * 128 * 2, 0);
     /* GQA backward (Llama 3.1: 64 query heads on 8 KV heads, 4096 tokens, full mask):
      * 2.5 x 4 x 64 x 4096^2 x 128 FLOPs; Q, O: 2 x 64 x 4096 x 128 x 2 B and K, V:
      * 2 x 8 x 4096 x 128 x 2 B, twice (the gradients) */
-    struct aug_op gqa = aug_op_attention("g", AUG_DTYPE_BF16, 1, 64, 8, 4096, 4096, 128, 0, 1);
+    struct aug_op gqa = aug_op_attention("g", AUG_DTYPE_BF16, 1, 64, 8, 4096, 4096, 128, 0, 0, 1);
     assert_near(gqa.flops, 2.5 * 4.0 * 64 * 4096.0 * 4096 * 128, 0);
     assert_near(gqa.bytes, 2.0 * (2.0 * 64 * 4096 * 128 * 2 + 2.0 * 8 * 4096 * 128 * 2), 0);
     assert_near(gqa.batch_heads, 64, 0);
@@ -822,6 +848,7 @@ int main(void)
         cmocka_unit_test(test_memop_l2_switch),
         cmocka_unit_test(test_attention_tiles),
         cmocka_unit_test(test_attention_backward_share),
+        cmocka_unit_test(test_attention_window),
         cmocka_unit_test(test_clamp_and_extrapolation),
         cmocka_unit_test(test_bounds_on_load),
         cmocka_unit_test(test_every_dtype_and_host_time),

@@ -437,13 +437,25 @@ static void test_window_attention(void **state) {
     struct aug_graph g;
     aug_graph_layer(&m, &p, &h100, &g);
     int n = 0;
-    double fl[2] = {0, 0};
+    double fl[2] = {0, 0}, t[2] = {0, 0};
+    struct aug_op_ctx ctx = {&h100, NULL, 0};
     for (int i = 0; i < g.n_fwd; i++)
-        if (strcmp(g.fwd[i].op.name, "attn_fwd") == 0 && n < 2)
+        if (strcmp(g.fwd[i].op.name, "attn_fwd") == 0 && n < 2) {
+            struct aug_op_time ot;
+            assert_int_equal(aug_op_time(&ctx, &g.fwd[i].op, &ot), AUG_OK);
+            assert_near(g.fwd[i].op.window, n == 0 ? 0 : 128, 0);
+            t[n] = ot.time_s;
             fl[n++] = g.fwd[i].op.flops;
+        }
     assert_int_equal(n, 2);
     double win = 128.0 * 129 / 2 + (4096.0 - 128) * 128, full = 4096.0 * 4097 / 2;
     assert_rel(fl[1] / fl[0], win / full, 1e-12);
+    /* and the kernel skips the key blocks outside the window: tiles of 128 queries x 64
+     * keys, query block i >= 1 spans key blocks 2i - 2 to 2i + 1, 2 + 31 x 4 = 126 per head
+     * against the causal 1056; the Q, K, V and O traffic (the same for both) keeps the
+     * windowed kernel above 126 / 1056 of the global one's time */
+    assert_true(t[1] < 0.25 * t[0]);
+    assert_true(t[1] > 126.0 / 1056.0 * (t[0] - h100.gpu.launch_us * 1e-6));
     /* model FLOPs: windowed layers count the windowed causal pairs per head, not the
      * full causal 4096 x 4097 / 2, at 4 d per pair and head */
     double d = aug_model_fwd_flops_per_seq(&m, 4096);

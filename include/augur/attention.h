@@ -58,6 +58,10 @@ double aug_attention_causal_pairs(double seq_q, double seq_kv);
  * the last w keys (w <= 0 or w >= n: no window): sum over i = 1..n of min(i, w). */
 double aug_attention_window_pairs(double n, double w);
 
+/* Both at once: the seq_q queries are the last of seq_kv keys (a prefill chunk after
+ * seq_kv - seq_q cached tokens) and each sees at most its last w keys (w <= 0: all). */
+double aug_attention_pairs(double seq_q, double seq_kv, double w);
+
 #ifdef __cplusplus
 }
 #endif

@@ -46,6 +46,8 @@ struct aug_op {
     double head_dim_v;     /* per-head p.v width where it differs from q.k's (MLA: 128 beside
                             * 192), head_dim then being their mean; 0: head_dim is both */
     int causal, backward;
+    double window;         /* sliding window: each query sees at most its last `window`
+                            * keys (its FLOPs and bytes already bounded by it); 0: all */
     int attn_kernel;       /* fused attention: enum aug_attn_kernel (plan.h); 0 = cudnn */
     /* memory-bound */
     const char *mem_op;    /* curve op name: "elementwise", "norm", "softmax", "copy", ... */
@@ -90,13 +92,14 @@ struct aug_op aug_op_collective(const char *name, enum aug_coll c, double size_b
                                 int ranks_per_domain);
 /* One fused attention kernel (cuDNN kind, count 1) over `batch` sequences of `q_heads`
  * query heads sharing `kv_heads` K/V heads: FLOPs of the (query, key) pairs computed (a
- * causal square mask keeps (s + 1) / 2s of them, a causal rectangle half), 2.5x for the
- * backward; bytes: Q and O per query head, K and V per KV head, read once (and the same
- * again as gradients in the backward). The graph builders, which know the kernel's IO in
- * more detail, set their own flops and bytes. */
+ * causal mask aligns the queries to the end of the keys; a causal window > 0 lets each see
+ * its last `window` keys: aug_attention_pairs), 2.5x for the backward; bytes: Q and O per
+ * query head, K and V per KV head (those a window reaches), read once (and the same again
+ * as gradients in the backward). The graph builders, which know the kernel's IO in more
+ * detail, set their own flops and bytes. */
 struct aug_op aug_op_attention(const char *name, enum aug_dtype dt, double batch, double q_heads,
                                double kv_heads, double seq_q, double seq_kv, double head_dim,
-                               int causal, int backward);
+                               int causal, double window, int backward);
 
 #ifdef __cplusplus
 }

@@ -24,7 +24,11 @@
  * short prefill), the key range is split over up to 32 CTAs (flash-decoding) at the cost of
  * writing and re-reading an fp32 partial output per split. The IO (`bytes`, the caller's
  * count: Q, K, V read and O written, GQA sharing included) streams at the achievable HBM
- * bandwidth:
+ * bandwidth. A sliding window (each query sees its last `window` keys) narrows every query
+ * block's key range to the blocks the window touches, from the first row's oldest key to
+ * the last row's newest (flash-attn 2.x, csrc/flash_attn/src/flash_fwd_kernel.h:
+ * n_block_min from window_size_left), and the backward's key-major CTAs walk only the query
+ * blocks that see their keys:
  *
  *   t = overhead + max(t_compute, t_memory). */
 #include "hw/kernel_model.h"
@@ -32,6 +36,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "augur/attention.h"
 #include "augur/plan.h"
 
 /* 0.62 x 312 / 267.9 */
@@ -60,25 +65,24 @@
 #define ATTN_BWD_MIN_BLOCKS 16.0
 #define ATTN_BWD_BLACKWELL 0.80
 
-static double attn_bwd_of_fwd(int sm_arch, double seq_q)
+static double attn_bwd_of_fwd(int sm_arch, double q_walked)
 {
     if (sm_arch >= 100)
         return ATTN_BWD_BLACKWELL;
-    double n = ceil(seq_q / 128.0);
+    double n = ceil(q_walked / 128.0);
     if (n < ATTN_BWD_MIN_BLOCKS)
         n = ATTN_BWD_MIN_BLOCKS;
     return 1.0 / (ATTN_BWD_A + ATTN_BWD_B / n);
 }
 
 static double attn_split_us(const struct aug_gemm_ceiling *c, double bh, double sq, double skv,
-                            double hd, int causal, int backward, double bytes, double split,
-                            struct aug_attn_plan *p)
+                            double hd, int causal, double window, int backward, double bytes,
+                            double split, struct aug_attn_plan *p)
 {
     /* short query ranges (decode, speculative and chunk tails) pad to 16-row MMA
      * fragments, not to a whole 128-row tile (flash-decoding packs them so) */
     double bq = sq < 128 ? 16.0 * ceil(sq / 16.0) : 128, bkv = backward ? 128 : 64;
     double nq = ceil(sq / bq);
-    double nkv = ceil(skv / bkv);
     /* key blocks visited by query block i (0-based): causal stops at the diagonal, with
      * queries aligned to the end of the keys: last key = skv - sq + (i + 1) bq - 1 */
     double sum = 0, maxb = 0;
@@ -86,13 +90,20 @@ static double attn_split_us(const struct aug_gemm_ceiling *c, double bh, double 
      * `stride` blocks each (the causal work grows along i, so no prefix is representative) */
     double stride = nq > MAX_Q_BLOCKS ? ceil(nq / MAX_Q_BLOCKS) : 1.0;
     for (double i = 0; i < nq; i += stride) {
-        double kb = nkv;
+        /* keys [lo, hi) of query block i; a window starts them at the first row's
+         * position (skv - sq + i bq) less window - 1 */
+        double hi = skv, lo = 0;
         if (causal) {
             double last = skv - sq + (i + 1) * bq;
-            kb = ceil((last > skv ? skv : last) / bkv);
-            if (kb < 1)
-                kb = 1;
+            hi = last > skv ? skv : last;
         }
+        if (window > 0) {
+            lo = skv - sq + i * bq - window + 1;
+            lo = lo > 0 ? lo : 0;
+        }
+        double kb = ceil(hi / bkv) - floor(lo / bkv);
+        if (kb < 1)
+            kb = 1;
         double per_cta = ceil(kb / split);
         sum += per_cta * split * (i + stride <= nq ? stride : nq - i);
         if (per_cta > maxb)
@@ -103,7 +114,7 @@ static double attn_split_us(const struct aug_gemm_ceiling *c, double bh, double 
     double ctas = bh * nq * split;
     double rate = c->rate_tflops * 1e12 * ATTN_FWD_OF_GEMM;
     if (backward)
-        rate *= attn_bwd_of_fwd(c->sm_arch, sq);
+        rate *= attn_bwd_of_fwd(c->sm_arch, window > 0 && window + bq < sq ? window + bq : sq);
     if (hd < 128)
         rate *= 0.9;
     double t_block = 4.0 * bq * bkv * hd * (backward ? 2.5 : 1.0) / (rate / slots);
@@ -141,6 +152,20 @@ double aug_attention_fa2_factor(const struct aug_gemm_ceiling *c, int sm_arch)
         return 1.0;
     double f = FA2_HOPPER_OF_PEAK * c->peak_tflops / (ATTN_FWD_OF_GEMM * c->rate_tflops);
     return f < 1.0 ? f : 1.0;
+}
+
+/* The pairs a causal mask leaves (augur/attention.h), windowed or not. */
+double aug_attention_pairs(double seq_q, double seq_kv, double w)
+{
+    if (seq_q > seq_kv)
+        seq_q = seq_kv;
+    double c = seq_kv - seq_q; /* keys before the first query */
+    if (!(w > 0) || w >= seq_kv)
+        return seq_q * c + seq_q * (seq_q + 1.0) / 2.0;
+    if (c >= w)
+        return seq_q * w;
+    /* the queries before position w see all keys up to their own, the rest w */
+    return (w * (w + 1.0) - c * (c + 1.0)) / 2.0 + (seq_kv - w) * w;
 }
 
 /* flash-attn instantiates its kernels for a few head dims and runs a head on the smallest
@@ -181,12 +206,13 @@ double aug_attention_kernel_width(int kernel, double head_dim, double head_dim_v
 
 double aug_attention_model_us(const struct aug_gemm_ceiling *c, double batch_heads,
                               double seq_q, double seq_kv, double head_dim, int causal,
-                              int backward, double bytes, struct aug_attn_plan *plan)
+                              double window, int backward, double bytes,
+                              struct aug_attn_plan *plan)
 {
     if (plan)
         memset(plan, 0, sizeof *plan);
     if (!c || !(c->rate_tflops > 0) || !(c->hbm_gbps > 0) || !(batch_heads > 0) ||
-        !(seq_q > 0) || !(seq_kv > 0) || !(head_dim > 0) || !(bytes >= 0))
+        !(seq_q > 0) || !(seq_kv > 0) || !(head_dim > 0) || !(bytes >= 0) || !(window >= 0))
         return 0.0;
     double best = INFINITY;
     struct aug_attn_plan tp;
@@ -195,8 +221,8 @@ double aug_attention_model_us(const struct aug_gemm_ceiling *c, double batch_hea
     for (double s = 1; s <= 32; s *= 2) {
         if (s > 1 && (backward || ctas1 >= c->sms))
             break;
-        double t = attn_split_us(c, batch_heads, seq_q, seq_kv, head_dim, causal, backward,
-                                 bytes, s, &tp);
+        double t = attn_split_us(c, batch_heads, seq_q, seq_kv, head_dim, causal, window,
+                                 backward, bytes, s, &tp);
         if (t < best) {
             best = t;
             if (plan)

@@ -6,6 +6,7 @@
  *
  * A calibrated memory or collective curve gives the time directly (it was fitted as
  * latency + size / bandwidth, launch included). */
+#include "augur/attention.h"
 #include "augur/op.h"
 #include "augur/plan.h"
 
@@ -39,7 +40,7 @@ struct aug_op aug_op_gemm(const char *name, enum aug_dtype dt, double m, double 
 
 struct aug_op aug_op_attention(const char *name, enum aug_dtype dt, double batch, double q_heads,
                                double kv_heads, double seq_q, double seq_kv, double head_dim,
-                               int causal, int backward) {
+                               int causal, double window, int backward) {
     struct aug_op op;
     memset(&op, 0, sizeof op);
     op.name = name;
@@ -51,12 +52,16 @@ struct aug_op aug_op_attention(const char *name, enum aug_dtype dt, double batch
     op.seq_kv = seq_kv;
     op.head_dim = head_dim;
     op.causal = causal;
+    op.window = causal && window > 0 && window < seq_kv ? window : 0.0;
     op.backward = backward;
     op.attn_kernel = AUG_ATTN_KERNEL_CUDNN;
-    double pairs = causal ? (seq_q == seq_kv ? (seq_q + 1.0) / (2.0 * seq_q) : 0.5) : 1.0;
-    op.flops = 4.0 * op.batch_heads * seq_q * seq_kv * head_dim * pairs * (backward ? 2.5 : 1.0);
+    double pairs = causal ? aug_attention_pairs(seq_q, seq_kv, op.window) : seq_q * seq_kv;
+    /* a window reads the keys of the queries' reach: the last seq_q and w - 1 before */
+    double keys = op.window > 0 && seq_q + op.window - 1.0 < seq_kv ? seq_q + op.window - 1.0
+                                                                     : seq_kv;
+    op.flops = 4.0 * op.batch_heads * head_dim * pairs * (backward ? 2.5 : 1.0);
     op.bytes = aug_dtype_bytes(dt) * batch * head_dim *
-               (2.0 * q_heads * seq_q + 2.0 * kv_heads * seq_kv) * (backward ? 2.0 : 1.0);
+               (2.0 * q_heads * seq_q + 2.0 * kv_heads * keys) * (backward ? 2.0 : 1.0);
     return op;
 }
 
@@ -133,7 +138,8 @@ static double model_time_s(const struct aug_gpu *gpu, const struct aug_op *op, d
                                              aug_attention_kernel_width(op->attn_kernel,
                                                                         op->head_dim,
                                                                         op->head_dim_v),
-                                             op->causal, op->backward, op->bytes, NULL);
+                                             op->causal, op->window, op->backward,
+                                             op->bytes, NULL);
     /* the model's own fixed cost (prologue, epilogue, grid launch) is part of the GPU's
      * launch_us, the per-kernel launch and tail of eager launches (gpus.csv): counted once */
     return us > 0 ? (us - c.overhead_us) * 1e-6 + launch : 0.0;

@@ -36,6 +36,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "augur/attention.h"
 #include "infer_graph.h"
 #include "infer_matmulfree.h"
 #include "model/memory.h"
@@ -108,31 +109,38 @@ struct aug_op aug_infer_decode_attention(const struct aug_infer_dims *x, const s
 static void prefill_attention(const struct aug_infer_plan *p, const struct aug_infer_dims *x,
                               const struct aug_infer_step *st, struct aug_infer_graph *g) {
     double ps = st->prefill_seqs, n = st->prefill_len, c = st->prefill_ctx;
-    /* (query, key) pairs per head, causal; windowed layers see at most the window */
-    double pairs = n * c + n * (n + 1.0) / 2.0;
-    if (x->win > 0 && x->win < c + n)
-        pairs *= aug_infer_attended(x, c + n) / (c + n);
     if (p->flash_attention) {
-        struct aug_op fa;
-        memset(&fa, 0, sizeof fa);
-        fa.name = "attn_prefill";
-        fa.kind = AUG_OP_ATTENTION;
-        fa.dtype = x->adt;
-        fa.count = 1;
-        fa.batch_heads = ps * x->a_t;
-        fa.seq_q = n;
-        fa.seq_kv = c + n;
-        /* q.k over d_qk and p.v over d_v (MLA: 192 and 128; the kernel's mean width,
-         * as training's model/mla.c aug_mla_core_head_dim) */
-        fa.head_dim = 0.5 * (x->d_qk + x->d_v);
-        if (x->d_v != x->d_qk)
-            fa.head_dim_v = x->d_v;
-        fa.causal = 1;
-        fa.flops = 2.0 * ps * x->a_t * (x->d_qk + x->d_v) * pairs;
-        fa.bytes = ps * n * x->a_t * (x->d_qk + x->d_v) * x->e + /* Q in, O out */
-                   ps * aug_infer_attended(x, c + n) * x->kv_layer * x->kvb + /* K, V read */
-                   ps * n * x->kv_layer * x->kvb;              /* new K, V to the cache */
-        ADD_L(fa, AUG_ICAT_ATTENTION, 0);
+        /* the global layers, then the windowed ones (their share of the layers as the
+         * op's count), whose kernel skips the key blocks outside the window */
+        double ws = x->win > 0 && x->win < c + n ? x->win_share : 0.0;
+        for (int part = 0; part < 2; part++) {
+            double share = part ? ws : 1.0 - ws, w = part ? x->win : 0.0;
+            if (!(share > 0))
+                continue;
+            struct aug_op fa;
+            memset(&fa, 0, sizeof fa);
+            fa.name = part ? "attn_prefill_window" : "attn_prefill";
+            fa.kind = AUG_OP_ATTENTION;
+            fa.dtype = x->adt;
+            fa.count = share;
+            fa.batch_heads = ps * x->a_t;
+            fa.seq_q = n;
+            fa.seq_kv = c + n;
+            /* q.k over d_qk and p.v over d_v (MLA: 192 and 128; the kernel's mean width,
+             * as training's model/mla.c aug_mla_core_head_dim) */
+            fa.head_dim = 0.5 * (x->d_qk + x->d_v);
+            if (x->d_v != x->d_qk)
+                fa.head_dim_v = x->d_v;
+            fa.causal = 1;
+            fa.window = w;
+            fa.flops = 2.0 * ps * x->a_t * (x->d_qk + x->d_v) * aug_attention_pairs(n, c + n, w);
+            /* K and V read: the chunk's keys and the w - 1 before its first query */
+            double keys = w > 0 ? fmin(c + n, n + w - 1.0) : c + n;
+            fa.bytes = ps * n * x->a_t * (x->d_qk + x->d_v) * x->e + /* Q in, O out */
+                       ps * keys * x->kv_layer * x->kvb +              /* K, V read */
+                       ps * n * x->kv_layer * x->kvb;                  /* new K, V */
+            ADD_L(fa, AUG_ICAT_ATTENTION, 0);
+        }
         return;
     }
     /* unfused: scores materialized in HBM (QK^T, softmax, AV) */

@@ -34,16 +34,10 @@ static double ceil_pos(double q) {
 }
 
 double aug_attention_causal_pairs(double seq_q, double seq_kv) {
-    if (seq_q > seq_kv)
-        seq_q = seq_kv;
-    return seq_q * (seq_kv - seq_q) + seq_q * (seq_q + 1.0) / 2.0;
+    return aug_attention_pairs(seq_q, seq_kv, 0.0);
 }
 
-double aug_attention_window_pairs(double n, double w) {
-    if (!(w > 0) || w >= n)
-        return n * (n + 1.0) / 2.0;
-    return w * (w + 1.0) / 2.0 + (n - w) * w;
-}
+double aug_attention_window_pairs(double n, double w) { return aug_attention_pairs(n, n, w); }
 
 void aug_attention_io(const struct aug_attn_shape *a, double sram_bytes, double concurrent,
                       struct aug_attn_io *out) {

@@ -106,6 +106,7 @@ struct attn_plan {
     enum aug_dtype adt;
     int kernel; /* enum aug_attn_kernel */
     double d_qk, d_v; /* per-head widths of q.k and of p.v (MLA: 192 and 128) */
+    double window;    /* keys each query sees in the fused kernel's tiles, 0: all */
 };
 
 static void attn_plan_init(const struct aug_model *m, const struct aug_plan *p,
@@ -113,6 +114,12 @@ static void attn_plan_init(const struct aug_model *m, const struct aug_plan *p,
                            double share, struct attn_plan *ap) {
     attn_shape(m, p, x, window, &ap->a, &ap->steps);
     ap->share = share;
+    /* the kernel skips the key blocks outside the window (its pairs are already bounded);
+     * a ring step's kernel holds another rank's key chunk, whose distance the op does not
+     * carry: ring steps keep their whole tiles */
+    ap->window = window > 0 && window < x->skv && !(p->cp > 1 && p->cp_algo == AUG_CP_RING)
+                     ? window
+                     : 0.0;
     ap->d_qk = ap->d_v = x->d;
     if (m->attention == AUG_ATTN_MLA) {
         ap->d_qk = (double)(m->qk_nope_head_dim + m->qk_rope_head_dim);
@@ -141,6 +148,7 @@ static struct aug_op flash_op(const struct attn_plan *ap, int backward) {
     if (ap->d_v != ap->d_qk)
         fa.head_dim_v = ap->d_v; /* MLA: head_dim is the mean of 192 and 128 */
     fa.causal = 1;
+    fa.window = ap->window;
     fa.backward = backward;
     fa.attn_kernel = ap->kernel;
     fa.flops = backward ? ap->io.bwd_flops : ap->io.fwd_flops;
