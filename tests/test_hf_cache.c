@@ -139,7 +139,8 @@ static void cli_show_and_warning(void **state) {
     out_has("Mistral-7B-v0.1 read from ");
     out_has("num_key_value_heads                used          kv_heads");
     out_has("torch_dtype                        ignored       storage dtype");
-    out_has("sliding_window                     used");
+    out_has("sliding_window                     used          sliding_window (the windowed");
+    out_has("# sliding_window 4096 on 32 of 32 layers");
     out_has("quantization_config                not modelled  the checkpoint is quantized");
     expect_exit(RUN("train", "--model", "mistralai/Mistral-7B-v0.1", "--system", "dgx-h100",
                     "--gpus", "8", "--micro-batch", "1", "--global-batch", "64", "--seq", "4096"),

@@ -301,6 +301,53 @@ static void test_hf_families(void **state) {
     assert_string_equal(preset.caveats, ""); /* a preset is what it says */
 }
 
+/* `augur models --show` of a DeepSeek-V3 config names the field each architecture key
+ * fills: the latent ranks and widths, the dense first layers, grouped routing and MTP are
+ * read, none "modelled as plain MHA" as the loader once did. */
+static void test_hf_key_record(void **state) {
+    (void)state;
+    char dir[] = "/tmp/aug_rec_XXXXXX";
+    if (!mkdtemp(dir))
+        fail_msg("mkdtemp");
+    char path[64];
+    snprintf(path, sizeof path, "%s/config.json", dir);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs("{\"model_type\": \"deepseek_v3\", \"hidden_size\": 7168, \"intermediate_size\": 18432,"
+          " \"moe_intermediate_size\": 2048, \"num_hidden_layers\": 61,"
+          " \"num_attention_heads\": 128, \"num_key_value_heads\": 128, \"n_shared_experts\": 1,"
+          " \"n_routed_experts\": 256, \"num_experts_per_tok\": 8, \"n_group\": 8,"
+          " \"topk_group\": 4, \"first_k_dense_replace\": 3, \"q_lora_rank\": 1536,"
+          " \"kv_lora_rank\": 512, \"qk_nope_head_dim\": 128, \"qk_rope_head_dim\": 64,"
+          " \"v_head_dim\": 128, \"num_nextn_predict_layers\": 1, \"vocab_size\": 129280,"
+          " \"hidden_act\": \"silu\", \"tie_word_embeddings\": false}", f);
+    fclose(f);
+    struct aug_model m;
+    static struct aug_model_record rec;
+    int st = aug_model_load_record(NULL, path, &m, &rec);
+    unlink(path);
+    rmdir(dir);
+    assert_int_equal(st, AUG_OK);
+    static const char *const want[][2] = {
+        {"kv_lora_rank", "kv_lora_rank"},       {"q_lora_rank", "q_lora_rank"},
+        {"qk_nope_head_dim", "qk_nope_head_dim"}, {"v_head_dim", "v_head_dim"},
+        {"first_k_dense_replace", "moe_dense_layers"}, {"n_group", "moe_groups"},
+        {"topk_group", "moe_topk_groups"},      {"num_nextn_predict_layers", "mtp_layers"},
+    };
+    for (size_t w = 0; w < sizeof want / sizeof *want; w++) {
+        int found = 0;
+        for (int i = 0; i < rec.n; i++)
+            if (strcmp(rec.keys[i].key, want[w][0]) == 0) {
+                found = 1;
+                assert_int_equal(rec.keys[i].use, AUG_KEY_USED);
+                if (!strstr(rec.keys[i].why, want[w][1]) || strstr(rec.keys[i].why, "MHA"))
+                    fail_msg("%s: '%s'", want[w][0], rec.keys[i].why);
+            }
+        if (!found)
+            fail_msg("no record of %s", want[w][0]);
+    }
+}
+
 /* Windows of the dense families: Mistral 7B v0.1 windows every layer (4096); Gemma 2
  * alternates local and global layers (even layers local); Gemma 3 has one global layer in
  * six (sliding_window_pattern 6) and q/k norms of head_dim 256 over hidden 2560; Qwen2
@@ -739,6 +786,7 @@ int main(void) {
         cmocka_unit_test(test_grok_mixtral_params),
         cmocka_unit_test(test_kv_bytes),
         cmocka_unit_test(test_hf_families),
+        cmocka_unit_test(test_hf_key_record),
         cmocka_unit_test(test_hf_windows),
         cmocka_unit_test(test_hf_refuses_what_it_cannot_model),
         cmocka_unit_test(test_layer_mix_and_mtp),

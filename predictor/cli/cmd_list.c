@@ -85,6 +85,17 @@ static int show_model(const char *name, int json) {
            m.head_dim, m.max_seq, m.norm == AUG_NORM_RMSNORM ? "rmsnorm" : "layernorm",
            m.pos == AUG_POS_ROPE ? "rope" : "learned", m.tied_embeddings, m.linear_bias,
            m.moe_shared_experts, m.parallel_block);
+    if (m.attention == AUG_ATTN_MLA)
+        printf("# latent attention: q_lora_rank %ld, kv_lora_rank %ld, qk_nope_head_dim %ld, "
+               "qk_rope_head_dim %ld, v_head_dim %ld\n", m.q_lora_rank, m.kv_lora_rank,
+               m.qk_nope_head_dim, m.qk_rope_head_dim, m.v_head_dim);
+    if (m.sliding_window > 0)
+        printf("# sliding_window %ld on %ld of %ld layers (global_attn_every %ld)\n",
+               m.sliding_window, aug_model_window_layers(&m), m.layers, m.global_attn_every);
+    if (m.arch == AUG_ARCH_MOE)
+        printf("# moe: dense first layers %ld, moe_layer_freq %ld, dense_ffn_hidden %ld, "
+               "groups %ld (top %ld), mtp_layers %ld\n", m.moe_dense_layers, m.moe_layer_freq,
+               m.dense_ffn_hidden, m.moe_groups, m.moe_topk_groups, m.mtp_layers);
     printf("%-34s %-13s %s\n", "key", "read", "into / why");
     for (int u = AUG_KEY_USED; u <= AUG_KEY_UNMODELED; u++)
         for (int i = 0; i < rec.n; i++)

@@ -5,8 +5,7 @@
  * The loader (model_load.c) reads a fixed set of keys per format; this file lists them
  * with the struct aug_model field each one sets, and the keys that are read by nobody
  * with why that is harmless (tokenizer ids, initialisation, dropout of inference, rotary
- * frequencies) or what is lost (sliding windows, low-rank latent attention, quantized
- * checkpoints). A key in neither list is "not modelled" and named in a warning. Keys of
+ * frequencies) or what is lost (quantized checkpoints, soft-capping, ALiBi). A key in neither list is "not modelled" and named in a warning. Keys of
  * Hugging Face configs as transformers 4.40-4.46 writes them (configuration_*.py). */
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,8 +37,23 @@ static const struct key_rule hf_rules[] = {
     {"num_kv_heads", AUG_KEY_USED, "kv_heads (grouped-query attention)"},
     {"multi_query", AUG_KEY_USED, "kv_heads = 1 when true (multi-query attention)"},
     {"head_dim", AUG_KEY_USED, "head_dim"},
-    {"qk_nope_head_dim", AUG_KEY_USED, "head_dim = qk_nope_head_dim + qk_rope_head_dim (MLA as MHA)"},
-    {"qk_rope_head_dim", AUG_KEY_USED, "head_dim = qk_nope_head_dim + qk_rope_head_dim (MLA as MHA)"},
+    {"qk_nope_head_dim", AUG_KEY_USED, "qk_nope_head_dim (latent attention: q.k width without RoPE)"},
+    {"qk_rope_head_dim", AUG_KEY_USED, "qk_rope_head_dim (latent attention: the shared RoPE key, cached)"},
+    {"q_lora_rank", AUG_KEY_USED, "q_lora_rank (latent attention: query compression)"},
+    {"kv_lora_rank", AUG_KEY_USED, "kv_lora_rank, attention mla (the cached latent)"},
+    {"v_head_dim", AUG_KEY_USED, "v_head_dim (latent attention: value width)"},
+    {"num_nextn_predict_layers", AUG_KEY_USED, "mtp_layers (multi-token prediction modules)"},
+    {"sliding_window", AUG_KEY_USED, "sliding_window (the windowed layers' keys and cache)"},
+    {"use_sliding_window", AUG_KEY_USED, "Qwen2: sliding_window only when true"},
+    {"max_window_layers", AUG_KEY_USED, "Qwen2: windows only with use_sliding_window"},
+    {"sliding_window_pattern", AUG_KEY_USED, "global_attn_every (Gemma 3: every n-th layer global)"},
+    {"layer_types", AUG_KEY_USED, "global_attn_every (the pattern of sliding and full layers)"},
+    {"attention_chunk_size", AUG_KEY_USED, "sliding_window on 3 of 4 layers (Llama 4 chunks, an upper bound)"},
+    {"n_group", AUG_KEY_USED, "moe_groups (grouped routing)"},
+    {"topk_group", AUG_KEY_USED, "moe_topk_groups (groups a token may reach)"},
+    {"interleave_moe_layer_step", AUG_KEY_USED, "moe_layer_freq (Llama 4: every n-th layer MoE)"},
+    {"intermediate_size_mlp", AUG_KEY_USED, "dense_ffn_hidden (Llama 4 dense layers)"},
+    {"experts_per_token", AUG_KEY_USED, "moe_topk (GPT-OSS)"},
     {"intermediate_size", AUG_KEY_USED, "ffn_hidden"},
     {"ffn_hidden_size", AUG_KEY_USED, "ffn_hidden"},
     {"ffn_dim", AUG_KEY_USED, "ffn_hidden"},
@@ -70,9 +84,9 @@ static const struct key_rule hf_rules[] = {
     {"shared_expert_intermediate_size", AUG_KEY_USED, "moe_shared_experts (in units of the expert FFN)"},
     {"moe_intermediate_size", AUG_KEY_USED, "ffn_hidden of one expert"},
     {"capacity_factor", AUG_KEY_USED, "moe_capacity_factor"},
-    {"decoder_sparse_step", AUG_KEY_USED, "checked: every layer must be MoE"},
-    {"moe_layer_freq", AUG_KEY_USED, "checked: every layer must be MoE"},
-    {"first_k_dense_replace", AUG_KEY_USED, "checked: dense first layers noted in the source"},
+    {"decoder_sparse_step", AUG_KEY_USED, "moe_layer_freq (Qwen-MoE: every n-th layer MoE)"},
+    {"moe_layer_freq", AUG_KEY_USED, "moe_layer_freq (every n-th layer MoE)"},
+    {"first_k_dense_replace", AUG_KEY_USED, "moe_dense_layers (the first k layers dense)"},
     {"_name_or_path", AUG_KEY_USED, "name"},
     {"text_config", AUG_KEY_USED, "the language model's keys of a multimodal config"},
     /* read by nobody, harmless */
@@ -122,8 +136,6 @@ static const struct key_rule hf_rules[] = {
     {"routed_scaling_factor", AUG_KEY_IGNORED, "router output scale, same shapes"},
     {"scoring_func", AUG_KEY_IGNORED, "router scoring function, same shapes"},
     {"topk_method", AUG_KEY_IGNORED, "router selection rule; load imbalance is --moe-imbalance"},
-    {"n_group", AUG_KEY_IGNORED, "router group limit; load imbalance is --moe-imbalance"},
-    {"topk_group", AUG_KEY_IGNORED, "router group limit; load imbalance is --moe-imbalance"},
     {"aux_loss_alpha", AUG_KEY_IGNORED, "training loss weight, same shapes"},
     {"seq_aux", AUG_KEY_IGNORED, "training loss variant, same shapes"},
     {"ep_size", AUG_KEY_IGNORED, "the expert-parallel degree is --ep"},
@@ -140,15 +152,7 @@ static const struct key_rule hf_rules[] = {
     {"id2label", AUG_KEY_IGNORED, "classification labels"},
     {"label2id", AUG_KEY_IGNORED, "classification labels"},
     /* read by nobody, and they change what runs */
-    {"sliding_window", AUG_KEY_UNMODELED, "sliding-window attention: augur attends to the whole sequence, so attention beyond the window is over-estimated"},
-    {"use_sliding_window", AUG_KEY_UNMODELED, "sliding-window attention: augur attends to the whole sequence"},
-    {"max_window_layers", AUG_KEY_UNMODELED, "sliding-window attention: augur attends to the whole sequence"},
-    {"q_lora_rank", AUG_KEY_UNMODELED, "low-rank query projection of latent attention (MLA): modelled as plain MHA"},
-    {"kv_lora_rank", AUG_KEY_UNMODELED, "low-rank KV projection of latent attention (MLA): modelled as plain MHA, KV cache over-estimated"},
-    {"v_head_dim", AUG_KEY_UNMODELED, "latent attention value width: head_dim used for values too"},
-    {"num_nextn_predict_layers", AUG_KEY_UNMODELED, "multi-token prediction layers are not counted"},
     {"quantization_config", AUG_KEY_UNMODELED, "the checkpoint is quantized: pass --weight-dtype to infer"},
-    {"attention_chunk_size", AUG_KEY_UNMODELED, "chunked attention: augur attends to the whole sequence"},
     {"final_logit_softcapping", AUG_KEY_UNMODELED, "logit soft-capping: an elementwise op not counted"},
     {"attn_logit_softcapping", AUG_KEY_UNMODELED, "logit soft-capping: an elementwise op not counted"},
     {"query_pre_attn_scalar", AUG_KEY_UNMODELED, "a scalar inside attention"},
