@@ -472,7 +472,8 @@ static void test_window_prefill(void **state) {
     struct aug_infer_graph g;
     struct aug_infer_step pre = {0, 0, 1, 4096, 0, 1};
     aug_infer_graph_build(&m, &h100, &p, &pre, &g);
-    const struct aug_op *glob = layer_op(&g, "attn_prefill"), *win = layer_op(&g, "attn_prefill_window");
+    const struct aug_op *glob = layer_op(&g, "attn_prefill");
+    const struct aug_op *win = layer_op(&g, "attn_prefill_window");
     assert_non_null(glob);
     assert_non_null(win);
     assert_near(glob->count, 0.5, 0);
@@ -488,6 +489,22 @@ static void test_window_prefill(void **state) {
     assert_near(win->flops, 2.0 * 64 * 128 * 64000.0, 0);
     double kv = 2.0 * 8 * 64 * 2;
     assert_near(win->bytes, 500.0 * 64 * 128 * 2 + 627.0 * kv + 500.0 * kv, 1e-6);
+    /* Llama 4 Scout's chunks of 8192 (40 heads of 128, 8 KV heads; 36 of 48 layers): a
+     * 500-token chunk after 9,000 cached tokens sits at chunk positions 808..1307, so its
+     * queries see 809..1308 keys (529,250 pairs per head) and read the 1,308 keys from the
+     * chunk's start */
+    struct aug_model l4 = preset("llama4-scout");
+    struct aug_infer_plan p4 = plan(1, 1, 1, 9500, 1, AUG_DTYPE_BF16);
+    resolve(&p4, &l4, &h100);
+    struct aug_infer_step late = {0, 0, 1, 500, 9000, 1};
+    aug_infer_graph_build(&l4, &h100, &p4, &late, &g);
+    win = layer_op(&g, "attn_prefill_window");
+    assert_non_null(win);
+    assert_near(win->count, 0.75, 0);
+    assert_int_equal(win->chunked, 1);
+    assert_near(win->flops, 2.0 * 40 * 256 * 529250.0, 0);
+    double kv4 = 2.0 * 8 * 128 * 2;
+    assert_near(win->bytes, 500.0 * 40 * 256 * 2 + 1308.0 * kv4 + 500.0 * kv4, 1e-6);
 }
 
 int main(void) {

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "augur/attention.h"
 #include "augur/curve.h"
 #include "augur/kdb.h"
 #include "augur/op.h"
@@ -315,16 +316,16 @@ static void test_attention_tiles(void **state)
     double blk = 4.0 * 128 * 64 * 128 / (0.722 * 267.9e12 / 108) * 1e6;
     assert_rel(blk, 2.34192, 1e-5);
     double io = 2.0 * 32 * 128 * (2.0 * 4096 + 2.0 * 4096);
-    double t = aug_attention_model_us(&c, 32, 4096, 4096, 128, 0, 0, 0, io, &p);
+    double t = aug_attention_model_us(&c, 32, 4096, 4096, 128, 0, 0, 0, 0, io, &p);
     assert_near(p.ctas, 1024, 0);
     assert_near(p.split_kv, 1, 0);
     assert_rel(t, 2.5 + 65536.0 / 108 * blk, 1e-12);
     double fl = 4.0 * 32 * 4096.0 * 4096 * 128;
     assert_rel(fl / ((t - 2.5) * 1e-6) / 1e12, 193.4, 1e-3);
-    t = aug_attention_model_us(&c, 32, 4096, 4096, 128, 1, 0, 0, io, &p);
+    t = aug_attention_model_us(&c, 32, 4096, 4096, 128, 1, 0, 0, 0, io, &p);
     assert_rel(t, 2.5 + 33792.0 / 108 * blk, 1e-12);
     double kv = 2.0 * 8 * 4096 * 128 * 2;
-    t = aug_attention_model_us(&c, 8, 1, 4096, 128, 0, 0, 0, kv, &p);
+    t = aug_attention_model_us(&c, 8, 1, 4096, 128, 0, 0, 0, 0, kv, &p);
     assert_near(p.block_q, 16, 0);
     assert_true(p.split_kv > 1);
     assert_true(p.t_memory_us > p.t_compute_us);
@@ -345,16 +346,31 @@ static void test_attention_window(void **state)
     struct aug_gemm_ceiling c;
     assert_int_equal(aug_gemm_ceiling_of(&a100, AUG_DTYPE_BF16, &c), 1);
     double blk = 4.0 * 128 * 64 * 128 / (0.722 * 267.9e12 / 108) * 1e6;
-    double t = aug_attention_model_us(&c, 32, 4096, 4096, 128, 1, 1024, 0, 0, NULL);
+    double t = aug_attention_model_us(&c, 32, 4096, 4096, 128, 1, 1024, 0, 0, 0, NULL);
     assert_rel(t, 2.5 + 32.0 * 504 / 108 * blk, 1e-12);
-    double full = aug_attention_model_us(&c, 32, 4096, 4096, 128, 1, 0, 0, 0, NULL);
-    assert_rel(aug_attention_model_us(&c, 32, 4096, 4096, 128, 1, 4096, 0, 0, NULL), full, 1e-15);
+    double full = aug_attention_model_us(&c, 32, 4096, 4096, 128, 1, 0, 0, 0, 0, NULL);
+    assert_rel(aug_attention_model_us(&c, 32, 4096, 4096, 128, 1, 4096, 0, 0, 0, NULL), full,
+               1e-15);
     double bblk = 4.0 * 128 * 128 * 128 * 2.5 / (0.722 * 0.729123 * 267.9e12 / 108) * 1e6;
     /* backward tiles of 128 x 128: query block i spans key blocks floor((128 i - 1023) /
      * 128) = i - 8 to i, 9 from i = 8 on, i + 1 before: 36 + 24 x 9 = 252 per head */
-    t = aug_attention_model_us(&c, 32, 4096, 4096, 128, 1, 1024, 1, 0, NULL);
+    t = aug_attention_model_us(&c, 32, 4096, 4096, 128, 1, 1024, 0, 1, 0, NULL);
     assert_rel(t, 2.5 + 32.0 * 252 / 108 * bblk, 1e-5);
-    assert_int_equal(aug_attention_model_us(&c, 32, 4096, 4096, 128, 1, -1, 0, 0, NULL) == 0.0, 1);
+    assert_int_equal(aug_attention_model_us(&c, 32, 4096, 4096, 128, 1, -1, 0, 0, 0, NULL) == 0.0,
+                     1);
+    /* chunks of 1024 instead (Llama 4): query block i starts at its chunk 1024 floor(i / 8),
+     * key block 16 floor(i / 8), and ends at block 2 i + 1: 2 (i mod 8) + 2 blocks, 72 per
+     * chunk of 8 query blocks, 288 per head; backward tiles of 128: (i mod 8) + 1, 144 */
+    t = aug_attention_model_us(&c, 32, 4096, 4096, 128, 1, 1024, 1, 0, 0, NULL);
+    assert_rel(t, 2.5 + 32.0 * 288 / 108 * blk, 1e-12);
+    t = aug_attention_model_us(&c, 32, 4096, 4096, 128, 1, 1024, 1, 1, 0, NULL);
+    assert_rel(t, 2.5 + 32.0 * 144 / 108 * bblk, 1e-5);
+    /* their pairs: 4 chunks of 1024 x 1025 / 2; after 1000 cached tokens, 500 queries at
+     * positions 1000..1499 see 1001..1024 keys (24 of them, 24,300) and then 1..476
+     * (113,526) */
+    assert_near(aug_attention_chunk_pairs(4096, 4096, 1024), 4.0 * 1024 * 1025 / 2, 0);
+    assert_near(aug_attention_chunk_pairs(500, 1500, 1024), 24300.0 + 113526.0, 0);
+    assert_near(aug_attention_chunk_pairs(4096, 4096, 0), 4096.0 * 4097 / 2, 0);
 }
 
 /* The backward (2.5 x the forward's FLOPs) runs at 1 / (1.1031 + 4.2946 / n) of the forward
@@ -375,7 +391,7 @@ static void test_attention_backward_share(void **state)
     double blk = 4.0 * 128 * 128 * 128 * 2.5 / (0.722 * 0.808204 * 267.9e12 / 108) * 1e6;
     assert_rel(blk, 14.4885, 1e-5);
     double io = 2.0 * 32 * 128 * (2.0 * 4096 + 2.0 * 4096);
-    double t = aug_attention_model_us(&c, 32, 4096, 4096, 128, 0, 0, 1, 3.0 * io, NULL);
+    double t = aug_attention_model_us(&c, 32, 4096, 4096, 128, 0, 0, 0, 1, 3.0 * io, NULL);
     assert_rel(t, 2.5 + 32768.0 / 108 * blk, 1e-5);
     double fl = 2.5 * 4.0 * 32 * 4096.0 * 4096 * 128;
     assert_rel(fl / ((t - 2.5) * 1e-6) / 1e12, 156.3, 1e-3);
@@ -384,14 +400,14 @@ static void test_attention_backward_share(void **state)
     double lens[] = {2048, 1024, 65536}, want[] = {0.729123, 0.729123, 0.899694};
     for (int i = 0; i < 3; i++) {
         double s = lens[i], bh = 108.0 * 128.0 * 65536.0 / s;
-        double tf = aug_attention_model_us(&c, bh, s, s, 128, 0, 0, 0, 0, NULL) - 2.5;
-        double tb = aug_attention_model_us(&c, bh, s, s, 128, 0, 0, 1, 0, NULL) - 2.5;
+        double tf = aug_attention_model_us(&c, bh, s, s, 128, 0, 0, 0, 0, 0, NULL) - 2.5;
+        double tb = aug_attention_model_us(&c, bh, s, s, 128, 0, 0, 0, 1, 0, NULL) - 2.5;
         assert_rel(2.5 * tf / tb, want[i], 1e-5);
         /* Blackwell (cuDNN 9.22 on GB200: 0.76-0.85 with no trend in length) holds 0.80 */
         struct aug_gemm_ceiling bw = c;
         bw.sm_arch = 100;
-        tf = aug_attention_model_us(&bw, bh, s, s, 128, 0, 0, 0, 0, NULL) - 2.5;
-        tb = aug_attention_model_us(&bw, bh, s, s, 128, 0, 0, 1, 0, NULL) - 2.5;
+        tf = aug_attention_model_us(&bw, bh, s, s, 128, 0, 0, 0, 0, 0, NULL) - 2.5;
+        tb = aug_attention_model_us(&bw, bh, s, s, 128, 0, 0, 0, 1, 0, NULL) - 2.5;
         assert_rel(2.5 * tf / tb, 0.80, 1e-9);
     }
 }

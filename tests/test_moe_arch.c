@@ -23,6 +23,7 @@
 #include "augur/train.h"
 
 #include "augur/csvio.h"
+#include "infer/step_graph.h"
 #include "model/layer_graph.h"
 #include "validate/validate_internal.h"
 
@@ -295,7 +296,11 @@ static void test_hf_families(void **state) {
         " \"tie_word_embeddings\": false}}", &k);
     same_counts(&m, "llama4-maverick");
     assert_true(has_key(k.unmodelled, k.n_unmodelled, "vision_config"));
-    assert_non_null(strstr(m.source, "attention_chunk_size"));
+    /* chunked local attention on 3 of 4 layers, modelled as such: no caveat */
+    assert_int_equal(m.attn_chunked, 1);
+    assert_int_equal(m.sliding_window, 8192);
+    assert_int_equal(m.global_attn_every, 4);
+    assert_null(strstr(m.caveats, "attention_chunk_size"));
     assert_non_null(strstr(m.caveats, "vision_config"));
     struct aug_model preset = load("deepseek-v3");
     assert_string_equal(preset.caveats, ""); /* a preset is what it says */
@@ -511,6 +516,66 @@ static void test_window_attention(void **state) {
     g2.global_attn_every = 0;
     double full_d = aug_model_fwd_flops_per_seq(&g2, 4096);
     assert_near(full_d - d, 12.0 * 4 * (full - win) * 64 * 64, 1.0);
+}
+
+/* Llama 4 Scout at 32,768 tokens: 36 of its 48 layers attend within chunks of 8,192
+ * tokens, 4 chunks of 8192 x 8193 / 2 = 134,221,824 pairs per head; a sliding window of
+ * 8,192 would see 8192 x 8193 / 2 + 24576 x 8192 = 234,885,120. The training op carries
+ * the chunk to the kernel, whose tiles stop at each query block's chunk. Decoding at
+ * 20,000 tokens reads ((20000 - 1) mod 8192) + 1 = 3,616 keys on a chunked layer. */
+static void test_chunked_attention(void **state) {
+    (void)state;
+    struct aug_model m = load("llama4-scout");
+    assert_int_equal(m.attn_chunked, 1);
+    double s = 32768, chunked = 4.0 * 8192 * 8193 / 2;
+    double window = 8192.0 * 8193 / 2 + 24576.0 * 8192;
+    assert_near(aug_model_local_pairs(&m, s, s), chunked, 0);
+    struct aug_model w = m;
+    w.attn_chunked = 0;
+    assert_near(aug_model_local_pairs(&w, s, s), window, 0);
+    /* model FLOPs: 36 local layers x 40 heads x 4 x 128 per pair apart */
+    assert_near(aug_model_fwd_flops_per_seq(&w, s) - aug_model_fwd_flops_per_seq(&m, s),
+                36.0 * 40 * 4 * 128 * (window - chunked), 1.0);
+    struct aug_plan p;
+    aug_plan_init(&p);
+    p.gpus = 8;
+    p.ep = 8;
+    p.micro_batch = 1;
+    p.global_batch = 64;
+    p.seq = (long)s;
+    assert_int_equal(aug_plan_resolve(&p, &m, &h100), AUG_OK);
+    struct aug_graph g;
+    aug_graph_layer(&m, &p, &h100, &g);
+    int n = 0;
+    double t[2] = {0, 0};
+    struct aug_op_ctx ctx = {&h100, NULL, 0};
+    for (int i = 0; i < g.n_fwd; i++)
+        if (strcmp(g.fwd[i].op.name, "attn_fwd") == 0 && n < 2) {
+            struct aug_op_time ot;
+            assert_int_equal(aug_op_time(&ctx, &g.fwd[i].op, &ot), AUG_OK);
+            assert_int_equal(g.fwd[i].op.chunked, n == 1);
+            t[n++] = ot.time_s;
+        }
+    assert_int_equal(n, 2);
+    /* per head the chunked kernel visits the causal tiles of 4 chunks of 8192, a quarter
+     * of the global kernel's over 32768 (the same Q, K, V and O traffic keeps it above) */
+    assert_true(t[1] < 0.3 * t[0] && t[1] > 0.2 * t[0]);
+    struct aug_infer_dims x;
+    memset(&x, 0, sizeof x);
+    x.win = 8192;
+    x.win_share = 0.75;
+    x.win_chunked = 1;
+    assert_near(aug_infer_attended(&x, 20000), 0.25 * 20000 + 0.75 * 3616, 1e-9);
+    assert_near(aug_infer_resident(&x, 20000), 0.25 * 20000 + 0.75 * 8192, 1e-9);
+    assert_near(aug_infer_attended(&x, 8192), 8192, 0);
+    assert_near(aug_infer_attended(&x, 8193), 0.25 * 8193 + 0.75 * 1, 1e-9);
+    /* a chunk needs its size: attn_chunked without a sliding_window is refused by name */
+    struct aug_model bad;
+    assert_int_equal(aug_model_from_json("m.json",
+                                         "{\"name\": \"c\", \"layers\": 2, \"hidden\": 64,"
+                                         " \"heads\": 4, \"attn_chunked\": true}", &bad),
+                     AUG_EDATA);
+    assert_non_null(strstr(aug_last_error(), "'attn_chunked' needs a sliding_window"));
 }
 
 /* Latent attention's core: q.k over 192 and p.v over 128 per head, 2 (192 + 128) FLOPs per
@@ -791,6 +856,7 @@ int main(void) {
         cmocka_unit_test(test_hf_refuses_what_it_cannot_model),
         cmocka_unit_test(test_layer_mix_and_mtp),
         cmocka_unit_test(test_window_attention),
+        cmocka_unit_test(test_chunked_attention),
         cmocka_unit_test(test_mla_flops),
         cmocka_unit_test(test_mla_unfused),
         cmocka_unit_test(test_mfu_with_capacity),

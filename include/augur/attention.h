@@ -62,6 +62,11 @@ double aug_attention_window_pairs(double n, double w);
  * seq_kv - seq_q cached tokens) and each sees at most its last w keys (w <= 0: all). */
 double aug_attention_pairs(double seq_q, double seq_kv, double w);
 
+/* The same queries under chunked local attention (Llama 4's attention_chunk_size c): each
+ * sees the keys of its own chunk of c tokens up to itself, (p mod c) + 1 at position p
+ * (c <= 0 or c >= seq_kv: plain causal). */
+double aug_attention_chunk_pairs(double seq_q, double seq_kv, double c);
+
 #ifdef __cplusplus
 }
 #endif

@@ -84,6 +84,9 @@ struct aug_model {
     int attn_bias;           /* biases on the Q, K, V and output projections only */
     int attn_sinks;          /* a learned sink logit per head (GPT-OSS) */
     long sliding_window;     /* tokens a windowed layer attends to (0: none) */
+    int attn_chunked;        /* the windowed layers attend within fixed chunks of
+                                sliding_window tokens, each query to its own chunk up to
+                                itself (Llama 4 attention_chunk_size), not a sliding window */
     long global_attn_every;  /* with a window: every n-th layer global (0: none global) */
     long mtp_layers;         /* DeepSeek-V3 multi-token prediction modules (extra layers,
                                 trained beside the model, not in the parameter total) */
@@ -188,6 +191,10 @@ long aug_model_moe_layers(const struct aug_model *m);
 long aug_model_window_layers(const struct aug_model *m);
 int aug_model_layer_is_moe(const struct aug_model *m, long i);
 int aug_model_layer_is_windowed(const struct aug_model *m, long i);
+/* (query, key) pairs per head of a windowed layer for seq_q causal queries at the end of
+ * seq_kv keys: each sees its last sliding_window keys, or with attn_chunked the keys of
+ * its own chunk up to itself (augur/attention.h). */
+double aug_model_local_pairs(const struct aug_model *m, double seq_q, double seq_kv);
 /* FFN size of the dense layers (dense_ffn_hidden, or ffn_hidden). */
 long aug_model_dense_ffn(const struct aug_model *m);
 
@@ -195,7 +202,8 @@ long aug_model_dense_ffn(const struct aug_model *m);
  * the layers: 2 kv_heads head_dim per layer for GQA (Pope et al. 2022), kv_lora_rank +
  * qk_rope_head_dim for MLA (DeepSeek-V2 sec. 2.1.2, Table 1); windowed layers keep at
  * most sliding_window tokens, so their share per token of the context is
- * min(context, window) / context. context <= 0 counts every layer whole. */
+ * min(context, window) / context (a chunked layer holds the current chunk, at most as
+ * many: the bound). context <= 0 counts every layer whole. */
 double aug_model_kv_elems_per_token(const struct aug_model *m, double context);
 
 #ifdef __cplusplus

@@ -48,6 +48,8 @@ struct aug_op {
     int causal, backward;
     double window;         /* sliding window: each query sees at most its last `window`
                             * keys (its FLOPs and bytes already bounded by it); 0: all */
+    int chunked;           /* with a window: the keys of the query's own chunk of `window`
+                            * tokens up to itself (Llama 4 chunked attention) */
     int attn_kernel;       /* fused attention: enum aug_attn_kernel (plan.h); 0 = cudnn */
     /* memory-bound */
     const char *mem_op;    /* curve op name: "elementwise", "norm", "softmax", "copy", ... */

@@ -28,7 +28,9 @@
  * block's key range to the blocks the window touches, from the first row's oldest key to
  * the last row's newest (flash-attn 2.x, csrc/flash_attn/src/flash_fwd_kernel.h:
  * n_block_min from window_size_left), and the backward's key-major CTAs walk only the query
- * blocks that see their keys:
+ * blocks that see their keys. Chunked local attention (Llama 4: each query sees the keys of
+ * its own chunk of `window` tokens up to itself) starts a block's keys at its first row's
+ * chunk:
  *
  *   t = overhead + max(t_compute, t_memory). */
 #include "hw/kernel_model.h"
@@ -76,7 +78,8 @@ static double attn_bwd_of_fwd(int sm_arch, double q_walked)
 }
 
 static double attn_split_us(const struct aug_gemm_ceiling *c, double bh, double sq, double skv,
-                            double hd, int causal, double window, int backward, double bytes,
+                            double hd, int causal, double window, int chunked, int backward,
+                            double bytes,
                             double split, struct aug_attn_plan *p)
 {
     /* short query ranges (decode, speculative and chunk tails) pad to 16-row MMA
@@ -91,14 +94,15 @@ static double attn_split_us(const struct aug_gemm_ceiling *c, double bh, double 
     double stride = nq > MAX_Q_BLOCKS ? ceil(nq / MAX_Q_BLOCKS) : 1.0;
     for (double i = 0; i < nq; i += stride) {
         /* keys [lo, hi) of query block i; a window starts them at the first row's
-         * position (skv - sq + i bq) less window - 1 */
+         * position (skv - sq + i bq) less window - 1, a chunk at that row's chunk */
         double hi = skv, lo = 0;
         if (causal) {
             double last = skv - sq + (i + 1) * bq;
             hi = last > skv ? skv : last;
         }
         if (window > 0) {
-            lo = skv - sq + i * bq - window + 1;
+            double first = skv - sq + i * bq;
+            lo = chunked ? window * floor(first / window) : first - window + 1;
             lo = lo > 0 ? lo : 0;
         }
         double kb = ceil(hi / bkv) - floor(lo / bkv);
@@ -154,6 +158,23 @@ double aug_attention_fa2_factor(const struct aug_gemm_ceiling *c, int sm_arch)
     return f < 1.0 ? f : 1.0;
 }
 
+/* Sum over positions p in [0, P) of (p mod c) + 1: the keys each query of a chunked
+ * mask sees (whole chunks of c (c + 1) / 2, then the partial one). */
+static double chunk_prefix(double P, double c)
+{
+    double q = floor(P / c), r = P - q * c;
+    return q * c * (c + 1.0) / 2.0 + r * (r + 1.0) / 2.0;
+}
+
+double aug_attention_chunk_pairs(double seq_q, double seq_kv, double c)
+{
+    if (seq_q > seq_kv)
+        seq_q = seq_kv;
+    if (!(c > 0) || c >= seq_kv)
+        return aug_attention_pairs(seq_q, seq_kv, 0.0);
+    return chunk_prefix(seq_kv, c) - chunk_prefix(seq_kv - seq_q, c);
+}
+
 /* The pairs a causal mask leaves (augur/attention.h), windowed or not. */
 double aug_attention_pairs(double seq_q, double seq_kv, double w)
 {
@@ -206,7 +227,7 @@ double aug_attention_kernel_width(int kernel, double head_dim, double head_dim_v
 
 double aug_attention_model_us(const struct aug_gemm_ceiling *c, double batch_heads,
                               double seq_q, double seq_kv, double head_dim, int causal,
-                              double window, int backward, double bytes,
+                              double window, int chunked, int backward, double bytes,
                               struct aug_attn_plan *plan)
 {
     if (plan)
@@ -222,7 +243,7 @@ double aug_attention_model_us(const struct aug_gemm_ceiling *c, double batch_hea
         if (s > 1 && (backward || ctas1 >= c->sms))
             break;
         double t = attn_split_us(c, batch_heads, seq_q, seq_kv, head_dim, causal, window,
-                                 backward, bytes, s, &tp);
+                                 chunked, backward, bytes, s, &tp);
         if (t < best) {
             best = t;
             if (plan)

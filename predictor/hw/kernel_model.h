@@ -30,11 +30,11 @@ struct aug_attn_plan {
 
 /* FlashAttention forward/backward of batch_heads heads, seq_q queries against seq_kv keys
  * (causal: queries aligned to the end of the keys; window > 0: each query sees at most its
- * last `window` keys, 0: all), moving `bytes` of HBM (the caller's IO count, GQA
- * included). */
+ * last `window` keys, or with `chunked` the keys of its own chunk of `window` tokens up to
+ * itself; 0: all), moving `bytes` of HBM (the caller's IO count, GQA included). */
 double aug_attention_model_us(const struct aug_gemm_ceiling *c, double batch_heads,
                               double seq_q, double seq_kv, double head_dim, int causal,
-                              double window, int backward, double bytes,
+                              double window, int chunked, int backward, double bytes,
                               struct aug_attn_plan *plan);
 
 /* What FlashAttention-2 reaches of the main-loop rate this model gives the GPU's native

@@ -138,8 +138,8 @@ static double model_time_s(const struct aug_gpu *gpu, const struct aug_op *op, d
                                              aug_attention_kernel_width(op->attn_kernel,
                                                                         op->head_dim,
                                                                         op->head_dim_v),
-                                             op->causal, op->window, op->backward,
-                                             op->bytes, NULL);
+                                             op->causal, op->window, op->chunked,
+                                             op->backward, op->bytes, NULL);
     /* the model's own fixed cost (prologue, epilogue, grid launch) is part of the GPU's
      * launch_us, the per-kernel launch and tail of eager launches (gpus.csv): counted once */
     return us > 0 ? (us - c.overhead_us) * 1e-6 + launch : 0.0;

@@ -81,7 +81,7 @@ void aug_infer_memory_at(const struct aug_model *m, const struct aug_system *s,
     double weights = fmax(first, last);
 
     /* data-parallel attention: each rank caches its own share of the sequences */
-    double kv = Ls * x.kv_layer * x.kvb * seqs / x.adp * aug_infer_attended(&x, kv_tokens);
+    double kv = Ls * x.kv_layer * x.kvb * seqs / x.adp * aug_infer_resident(&x, kv_tokens);
 
     int gated = m->mlp == AUG_MLP_SWIGLU;
     double f_inner = x.f / x.t;

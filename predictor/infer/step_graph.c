@@ -70,6 +70,7 @@ void aug_infer_dims(const struct aug_model *m, const struct aug_system *s,
     if (m->sliding_window > 0 && m->layers > 0) {
         x->win = (double)m->sliding_window;
         x->win_share = (double)aug_model_window_layers(m) / (double)m->layers;
+        x->win_chunked = m->attn_chunked;
     }
 }
 

@@ -5,6 +5,8 @@
 #ifndef AUG_INFER_STEP_GRAPH_H
 #define AUG_INFER_STEP_GRAPH_H
 
+#include <math.h>
+
 #include "augur/infer.h"
 #include "augur/op.h"
 
@@ -65,8 +67,10 @@ struct aug_infer_dims {
      * GPU (MLA: kv_lora_rank + qk_rope_head_dim, the latent every TP rank keeps whole),
      * forward FLOPs per query head per cached key (4 d; MLA decodes in the weight-absorbed
      * form of DeepSeek-V2 sec. 2.1.2: 2 (r_kv + d_r) for q.k and 2 r_kv for p.v), and the
-     * sliding window with the share of the layers that use it */
+     * sliding window with the share of the layers that use it (win_chunked: they attend
+     * within fixed chunks of win tokens, Llama 4) */
     double qkv_cols, out_k, kv_layer, flops_per_key, win, win_share;
+    int win_chunked;
     /* per-head widths a prefill's attention contracts over: q.k and p.v (d both, MLA's
      * qk_nope + qk_rope and v_head_dim, 192 and 128 for DeepSeek-V3) */
     double d_qk, d_v;
@@ -76,12 +80,23 @@ struct aug_infer_dims {
     int mla;
 };
 
-/* Cached tokens a layer attends to on average for a context of ctx tokens (the windowed
- * layers see at most their window). */
-static inline double aug_infer_attended(const struct aug_infer_dims *x, double ctx) {
+/* Cached tokens a layer holds on average for a context of ctx tokens: the windowed layers
+ * at most their window (a chunked layer its current chunk, at most as many: the bound the
+ * memory plans for). */
+static inline double aug_infer_resident(const struct aug_infer_dims *x, double ctx) {
     if (!(x->win > 0) || x->win >= ctx)
         return ctx;
     return (1.0 - x->win_share) * ctx + x->win_share * x->win;
+}
+
+/* Cached tokens a decoding query at context ctx reads per layer on average: the window's,
+ * or on chunked layers those of its own chunk, ((ctx - 1) mod win) + 1 (a batch's mean
+ * context stands for its requests'). */
+static inline double aug_infer_attended(const struct aug_infer_dims *x, double ctx) {
+    if (!(x->win > 0) || x->win >= ctx)
+        return ctx;
+    double local = x->win_chunked ? fmod(ctx - 1.0, x->win) + 1.0 : x->win;
+    return (1.0 - x->win_share) * ctx + x->win_share * local;
 }
 
 void aug_infer_dims(const struct aug_model *m, const struct aug_system *s,

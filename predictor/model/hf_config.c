@@ -503,12 +503,10 @@ int aug_hf_parse_llama(const char *origin, json_t *obj, struct aug_model *out,
         return st;
     if (chunk > 0 && m.sliding_window == 0) {
         /* Llama 4: chunked local attention on three of every four layers (the fourth is
-         * global, without RoPE); a chunk bounds keys and cache like a window of its size */
+         * global, without RoPE: transformers modeling_llama4.py, no_rope_layers) */
         m.sliding_window = chunk;
+        m.attn_chunked = 1;
         m.global_attn_every = 4;
-        aug_model_caveat(&m,
-                           "chunked attention (attention_chunk_size) counted as a sliding "
-                           "window of the chunk size on 3 of 4 layers: an upper bound");
     }
     if ((st = rlong(&r, "num_nextn_predict_layers", AUG_JSON_NONNEG, &m.mtp_layers)) ==
         AUG_EDATA)

@@ -93,7 +93,7 @@ static void attn_shape(const struct aug_model *m, const struct aug_plan *p,
         *steps = 2;
     }
     if (window > 0 && window < N)
-        a->pairs *= aug_attention_window_pairs(N, window) / aug_attention_window_pairs(N, 0);
+        a->pairs *= aug_model_local_pairs(m, N, N) / aug_attention_pairs(N, N, 0.0);
 }
 
 /* The attention core of a layer: its shape under the plan's CP algorithm and, when fused,
@@ -107,6 +107,7 @@ struct attn_plan {
     int kernel; /* enum aug_attn_kernel */
     double d_qk, d_v; /* per-head widths of q.k and of p.v (MLA: 192 and 128) */
     double window;    /* keys each query sees in the fused kernel's tiles, 0: all */
+    int chunked;      /* ... as the chunk of `window` tokens it sits in (Llama 4) */
 };
 
 static void attn_plan_init(const struct aug_model *m, const struct aug_plan *p,
@@ -120,6 +121,7 @@ static void attn_plan_init(const struct aug_model *m, const struct aug_plan *p,
     ap->window = window > 0 && window < x->skv && !(p->cp > 1 && p->cp_algo == AUG_CP_RING)
                      ? window
                      : 0.0;
+    ap->chunked = ap->window > 0 && m->attn_chunked;
     ap->d_qk = ap->d_v = x->d;
     if (m->attention == AUG_ATTN_MLA) {
         ap->d_qk = (double)(m->qk_nope_head_dim + m->qk_rope_head_dim);
@@ -149,6 +151,7 @@ static struct aug_op flash_op(const struct attn_plan *ap, int backward) {
         fa.head_dim_v = ap->d_v; /* MLA: head_dim is the mean of 192 and 128 */
     fa.causal = 1;
     fa.window = ap->window;
+    fa.chunked = ap->chunked;
     fa.backward = backward;
     fa.attn_kernel = ap->kernel;
     fa.flops = backward ? ap->io.bwd_flops : ap->io.fwd_flops;

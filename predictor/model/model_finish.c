@@ -160,6 +160,11 @@ int aug_model_finish(struct aug_model *m, const char *origin) {
     if (m->sliding_window == 0 && m->global_attn_every != 0)
         return aug_errorf(AUG_EDATA, "%s: field 'global_attn_every' = %ld needs a sliding_window",
                           ctx, m->global_attn_every);
+    if (m->attn_chunked & ~1)
+        return aug_errorf(AUG_EDATA, "%s: field 'attn_chunked' must be 0 or 1", ctx);
+    if (m->attn_chunked && m->sliding_window == 0)
+        return aug_errorf(AUG_EDATA, "%s: field 'attn_chunked' needs a sliding_window (the chunk "
+                          "size)", ctx);
     if (m->arch == AUG_ARCH_MOE) {
         if ((st = check_range(ctx, "moe_experts", m->moe_experts, 1, MAX_EXPERTS)) ||
             (st = check_range(ctx, "moe_topk", m->moe_topk, 1, MAX_EXPERTS)) ||

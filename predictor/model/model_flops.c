@@ -14,17 +14,25 @@
  * context (GPT-3 175B at 2048 tokens: 1.7% of the forward is its core). */
 #include "model/layer_graph.h"
 
+#include <math.h>
+
 #include "augur/attention.h"
 #include "augur/moe.h"
 #include "model/mla.h"
 
-/* Query-key pairs per head of one sequence: causal (windowed on sliding-window layers)
- * or, with `full`, every query against every key (the window still bounds the keys). */
+/* Query-key pairs per head of one sequence: causal (windowed or chunked on the local
+ * layers) or, with `full`, every query against every key (the window or the chunk still
+ * bounds the keys: a chunk of c against all of its c). */
 static double core_pairs(const struct aug_model *m, double seq, int windowed, int full) {
     double w = windowed && m->sliding_window > 0 ? (double)m->sliding_window : 0.0;
-    if (full)
-        return seq * (w > 0 && w < seq ? w : seq);
-    return aug_attention_window_pairs(seq, w);
+    if (!(w > 0) || w >= seq)
+        return full ? seq * seq : aug_attention_pairs(seq, seq, 0.0);
+    if (!full)
+        return aug_model_local_pairs(m, seq, seq);
+    if (!m->attn_chunked)
+        return seq * w;
+    double q = floor(seq / w), r = seq - q * w;
+    return q * w * w + r * r;
 }
 
 /* Forward FLOPs of the attention core of one layer for one sequence: 4 d per pair and head

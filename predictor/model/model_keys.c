@@ -5,8 +5,9 @@
  * The loader (model_load.c) reads a fixed set of keys per format; this file lists them
  * with the struct aug_model field each one sets, and the keys that are read by nobody
  * with why that is harmless (tokenizer ids, initialisation, dropout of inference, rotary
- * frequencies) or what is lost (quantized checkpoints, soft-capping, ALiBi). A key in neither list is "not modelled" and named in a warning. Keys of
- * Hugging Face configs as transformers 4.40-4.46 writes them (configuration_*.py). */
+ * frequencies) or what is lost (quantized checkpoints, soft-capping, ALiBi). A key in
+ * neither list is "not modelled" and named in a warning. Keys of Hugging Face configs as
+ * transformers 4.40-4.46 writes them (configuration_*.py). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,8 +38,8 @@ static const struct key_rule hf_rules[] = {
     {"num_kv_heads", AUG_KEY_USED, "kv_heads (grouped-query attention)"},
     {"multi_query", AUG_KEY_USED, "kv_heads = 1 when true (multi-query attention)"},
     {"head_dim", AUG_KEY_USED, "head_dim"},
-    {"qk_nope_head_dim", AUG_KEY_USED, "qk_nope_head_dim (latent attention: q.k width without RoPE)"},
-    {"qk_rope_head_dim", AUG_KEY_USED, "qk_rope_head_dim (latent attention: the shared RoPE key, cached)"},
+    {"qk_nope_head_dim", AUG_KEY_USED, "qk_nope_head_dim (latent attention: q.k without RoPE)"},
+    {"qk_rope_head_dim", AUG_KEY_USED, "qk_rope_head_dim (latent attention: the RoPE key)"},
     {"q_lora_rank", AUG_KEY_USED, "q_lora_rank (latent attention: query compression)"},
     {"kv_lora_rank", AUG_KEY_USED, "kv_lora_rank, attention mla (the cached latent)"},
     {"v_head_dim", AUG_KEY_USED, "v_head_dim (latent attention: value width)"},
@@ -46,9 +47,9 @@ static const struct key_rule hf_rules[] = {
     {"sliding_window", AUG_KEY_USED, "sliding_window (the windowed layers' keys and cache)"},
     {"use_sliding_window", AUG_KEY_USED, "Qwen2: sliding_window only when true"},
     {"max_window_layers", AUG_KEY_USED, "Qwen2: windows only with use_sliding_window"},
-    {"sliding_window_pattern", AUG_KEY_USED, "global_attn_every (Gemma 3: every n-th layer global)"},
+    {"sliding_window_pattern", AUG_KEY_USED, "global_attn_every (Gemma 3: n-th layer global)"},
     {"layer_types", AUG_KEY_USED, "global_attn_every (the pattern of sliding and full layers)"},
-    {"attention_chunk_size", AUG_KEY_USED, "sliding_window on 3 of 4 layers (Llama 4 chunks, an upper bound)"},
+    {"attention_chunk_size", AUG_KEY_USED, "sliding_window, attn_chunked (Llama 4: 3 of 4 layers)"},
     {"n_group", AUG_KEY_USED, "moe_groups (grouped routing)"},
     {"topk_group", AUG_KEY_USED, "moe_topk_groups (groups a token may reach)"},
     {"interleave_moe_layer_step", AUG_KEY_USED, "moe_layer_freq (Llama 4: every n-th layer MoE)"},

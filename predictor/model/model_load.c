@@ -78,6 +78,7 @@ static const struct field model_fields[] = {
     {"attn_sinks", F_BOOL, MF(attn_sinks), 0, NULL, 0},
     {"sliding_window", F_LONG, MF(sliding_window), AUG_JSON_NONNEG, NULL, 0},
     {"global_attn_every", F_LONG, MF(global_attn_every), AUG_JSON_NONNEG, NULL, 0},
+    {"attn_chunked", F_BOOL, MF(attn_chunked), 0, NULL, 0},
     {"mtp_layers", F_LONG, MF(mtp_layers), AUG_JSON_NONNEG, NULL, 0},
     {"parallel_block", F_LONG, MF(parallel_block), AUG_JSON_NONNEG, NULL, 0},
     {"fp8_recipe", F_ENUM, MF(fp8_recipe), 0, NAMES(aug_model_fp8_recipe_names)},

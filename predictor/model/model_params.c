@@ -26,6 +26,8 @@
  * again. */
 #include "augur/model.h"
 
+#include "augur/attention.h"
+
 static double norm_params(const struct aug_model *m) {
     return m->norm == AUG_NORM_LAYERNORM ? 2.0 * (double)m->hidden : (double)m->hidden;
 }
@@ -88,6 +90,12 @@ long aug_model_moe_layers(const struct aug_model *m) {
     long freq = m->moe_layer_freq > 1 ? m->moe_layer_freq : 1;
     long k = m->moe_dense_layers < m->layers ? m->moe_dense_layers : m->layers;
     return m->layers / freq - (k > 0 ? k / freq : 0);
+}
+
+double aug_model_local_pairs(const struct aug_model *m, double seq_q, double seq_kv) {
+    double w = (double)m->sliding_window;
+    return m->attn_chunked ? aug_attention_chunk_pairs(seq_q, seq_kv, w)
+                           : aug_attention_pairs(seq_q, seq_kv, w);
 }
 
 long aug_model_window_layers(const struct aug_model *m) {
