@@ -109,7 +109,7 @@ static struct aug_op attn_op(double b, double hq, double hkv, double sq, double 
                              double d, int causal, int backward)
 {
     return aug_op_attention("attention", AUG_DTYPE_BF16, b, hq, hkv, sq, skv, d, causal,
-                            0, backward);
+                            0, 0, backward);
 }
 
 /* Model time (ms) of one op on a GPU without curves; NaN when it cannot be timed. */

@@ -925,7 +925,7 @@ static void phys_gpu(const struct aug_system *sys, void *user)
         }
         for (int s = 0; s < nd; s++) {
             struct aug_op op = aug_op_attention("a", (enum aug_dtype)dt, 1, 32, 32, dims[s],
-                                                dims[s], 128, 0, 0, 0);
+                                                dims[s], 128, 0, 0, 0, 0);
             struct aug_op_time t;
             if (aug_op_time(&ctx, &op, &t) != AUG_OK)
                 continue;

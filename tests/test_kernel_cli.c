@@ -194,6 +194,18 @@ static void test_window_option(void **state) {
     expect_exit(RUN("kernel", "attention", "--gpu", "a100-80g", "--heads", "32", "--seq",
                     "4096", "--head-dim", "128", "--window", "1024"), 2);
     err_has("--window needs --causal");
+    /* --chunked: 4 chunks of 1024 x 1025 / 2 = 2,099,200 pairs, 288 key blocks per head */
+    expect_exit(RUN("kernel", "attention", "--gpu", "a100-80g", "--batch", "1", "--heads", "32",
+                    "--seq", "4096", "--head-dim", "128", "--causal", "--window", "1024",
+                    "--chunked", "--format", "json"), 0);
+    json_t *o = json_out();
+    assert_rel(json_real_value(json_object_get(o, "flops")), 4.0 * 32 * 128 * 2099200.0, 1e-9);
+    assert_true(json_is_true(json_object_get(o, "chunked")));
+    assert_rel(json_real_value(json_object_get(o, "time_s")) / t[0], 288.0 / 1056, 0.03);
+    json_decref(o);
+    expect_exit(RUN("kernel", "attention", "--gpu", "a100-80g", "--heads", "32", "--seq",
+                    "4096", "--head-dim", "128", "--causal", "--chunked"), 2);
+    err_has("--chunked needs --window");
 }
 
 /* --accumulator split on an H100 fp8 8192^3 GEMM: the main loop runs at 1280 / 1.15 =

@@ -438,8 +438,8 @@ static void test_flash_head_dim_padding(void **state)
     memset(&sys, 0, sizeof sys);
     sys.gpu = a100;
     struct aug_op_ctx ctx = {&sys, NULL, 0};
-    struct aug_op h80 = aug_op_attention("a", AUG_DTYPE_BF16, 1, 32, 32, 8192, 8192, 80, 1, 0, 0);
-    struct aug_op h96 = aug_op_attention("a", AUG_DTYPE_BF16, 1, 32, 32, 8192, 8192, 96, 1, 0, 0);
+    struct aug_op h80 = aug_op_attention("a", AUG_DTYPE_BF16, 1, 32, 32, 8192, 8192, 80, 1, 0, 0, 0);
+    struct aug_op h96 = aug_op_attention("a", AUG_DTYPE_BF16, 1, 32, 32, 8192, 8192, 96, 1, 0, 0, 0);
     h80.attn_kernel = h96.attn_kernel = AUG_ATTN_KERNEL_FA2;
     struct aug_op_time t80, t96, native80;
     assert_int_equal(aug_op_time(&ctx, &h80, &t80), AUG_OK);
@@ -475,14 +475,14 @@ static void test_fa2_on_hopper(void **state)
     sys.gpu = h100;
     struct aug_op_ctx ctx = {&sys, NULL, 0};
     struct aug_op op = aug_op_attention("attn_fwd", AUG_DTYPE_BF16, 1, 16, 16, 16384, 16384,
-                                        128, 1, 0, 0);
+                                        128, 1, 0, 0, 0);
     /* the pairs of a causal square mask: s (s + 1) / 2 per head; Q, K, V, O once */
     assert_near(op.flops, 2.0 * 16 * 16384.0 * 16385 * 128, 0);
     assert_near(op.bytes, 4.0 * 16 * 16384 * 128 * 2, 0);
     /* GQA backward (Llama 3.1: 64 query heads on 8 KV heads, 4096 tokens, full mask):
      * 2.5 x 4 x 64 x 4096^2 x 128 FLOPs; Q, O: 2 x 64 x 4096 x 128 x 2 B and K, V:
      * 2 x 8 x 4096 x 128 x 2 B, twice (the gradients) */
-    struct aug_op gqa = aug_op_attention("g", AUG_DTYPE_BF16, 1, 64, 8, 4096, 4096, 128, 0, 0, 1);
+    struct aug_op gqa = aug_op_attention("g", AUG_DTYPE_BF16, 1, 64, 8, 4096, 4096, 128, 0, 0, 0, 1);
     assert_near(gqa.flops, 2.5 * 4.0 * 64 * 4096.0 * 4096 * 128, 0);
     assert_near(gqa.bytes, 2.0 * (2.0 * 64 * 4096 * 128 * 2 + 2.0 * 8 * 4096 * 128 * 2), 0);
     assert_near(gqa.batch_heads, 64, 0);

@@ -95,13 +95,14 @@ struct aug_op aug_op_collective(const char *name, enum aug_coll c, double size_b
 /* One fused attention kernel (cuDNN kind, count 1) over `batch` sequences of `q_heads`
  * query heads sharing `kv_heads` K/V heads: FLOPs of the (query, key) pairs computed (a
  * causal mask aligns the queries to the end of the keys; a causal window > 0 lets each see
- * its last `window` keys: aug_attention_pairs), 2.5x for the backward; bytes: Q and O per
+ * its last `window` keys, or with `chunked` its own chunk of `window` tokens up to itself:
+ * aug_attention_pairs, aug_attention_chunk_pairs), 2.5x for the backward; bytes: Q and O per
  * query head, K and V per KV head (those a window reaches), read once (and the same again
  * as gradients in the backward). The graph builders, which know the kernel's IO in more
  * detail, set their own flops and bytes. */
 struct aug_op aug_op_attention(const char *name, enum aug_dtype dt, double batch, double q_heads,
                                double kv_heads, double seq_q, double seq_kv, double head_dim,
-                               int causal, double window, int backward);
+                               int causal, double window, int chunked, int backward);
 
 #ifdef __cplusplus
 }

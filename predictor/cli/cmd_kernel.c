@@ -19,7 +19,8 @@ static void help(void) {
     printf("usage: augur kernel gemm      --gpu ID --m M --n N --k K [--batch B] [--dtype D]\n"
            "                              [--accumulator fast|split]\n"
            "       augur kernel attention --gpu ID --batch B --heads H --seq S --head-dim D\n"
-           "                              [--seq-kv S] [--causal [--window W]] [--backward]\n"
+           "                              [--seq-kv S] [--causal [--window W [--chunked]]]\n"
+           "                              [--backward]\n"
            "                              [--dtype D] [--attention-kernel cudnn|fa3|fa2]\n"
            "       augur kernel memory    --gpu ID --bytes SIZE [--op elementwise|norm|softmax|...]\n"
            "       augur kernel collective --gpu ID --collective all_reduce|all_gather|...\n"
@@ -50,7 +51,8 @@ static void help(void) {
            "0.90 at 64K; fitted on FlashAttention-2 kernel timings), 0.80 flat on Blackwell.\n"
            "--causal aligns the queries to the end of the keys (a prefill chunk after cached\n"
            "tokens); --window W lets each query see its last W keys (sliding-window layers):\n"
-           "the kernel visits only the key blocks the window reaches.\n"
+           "the kernel visits only the key blocks the window reaches; with --chunked each query\n"
+           "sees the keys of its own chunk of W tokens up to itself (Llama 4).\n"
            "Sizes accept K, M, G, Ki, Mi, Gi suffixes.\n");
 }
 
@@ -58,7 +60,7 @@ enum {
     OPT_GPU = 256, OPT_SYSTEM, OPT_M, OPT_N, OPT_K, OPT_BATCH, OPT_DTYPE, OPT_HEADS, OPT_SEQ,
     OPT_SEQKV, OPT_HD, OPT_CAUSAL, OPT_BACKWARD, OPT_BYTES, OPT_OP, OPT_COLL, OPT_RANKS, OPT_RPN,
     OPT_KDB, OPT_ROOF, OPT_FORMAT, OPT_OUTPUT, OPT_TIMING, OPT_HOSTUS, OPT_HELP, OPT_AKERNEL,
-    OPT_ACCUM, OPT_WINDOW
+    OPT_ACCUM, OPT_WINDOW, OPT_CHUNKED
 };
 static const struct option options[] = {
     {"gpu", required_argument, 0, OPT_GPU},       {"system", required_argument, 0, OPT_SYSTEM},
@@ -76,6 +78,7 @@ static const struct option options[] = {
     {"help", no_argument, 0, OPT_HELP},
     {"attention-kernel", required_argument, 0, OPT_AKERNEL},
     {"accumulator", required_argument, 0, OPT_ACCUM}, {"window", required_argument, 0, OPT_WINDOW},
+    {"chunked", no_argument, 0, OPT_CHUNKED},
     {0, 0, 0, 0},
 };
 
@@ -137,6 +140,7 @@ int aug_cmd_kernel(int argc, char **argv) {
     const char *gpu = NULL, *system = NULL, *kdb_dir = NULL, *output = NULL, *mem_op = "elementwise";
     double m = 0, n = 0, k = 0, batch = 1, heads = 0, seq = 0, seq_kv = 0, hd = 0, bytes = 0;
     double window = 0;
+    int chunked = 0;
     long ranks = 0, rpn = 0;
     int causal = 0, backward = 0, roof = 0, host = 0, split_acc = -1, rc, c;
     enum aug_attn_kernel akernel = AUG_ATTN_KERNEL_CUDNN;
@@ -160,6 +164,7 @@ int aug_cmd_kernel(int argc, char **argv) {
         case OPT_SEQKV: if ((rc = size_opt(cmd, "--seq-kv", optarg, &seq_kv))) return rc; break;
         case OPT_HD: if ((rc = size_opt(cmd, "--head-dim", optarg, &hd))) return rc; break;
         case OPT_WINDOW: if ((rc = size_opt(cmd, "--window", optarg, &window))) return rc; break;
+        case OPT_CHUNKED: chunked = 1; break;
         case OPT_BYTES: if ((rc = size_opt(cmd, "--bytes", optarg, &bytes))) return rc; break;
         case OPT_CAUSAL: causal = 1; break;
         case OPT_AKERNEL:
@@ -251,8 +256,10 @@ int aug_cmd_kernel(int argc, char **argv) {
         if (window > 0 && !causal)
             return aug_cli_usage(cmd, "--window needs --causal (a sliding window over the "
                                  "keys before each query)");
+        if (chunked && !(window > 0))
+            return aug_cli_usage(cmd, "--chunked needs --window W (the chunk size)");
         op = aug_op_attention("attention", dt, batch, heads, heads, seq, seq_kv, hd, causal,
-                              window, backward);
+                              window, chunked, backward);
         op.attn_kernel = (int)akernel;
         break;
     }
@@ -326,6 +333,8 @@ int aug_cmd_kernel(int argc, char **argv) {
         json_object_set_new(o, "attention_kernel", json_string(aug_attn_kernel_name(akernel)));
         if (op.window > 0)
             json_object_set_new(o, "window", json_real(op.window));
+        if (op.chunked)
+            json_object_set_new(o, "chunked", json_true());
         /* the head dim the structural model's main loop runs on (flash-attn pads to its
          * builds); a roofline has no main loop */
         if (!roof)

@@ -40,7 +40,7 @@ struct aug_op aug_op_gemm(const char *name, enum aug_dtype dt, double m, double 
 
 struct aug_op aug_op_attention(const char *name, enum aug_dtype dt, double batch, double q_heads,
                                double kv_heads, double seq_q, double seq_kv, double head_dim,
-                               int causal, double window, int backward) {
+                               int causal, double window, int chunked, int backward) {
     struct aug_op op;
     memset(&op, 0, sizeof op);
     op.name = name;
@@ -53,12 +53,17 @@ struct aug_op aug_op_attention(const char *name, enum aug_dtype dt, double batch
     op.head_dim = head_dim;
     op.causal = causal;
     op.window = causal && window > 0 && window < seq_kv ? window : 0.0;
+    op.chunked = op.window > 0 && chunked;
     op.backward = backward;
     op.attn_kernel = AUG_ATTN_KERNEL_CUDNN;
-    double pairs = causal ? aug_attention_pairs(seq_q, seq_kv, op.window) : seq_q * seq_kv;
-    /* a window reads the keys of the queries' reach: the last seq_q and w - 1 before */
-    double keys = op.window > 0 && seq_q + op.window - 1.0 < seq_kv ? seq_q + op.window - 1.0
-                                                                     : seq_kv;
+    double w = op.window, pairs = !causal     ? seq_q * seq_kv
+                                  : op.chunked ? aug_attention_chunk_pairs(seq_q, seq_kv, w)
+                                               : aug_attention_pairs(seq_q, seq_kv, w);
+    /* a window reads the keys of the queries' reach: the last seq_q and w - 1 before them,
+     * or from the start of the first query's chunk */
+    double keys = !(w > 0)   ? seq_kv
+                  : op.chunked ? seq_kv - w * floor((seq_kv - seq_q) / w)
+                               : fmin(seq_kv, seq_q + w - 1.0);
     op.flops = 4.0 * op.batch_heads * head_dim * pairs * (backward ? 2.5 : 1.0);
     op.bytes = aug_dtype_bytes(dt) * batch * head_dim *
                (2.0 * q_heads * seq_q + 2.0 * kv_heads * keys) * (backward ? 2.0 : 1.0);
