@@ -190,7 +190,10 @@ static void test_kv_bytes(void **state) {
 
 /* ---- Hugging Face configs ------------------------------------------------------------ */
 
-static struct aug_model from_file(const char *json, struct aug_model_keys *keys) {
+/* Read `json` as a config.json in a fresh folder: into *m with the loader's key record
+ * (keys) or with `augur models --show`'s (rec); the file is gone on return. */
+static int load_config(const char *json, struct aug_model *m, struct aug_model_keys *keys,
+                       struct aug_model_record *rec) {
     char dir[] = "/tmp/aug_hf_XXXXXX";
     if (!mkdtemp(dir))
         fail_msg("mkdtemp");
@@ -200,11 +203,16 @@ static struct aug_model from_file(const char *json, struct aug_model_keys *keys)
     assert_non_null(f);
     fputs(json, f);
     fclose(f);
-    struct aug_model m;
-    int st = aug_model_load_keys(NULL, path, &m, keys);
+    int st = rec ? aug_model_load_record(NULL, path, m, rec)
+                 : aug_model_load_keys(NULL, path, m, keys);
     unlink(path);
     rmdir(dir);
-    if (st)
+    return st;
+}
+
+static struct aug_model from_file(const char *json, struct aug_model_keys *keys) {
+    struct aug_model m;
+    if (load_config(json, &m, keys, NULL))
         fail_msg("%s", aug_last_error());
     return m;
 }
@@ -311,27 +319,17 @@ static void test_hf_families(void **state) {
  * read, none "modelled as plain MHA" as the loader once did. */
 static void test_hf_key_record(void **state) {
     (void)state;
-    char dir[] = "/tmp/aug_rec_XXXXXX";
-    if (!mkdtemp(dir))
-        fail_msg("mkdtemp");
-    char path[64];
-    snprintf(path, sizeof path, "%s/config.json", dir);
-    FILE *f = fopen(path, "w");
-    assert_non_null(f);
-    fputs("{\"model_type\": \"deepseek_v3\", \"hidden_size\": 7168, \"intermediate_size\": 18432,"
-          " \"moe_intermediate_size\": 2048, \"num_hidden_layers\": 61,"
-          " \"num_attention_heads\": 128, \"num_key_value_heads\": 128, \"n_shared_experts\": 1,"
-          " \"n_routed_experts\": 256, \"num_experts_per_tok\": 8, \"n_group\": 8,"
-          " \"topk_group\": 4, \"first_k_dense_replace\": 3, \"q_lora_rank\": 1536,"
-          " \"kv_lora_rank\": 512, \"qk_nope_head_dim\": 128, \"qk_rope_head_dim\": 64,"
-          " \"v_head_dim\": 128, \"num_nextn_predict_layers\": 1, \"vocab_size\": 129280,"
-          " \"hidden_act\": \"silu\", \"tie_word_embeddings\": false}", f);
-    fclose(f);
     struct aug_model m;
     static struct aug_model_record rec;
-    int st = aug_model_load_record(NULL, path, &m, &rec);
-    unlink(path);
-    rmdir(dir);
+    int st = load_config(
+        "{\"model_type\": \"deepseek_v3\", \"hidden_size\": 7168, \"intermediate_size\": 18432,"
+        " \"moe_intermediate_size\": 2048, \"num_hidden_layers\": 61,"
+        " \"num_attention_heads\": 128, \"num_key_value_heads\": 128, \"n_shared_experts\": 1,"
+        " \"n_routed_experts\": 256, \"num_experts_per_tok\": 8, \"n_group\": 8,"
+        " \"topk_group\": 4, \"first_k_dense_replace\": 3, \"q_lora_rank\": 1536,"
+        " \"kv_lora_rank\": 512, \"qk_nope_head_dim\": 128, \"qk_rope_head_dim\": 64,"
+        " \"v_head_dim\": 128, \"num_nextn_predict_layers\": 1, \"vocab_size\": 129280,"
+        " \"hidden_act\": \"silu\", \"tie_word_embeddings\": false}", &m, NULL, &rec);
     assert_int_equal(st, AUG_OK);
     static const char *const want[][2] = {
         {"kv_lora_rank", "kv_lora_rank"},       {"q_lora_rank", "q_lora_rank"},
