@@ -90,8 +90,9 @@ static int show_model(const char *name, int json) {
                "qk_rope_head_dim %ld, v_head_dim %ld\n", m.q_lora_rank, m.kv_lora_rank,
                m.qk_nope_head_dim, m.qk_rope_head_dim, m.v_head_dim);
     if (m.sliding_window > 0)
-        printf("# sliding_window %ld on %ld of %ld layers (global_attn_every %ld)\n",
-               m.sliding_window, aug_model_window_layers(&m), m.layers, m.global_attn_every);
+        printf("# sliding_window %ld%s on %ld of %ld layers (global_attn_every %ld)\n",
+               m.sliding_window, m.attn_chunked ? " (chunked)" : "",
+               aug_model_window_layers(&m), m.layers, m.global_attn_every);
     if (m.arch == AUG_ARCH_MOE)
         printf("# moe: dense first layers %ld, moe_layer_freq %ld, dense_ffn_hidden %ld, "
                "groups %ld (top %ld), mtp_layers %ld\n", m.moe_dense_layers, m.moe_layer_freq,

@@ -142,7 +142,9 @@ void aug_cli_infer_table(FILE *f, const struct aug_model *m, const struct aug_sy
                "token%s%s, prefill working set, workspace)\n",
             m->attention == AUG_ATTN_MLA ? "layers x (kv_lora_rank + qk_rope_head_dim)"
                                          : "2 x layers x KV heads x head dim",
-            m->sliding_window > 0 ? ", windowed layers at most their window" : "",
+            m->sliding_window <= 0 ? ""
+            : m->attn_chunked      ? ", chunked layers at most their chunk"
+                                   : ", windowed layers at most their window",
             p->attn_dp ? ", each rank its own sequences (attention data-parallel)" : "");
     if (r->mode == AUG_SERVE_STATIC)
         fprintf(f, "TTFT                     %12.6f s    prefill of %ld x %ld tokens and the first "
