@@ -490,7 +490,7 @@ static void test_window_attention(void **state) {
     double fl[2] = {0, 0}, t[2] = {0, 0};
     struct aug_op_ctx ctx = {&h100, NULL, 0};
     for (int i = 0; i < g.n_fwd; i++)
-        if (strcmp(g.fwd[i].op.name, "attn_fwd") == 0 && n < 2) {
+        if (strcmp(g.fwd[i].op.name, n == 0 ? "attn_fwd" : "attn_fwd_local") == 0 && n < 2) {
             struct aug_op_time ot;
             assert_int_equal(aug_op_time(&ctx, &g.fwd[i].op, &ot), AUG_OK);
             assert_near(g.fwd[i].op.window, n == 0 ? 0 : 128, 0);
@@ -548,7 +548,7 @@ static void test_chunked_attention(void **state) {
     double t[2] = {0, 0};
     struct aug_op_ctx ctx = {&h100, NULL, 0};
     for (int i = 0; i < g.n_fwd; i++)
-        if (strcmp(g.fwd[i].op.name, "attn_fwd") == 0 && n < 2) {
+        if (strcmp(g.fwd[i].op.name, n == 0 ? "attn_fwd" : "attn_fwd_local") == 0 && n < 2) {
             struct aug_op_time ot;
             assert_int_equal(aug_op_time(&ctx, &g.fwd[i].op, &ot), AUG_OK);
             assert_int_equal(g.fwd[i].op.chunked, n == 1);

@@ -108,6 +108,7 @@ struct attn_plan {
     double d_qk, d_v; /* per-head widths of q.k and of p.v (MLA: 192 and 128) */
     double window;    /* keys each query sees in the fused kernel's tiles, 0: all */
     int chunked;      /* ... as the chunk of `window` tokens it sits in (Llama 4) */
+    int local;        /* the windowed (or chunked) layers' core: ops named *_local */
 };
 
 static void attn_plan_init(const struct aug_model *m, const struct aug_plan *p,
@@ -122,6 +123,7 @@ static void attn_plan_init(const struct aug_model *m, const struct aug_plan *p,
                      ? window
                      : 0.0;
     ap->chunked = ap->window > 0 && m->attn_chunked;
+    ap->local = window > 0;
     ap->d_qk = ap->d_v = x->d;
     if (m->attention == AUG_ATTN_MLA) {
         ap->d_qk = (double)(m->qk_nope_head_dim + m->qk_rope_head_dim);
@@ -139,7 +141,8 @@ static void attn_plan_init(const struct aug_model *m, const struct aug_plan *p,
 static struct aug_op flash_op(const struct attn_plan *ap, int backward) {
     struct aug_op fa;
     memset(&fa, 0, sizeof fa);
-    fa.name = backward ? "attn_bwd" : "attn_fwd";
+    fa.name = ap->local ? (backward ? "attn_bwd_local" : "attn_fwd_local")
+                        : (backward ? "attn_bwd" : "attn_fwd");
     fa.kind = AUG_OP_ATTENTION;
     fa.dtype = ap->adt;
     fa.count = ap->steps * ap->share;
