@@ -574,6 +574,29 @@ static void test_chunked_attention(void **state) {
                                          " \"heads\": 4, \"attn_chunked\": true}", &bad),
                      AUG_EDATA);
     assert_non_null(strstr(aug_last_error(), "'attn_chunked' needs a sliding_window"));
+    /* context parallelism over local layers: Transformer Engine's ring attention refuses a
+     * window (TE 2.4 context_parallel.py); all-gather and a2a take it */
+    struct aug_plan r;
+    aug_plan_init(&r);
+    r.gpus = 32;
+    r.ep = 8;
+    r.cp = 4;
+    r.micro_batch = 1;
+    r.global_batch = 64;
+    r.seq = 131072;
+    assert_int_equal(aug_plan_resolve(&r, &m, &h100), AUG_EUSAGE);
+    assert_non_null(strstr(aug_last_error(), "chunked-attention layers (8192 tokens)"));
+    assert_non_null(strstr(aug_last_error(), "--cp-algo allgather or ulysses"));
+    r.cp_algo = AUG_CP_ALLGATHER;
+    assert_int_equal(aug_plan_resolve(&r, &m, &h100), AUG_OK);
+    /* a window as long as the sequence is none */
+    aug_plan_init(&r);
+    r.gpus = 8;
+    r.cp = 2;
+    r.micro_batch = 1;
+    r.global_batch = 8;
+    r.seq = 8192;
+    assert_int_equal(aug_plan_resolve(&r, &m, &h100), AUG_OK);
 }
 
 /* Latent attention's core: q.k over 192 and p.v over 128 per head, 2 (192 + 128) FLOPs per

@@ -631,6 +631,17 @@ int aug_plan_resolve(struct aug_plan *p, const struct aug_model *m, const struct
         return aug_errorf(AUG_EUSAGE, "--cp %ld: the MLGRU recurrence of MatMul-free models "
                                       "carries its state from token to token; context "
                                       "parallelism needs attention", p->cp);
+    /* Transformer Engine's ring attention (cp_comm_type p2p, Megatron-Core's default) refuses
+     * a sliding window: "The context parallel running configs cannot support sliding
+     * window attention" unless cp_comm_type is a2a or all_gather (TE 2.4,
+     * pytorch/attention/dot_product_attention/context_parallel.py, attn_forward_func_with_cp) */
+    if (p->cp > 1 && p->cp_algo == AUG_CP_RING && aug_model_window_layers(m) > 0 &&
+        m->sliding_window < p->seq)
+        return aug_errorf(AUG_EUSAGE, "--cp %ld with the ring algorithm: the model's %s layers "
+                          "(%ld tokens) are not supported by ring attention (Transformer "
+                          "Engine's cp_comm_type p2p); use --cp-algo allgather or ulysses",
+                          p->cp, m->attn_chunked ? "chunked-attention" : "sliding-window",
+                          m->sliding_window);
     if (p->cp > 1 && p->cp_algo == AUG_CP_ULYSSES) {
         long a_t = m->heads / p->tp, kv_t = m->kv_heads >= p->tp ? m->kv_heads / p->tp : 1;
         if (a_t % p->cp != 0)
