@@ -363,6 +363,10 @@ static void test_hf_windows(void **state) {
         " \"num_hidden_layers\": 32, \"num_attention_heads\": 32, \"num_key_value_heads\": 8,"
         " \"vocab_size\": 32000, \"sliding_window\": 4096}", &k);
     assert_int_equal(aug_model_window_layers(&m), 32);
+    /* the preset reads the same config: its window too */
+    struct aug_model mp = load("mistral-7b");
+    assert_int_equal(mp.sliding_window, 4096);
+    assert_int_equal(aug_model_window_layers(&mp), 32);
     assert_near(aug_model_kv_elems_per_token(&m, 32768), 32.0 * 2 * 8 * 128 / 8, 1e-9);
     m = from_file(
         "{\"model_type\": \"gemma2\", \"hidden_size\": 3584, \"intermediate_size\": 14336,"
