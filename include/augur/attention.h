@@ -67,6 +67,12 @@ double aug_attention_pairs(double seq_q, double seq_kv, double w);
  * (c <= 0 or c >= seq_kv: plain causal). */
 double aug_attention_chunk_pairs(double seq_q, double seq_kv, double c);
 
+/* A local mask of w keys (w <= 0: none), sliding or, with `chunked`, chunked: its pairs per
+ * head (one of the two above) and the keys its queries reach, which a kernel reads: the
+ * last seq_q and the w - 1 before them, or those from the first query's chunk on. */
+double aug_attention_local_pairs(double seq_q, double seq_kv, double w, int chunked);
+double aug_attention_local_keys(double seq_q, double seq_kv, double w, int chunked);
+
 #ifdef __cplusplus
 }
 #endif

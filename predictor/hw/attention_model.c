@@ -79,8 +79,7 @@ static double attn_bwd_of_fwd(int sm_arch, double q_walked)
 
 static double attn_split_us(const struct aug_gemm_ceiling *c, double bh, double sq, double skv,
                             double hd, int causal, double window, int chunked, int backward,
-                            double bytes,
-                            double split, struct aug_attn_plan *p)
+                            double bytes, double split, struct aug_attn_plan *p)
 {
     /* short query ranges (decode, speculative and chunk tails) pad to 16-row MMA
      * fragments, not to a whole 128-row tile (flash-decoding packs them so) */
@@ -173,6 +172,19 @@ double aug_attention_chunk_pairs(double seq_q, double seq_kv, double c)
     if (!(c > 0) || c >= seq_kv)
         return aug_attention_pairs(seq_q, seq_kv, 0.0);
     return chunk_prefix(seq_kv, c) - chunk_prefix(seq_kv - seq_q, c);
+}
+
+double aug_attention_local_pairs(double seq_q, double seq_kv, double w, int chunked)
+{
+    return chunked ? aug_attention_chunk_pairs(seq_q, seq_kv, w)
+                   : aug_attention_pairs(seq_q, seq_kv, w);
+}
+
+double aug_attention_local_keys(double seq_q, double seq_kv, double w, int chunked)
+{
+    if (!(w > 0) || w >= seq_kv)
+        return seq_kv;
+    return chunked ? seq_kv - w * floor((seq_kv - seq_q) / w) : fmin(seq_kv, seq_q + w - 1.0);
 }
 
 /* The pairs a causal mask leaves (augur/attention.h), windowed or not. */

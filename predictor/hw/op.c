@@ -56,14 +56,9 @@ struct aug_op aug_op_attention(const char *name, enum aug_dtype dt, double batch
     op.chunked = op.window > 0 && chunked;
     op.backward = backward;
     op.attn_kernel = AUG_ATTN_KERNEL_CUDNN;
-    double w = op.window, pairs = !causal     ? seq_q * seq_kv
-                                  : op.chunked ? aug_attention_chunk_pairs(seq_q, seq_kv, w)
-                                               : aug_attention_pairs(seq_q, seq_kv, w);
-    /* a window reads the keys of the queries' reach: the last seq_q and w - 1 before them,
-     * or from the start of the first query's chunk */
-    double keys = !(w > 0)   ? seq_kv
-                  : op.chunked ? seq_kv - w * floor((seq_kv - seq_q) / w)
-                               : fmin(seq_kv, seq_q + w - 1.0);
+    double pairs = causal ? aug_attention_local_pairs(seq_q, seq_kv, op.window, op.chunked)
+                          : seq_q * seq_kv;
+    double keys = aug_attention_local_keys(seq_q, seq_kv, op.window, op.chunked);
     op.flops = 4.0 * op.batch_heads * head_dim * pairs * (backward ? 2.5 : 1.0);
     op.bytes = aug_dtype_bytes(dt) * batch * head_dim *
                (2.0 * q_heads * seq_q + 2.0 * kv_heads * keys) * (backward ? 2.0 : 1.0);

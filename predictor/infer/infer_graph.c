@@ -134,14 +134,10 @@ static void prefill_attention(const struct aug_infer_plan *p, const struct aug_i
             fa.causal = 1;
             fa.window = w;
             fa.chunked = w > 0 && x->win_chunked;
-            double pairs = fa.chunked ? aug_attention_chunk_pairs(n, c + n, w)
-                                      : aug_attention_pairs(n, c + n, w);
-            fa.flops = 2.0 * ps * x->a_t * (x->d_qk + x->d_v) * pairs;
-            /* K and V read: the prefill chunk's keys and the w - 1 before its first query,
-             * or those from the start of the first query's attention chunk */
-            double keys = !(w > 0) ? c + n
-                          : fa.chunked ? c + n - w * floor(c / w)
-                                       : fmin(c + n, n + w - 1.0);
+            fa.flops = 2.0 * ps * x->a_t * (x->d_qk + x->d_v) *
+                       aug_attention_local_pairs(n, c + n, w, fa.chunked);
+            /* K and V read: those the window or the chunk reaches */
+            double keys = aug_attention_local_keys(n, c + n, w, fa.chunked);
             fa.bytes = ps * n * x->a_t * (x->d_qk + x->d_v) * x->e + /* Q in, O out */
                        ps * keys * x->kv_layer * x->kvb +              /* K, V read */
                        ps * n * x->kv_layer * x->kvb;                  /* new K, V */

@@ -93,9 +93,7 @@ long aug_model_moe_layers(const struct aug_model *m) {
 }
 
 double aug_model_local_pairs(const struct aug_model *m, double seq_q, double seq_kv) {
-    double w = (double)m->sliding_window;
-    return m->attn_chunked ? aug_attention_chunk_pairs(seq_q, seq_kv, w)
-                           : aug_attention_pairs(seq_q, seq_kv, w);
+    return aug_attention_local_pairs(seq_q, seq_kv, (double)m->sliding_window, m->attn_chunked);
 }
 
 long aug_model_window_layers(const struct aug_model *m) {
