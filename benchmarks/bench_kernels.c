@@ -923,16 +923,22 @@ static void phys_gpu(const struct aug_system *sys, void *user)
             if (t.time_s < by / peak_bw * (1 - 1e-12))
                 ph->faster++;
         }
-        for (int s = 0; s < nd; s++) {
-            struct aug_op op = aug_op_attention("a", (enum aug_dtype)dt, 1, 32, 32, dims[s],
-                                                dims[s], 128, 0, 0, 0, 0);
-            struct aug_op_time t;
-            if (aug_op_time(&ctx, &op, &t) != AUG_OK)
-                continue;
-            ph->checked++;
-            if (t.time_s < fmax(op.flops / peak, op.bytes / peak_bw) * (1 - 1e-12))
-                ph->faster++;
-        }
+        /* full, causal, sliding-window (128 keys) and chunked (128) masks, both passes */
+        static const struct { int causal, chunked; double window; } masks[] = {
+            {0, 0, 0}, {1, 0, 0}, {1, 0, 128}, {1, 1, 128}};
+        for (int s = 0; s < nd; s++)
+            for (size_t mk = 0; mk < sizeof masks / sizeof *masks; mk++)
+                for (int bwd = 0; bwd < 2; bwd++) {
+                    struct aug_op op = aug_op_attention("a", (enum aug_dtype)dt, 1, 32, 32,
+                                                        dims[s], dims[s], 128, masks[mk].causal,
+                                                        masks[mk].window, masks[mk].chunked, bwd);
+                    struct aug_op_time t;
+                    if (aug_op_time(&ctx, &op, &t) != AUG_OK)
+                        continue;
+                    ph->checked++;
+                    if (t.time_s < fmax(op.flops / peak, op.bytes / peak_bw) * (1 - 1e-12))
+                        ph->faster++;
+                }
     }
     aug_kdb_close(k);
 }
