@@ -632,9 +632,8 @@ int aug_plan_resolve(struct aug_plan *p, const struct aug_model *m, const struct
                                       "carries its state from token to token; context "
                                       "parallelism needs attention", p->cp);
     /* Transformer Engine's ring attention (cp_comm_type p2p, Megatron-Core's default) refuses
-     * a sliding window: "The context parallel running configs cannot support sliding
-     * window attention" unless cp_comm_type is a2a or all_gather (TE 2.4,
-     * pytorch/attention/dot_product_attention/context_parallel.py, attn_forward_func_with_cp) */
+     * a sliding window: attn_forward_func_with_cp asserts cp_comm_type a2a or all_gather for
+     * one (TE 2.4, pytorch/attention/dot_product_attention/context_parallel.py) */
     if (p->cp > 1 && p->cp_algo == AUG_CP_RING && aug_model_window_layers(m) > 0 &&
         m->sliding_window < p->seq)
         return aug_errorf(AUG_EUSAGE, "--cp %ld with the ring algorithm: the model's %s layers "
