@@ -246,8 +246,9 @@ static void small_row_plan(struct aug_plan *p) {
     p->uneven_pp = 1;
 }
 
-/* Step time of that row's model under plan p (fallback only). */
-static double predict_small_row(struct aug_plan *p) {
+/* Step time of that row's model under plan p (fallback only), its layers attending to a
+ * sliding window of `window` keys or, chunked, within chunks of that size (0: all). */
+static double predict_small_row_local(struct aug_plan *p, long window, int chunked) {
     struct aug_model m;
     struct aug_system s;
     aug_model_init(&m);
@@ -257,6 +258,8 @@ static double predict_small_row(struct aug_plan *p) {
     m.heads = 16;
     m.kv_heads = 16;
     m.vocab = 50257;
+    m.sliding_window = window;
+    m.attn_chunked = chunked;
     assert_int_equal(aug_model_finish(&m, "test"), AUG_OK);
     assert_int_equal(aug_system_load(NULL, "dgx-a100-80g", &s), AUG_OK);
     assert_int_equal(aug_plan_resolve(p, &m, &s), AUG_OK);
@@ -265,6 +268,8 @@ static double predict_small_row(struct aug_plan *p) {
     assert_int_equal(aug_train_predict(&m, &s, p, &o, &r), AUG_OK);
     return r.step_time_s;
 }
+
+static double predict_small_row(struct aug_plan *p) { return predict_small_row_local(p, 0, 0); }
 
 static double predict_zero3(enum aug_main_grads g) {
     struct aug_plan p;
@@ -419,6 +424,24 @@ static void test_cuda_graphs_column(void **state) {
     struct aug_plan p;
     small_row_plan(&p);
     check_flag_column("cuda_graphs", "1,1", &p, &p.cuda_graphs);
+}
+
+/* The attn_chunked column beside sliding_window: 1 makes the row's 256-token local layers
+ * chunks, whose causal pairs (4 x 256 x 257 / 2 per 1,024 tokens) are fewer than a
+ * sliding window's, so the row runs faster than with 0; 2 is refused naming the column. */
+static void test_attn_chunked_column(void **state) {
+    (void)state;
+    struct aug_plan p;
+    small_row_plan(&p);
+    double t_chunk = predict_small_row_local(&p, 256, 1);
+    small_row_plan(&p);
+    double t_window = predict_small_row_local(&p, 256, 0);
+    assert_true(t_chunk < t_window);
+    check_extra_columns("sliding_window,attn_chunked", "1,1", "256,1", "256,0", t_chunk,
+                        t_window);
+    struct aug_validate_report *r;
+    assert_int_equal(validate_one("sliding_window,attn_chunked", "1,1", "256,2", &r), AUG_EDATA);
+    assert_non_null(strstr(aug_last_error(), "column 'attn_chunked'"));
 }
 
 /* The zero3_gather and grad_reduce columns under a DeepSpeed profile: a given cell wins
@@ -822,6 +845,7 @@ int main(void) {
         cmocka_unit_test(test_cross_entropy_column),
         cmocka_unit_test(test_tp_async_allreduce_column),
         cmocka_unit_test(test_cuda_graphs_column),
+        cmocka_unit_test(test_attn_chunked_column),
         cmocka_unit_test(test_zero3_gather_and_grad_reduce_columns),
         cmocka_unit_test(test_first_last_layers_columns),
         cmocka_unit_test(test_recompute_modules_column),

@@ -7,7 +7,8 @@
  * head_dim, moe_ffn_hidden (expert FFN; ffn_hidden is the per-expert size too),
  * dense_ffn_hidden, moe_shared_experts, moe_dense_layers, moe_layer_freq, moe_groups,
  * moe_topk_groups, attention_kind (gqa|mha|mqa|mla) with q_lora_rank, kv_lora_rank,
- * qk_nope_head_dim, qk_rope_head_dim, v_head_dim, sliding_window, global_attn_every, parallel_block and
+ * qk_nope_head_dim, qk_rope_head_dim, v_head_dim, sliding_window, global_attn_every,
+ * attn_chunked (0|1: the local layers attend within chunks, Llama 4), parallel_block and
  * mtp_layers. A model given by its dimensions takes its FP8 checkpoint recipe from the
  * preset of the same architecture (preset_recipe). */
 #include <stddef.h>
@@ -82,6 +83,12 @@ static int vrow_arch(const struct aug_csv *t, size_t i, struct aug_model *m) {
         if ((st = aug_vrow_long(t, i, cols[k].col, cols[k].flags, &v)) != AUG_OK)
             return st;
         memcpy((char *)m + cols[k].off, &v, sizeof v);
+    }
+    const char *chunked = aug_vrow_cell(t, i, "attn_chunked");
+    if (chunked[0]) {
+        if (strcmp(chunked, "0") != 0 && strcmp(chunked, "1") != 0)
+            return aug_csv_cell_error(t, i, "attn_chunked", "'%s' is not 0 or 1", chunked);
+        m->attn_chunked = chunked[0] == '1';
     }
     const char *kind = aug_vrow_cell(t, i, "attention_kind");
     if (!kind[0])
