@@ -371,6 +371,13 @@ static void test_attention_window(void **state)
     assert_near(aug_attention_chunk_pairs(4096, 4096, 1024), 4.0 * 1024 * 1025 / 2, 0);
     assert_near(aug_attention_chunk_pairs(500, 1500, 1024), 24300.0 + 113526.0, 0);
     assert_near(aug_attention_chunk_pairs(4096, 4096, 0), 4096.0 * 4097 / 2, 0);
+    /* the keys read: after 1,000 cached tokens the first query's chunk starts at 0, so all
+     * 1,500; after 2,048 it starts with the queries, so their 500; a window of 1,024 reaches
+     * 500 + 1,023; more queries than keys read the keys there are */
+    assert_near(aug_attention_local_keys(500, 1500, 1024, 1), 1500, 0);
+    assert_near(aug_attention_local_keys(500, 2548, 1024, 1), 2548 - 2048, 0);
+    assert_near(aug_attention_local_keys(500, 2548, 1024, 0), 500 + 1023, 0);
+    assert_near(aug_attention_local_keys(8192, 4096, 1024, 1), 4096, 0);
 }
 
 /* The backward (2.5 x the forward's FLOPs) runs at 1 / (1.1031 + 4.2946 / n) of the forward

@@ -184,6 +184,8 @@ double aug_attention_local_keys(double seq_q, double seq_kv, double w, int chunk
 {
     if (!(w > 0) || w >= seq_kv)
         return seq_kv;
+    if (seq_q > seq_kv)
+        seq_q = seq_kv;
     return chunked ? seq_kv - w * floor((seq_kv - seq_q) / w) : fmin(seq_kv, seq_q + w - 1.0);
 }
 
