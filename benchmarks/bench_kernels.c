@@ -887,6 +887,18 @@ struct phys {
     long checked, faster;
 };
 
+/* Time one op and count it, and whether it beats max(flops / peak, bytes / HBM). */
+static void phys_check(struct phys *ph, const struct aug_op_ctx *ctx, const struct aug_op *op,
+                       double peak, double peak_bw)
+{
+    struct aug_op_time t;
+    if (aug_op_time(ctx, op, &t) != AUG_OK)
+        return;
+    ph->checked++;
+    if (t.time_s < fmax(op->flops / peak, op->bytes / peak_bw) * (1 - 1e-12))
+        ph->faster++;
+}
+
 static void phys_gpu(const struct aug_system *sys, void *user)
 {
     struct phys *ph = user;
@@ -907,21 +919,11 @@ static void phys_gpu(const struct aug_system *sys, void *user)
                 for (int c = 0; c < nd; c++) {
                     struct aug_op op = aug_op_gemm("g", (enum aug_dtype)dt, dims[a], dims[b],
                                                    dims[c], 1);
-                    struct aug_op_time t;
-                    if (aug_op_time(&ctx, &op, &t) != AUG_OK)
-                        continue;
-                    ph->checked++;
-                    if (t.time_s < fmax(op.flops / peak, op.bytes / peak_bw) * (1 - 1e-12))
-                        ph->faster++;
+                    phys_check(ph, &ctx, &op, peak, peak_bw);
                 }
         for (double by = 1; by < 1e12; by *= 3.7) {
             struct aug_op op = aug_op_memory("m", "elementwise", (enum aug_dtype)dt, by, 0);
-            struct aug_op_time t;
-            if (aug_op_time(&ctx, &op, &t) != AUG_OK)
-                continue;
-            ph->checked++;
-            if (t.time_s < by / peak_bw * (1 - 1e-12))
-                ph->faster++;
+            phys_check(ph, &ctx, &op, peak, peak_bw);
         }
         /* full, causal, sliding-window (128 keys) and chunked (128) masks, both passes */
         static const struct { int causal, chunked; double window; } masks[] = {
@@ -932,12 +934,7 @@ static void phys_gpu(const struct aug_system *sys, void *user)
                     struct aug_op op = aug_op_attention("a", (enum aug_dtype)dt, 1, 32, 32,
                                                         dims[s], dims[s], 128, masks[mk].causal,
                                                         masks[mk].window, masks[mk].chunked, bwd);
-                    struct aug_op_time t;
-                    if (aug_op_time(&ctx, &op, &t) != AUG_OK)
-                        continue;
-                    ph->checked++;
-                    if (t.time_s < fmax(op.flops / peak, op.bytes / peak_bw) * (1 - 1e-12))
-                        ph->faster++;
+                    phys_check(ph, &ctx, &op, peak, peak_bw);
                 }
     }
     aug_kdb_close(k);

@@ -473,7 +473,7 @@ static void test_window_prefill(void **state) {
     struct aug_infer_step pre = {0, 0, 1, 4096, 0, 1};
     aug_infer_graph_build(&m, &h100, &p, &pre, &g);
     const struct aug_op *glob = layer_op(&g, "attn_prefill");
-    const struct aug_op *win = layer_op(&g, "attn_prefill_window");
+    const struct aug_op *win = layer_op(&g, "attn_prefill_local");
     assert_non_null(glob);
     assert_non_null(win);
     assert_near(glob->count, 0.5, 0);
@@ -484,7 +484,7 @@ static void test_window_prefill(void **state) {
     assert_near(win->flops, 2.0 * 64 * 128 * 516160.0, 0);
     struct aug_infer_step chunk = {0, 0, 1, 500, 1000, 1};
     aug_infer_graph_build(&m, &h100, &p, &chunk, &g);
-    win = layer_op(&g, "attn_prefill_window");
+    win = layer_op(&g, "attn_prefill_local");
     assert_non_null(win);
     assert_near(win->flops, 2.0 * 64 * 128 * 64000.0, 0);
     double kv = 2.0 * 8 * 64 * 2;
@@ -498,7 +498,7 @@ static void test_window_prefill(void **state) {
     resolve(&p4, &l4, &h100);
     struct aug_infer_step late = {0, 0, 1, 500, 9000, 1};
     aug_infer_graph_build(&l4, &h100, &p4, &late, &g);
-    win = layer_op(&g, "attn_prefill_window");
+    win = layer_op(&g, "attn_prefill_local");
     assert_non_null(win);
     assert_near(win->count, 0.75, 0);
     assert_int_equal(win->chunked, 1);

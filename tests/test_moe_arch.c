@@ -423,7 +423,8 @@ static int setup(void **state) {
     return aug_system_load(KDB, "dgx-h100", &h100) == AUG_OK ? 0 : -1;
 }
 
-static struct aug_plan plan(const struct aug_model *m, long gpus, long tp, long pp, long ep) {
+/* A plan of micro-batch 1 and global batch 64 at `seq` tokens, not yet resolved. */
+static struct aug_plan plan_at(long gpus, long tp, long pp, long ep, long seq) {
     struct aug_plan p;
     aug_plan_init(&p);
     p.gpus = gpus;
@@ -433,8 +434,13 @@ static struct aug_plan plan(const struct aug_model *m, long gpus, long tp, long 
     p.sp = tp > 1;
     p.micro_batch = 1;
     p.global_batch = 64;
-    p.seq = 4096;
+    p.seq = seq;
     p.uneven_pp = 1;
+    return p;
+}
+
+static struct aug_plan plan(const struct aug_model *m, long gpus, long tp, long pp, long ep) {
+    struct aug_plan p = plan_at(gpus, tp, pp, ep, 4096);
     if (aug_plan_resolve(&p, m, &h100) != AUG_OK)
         fail_msg("plan: %s", aug_last_error());
     return p;
@@ -538,13 +544,7 @@ static void test_chunked_attention(void **state) {
     /* model FLOPs: 36 local layers x 40 heads x 4 x 128 per pair apart */
     assert_near(aug_model_fwd_flops_per_seq(&w, s) - aug_model_fwd_flops_per_seq(&m, s),
                 36.0 * 40 * 4 * 128 * (window - chunked), 1.0);
-    struct aug_plan p;
-    aug_plan_init(&p);
-    p.gpus = 8;
-    p.ep = 8;
-    p.micro_batch = 1;
-    p.global_batch = 64;
-    p.seq = (long)s;
+    struct aug_plan p = plan_at(8, 1, 1, 8, (long)s);
     assert_int_equal(aug_plan_resolve(&p, &m, &h100), AUG_OK);
     struct aug_graph g;
     aug_graph_layer(&m, &p, &h100, &g);
@@ -580,26 +580,16 @@ static void test_chunked_attention(void **state) {
     assert_non_null(strstr(aug_last_error(), "'attn_chunked' needs a sliding_window"));
     /* context parallelism over local layers: Transformer Engine's ring attention refuses a
      * window (TE 2.4 context_parallel.py); all-gather and a2a take it */
-    struct aug_plan r;
-    aug_plan_init(&r);
-    r.gpus = 32;
-    r.ep = 8;
+    struct aug_plan r = plan_at(32, 1, 1, 8, 131072);
     r.cp = 4;
-    r.micro_batch = 1;
-    r.global_batch = 64;
-    r.seq = 131072;
     assert_int_equal(aug_plan_resolve(&r, &m, &h100), AUG_EUSAGE);
     assert_non_null(strstr(aug_last_error(), "chunked-attention layers (8192 tokens)"));
     assert_non_null(strstr(aug_last_error(), "--cp-algo allgather or ulysses"));
     r.cp_algo = AUG_CP_ALLGATHER;
     assert_int_equal(aug_plan_resolve(&r, &m, &h100), AUG_OK);
     /* a window as long as the sequence is none */
-    aug_plan_init(&r);
-    r.gpus = 8;
+    r = plan_at(8, 1, 1, 1, 8192);
     r.cp = 2;
-    r.micro_batch = 1;
-    r.global_batch = 8;
-    r.seq = 8192;
     assert_int_equal(aug_plan_resolve(&r, &m, &h100), AUG_OK);
 }
 

@@ -110,8 +110,9 @@ static void prefill_attention(const struct aug_infer_plan *p, const struct aug_i
                               const struct aug_infer_step *st, struct aug_infer_graph *g) {
     double ps = st->prefill_seqs, n = st->prefill_len, c = st->prefill_ctx;
     if (p->flash_attention) {
-        /* the global layers, then the windowed ones (their share of the layers as the
-         * op's count), whose kernel skips the key blocks outside the window */
+        /* the global layers, then the local (windowed or chunked) ones, their share of
+         * the layers as the op's count, whose kernel skips the key blocks outside the mask
+         * (named *_local as training's ops) */
         double ws = x->win > 0 && x->win < c + n ? x->win_share : 0.0;
         for (int part = 0; part < 2; part++) {
             double share = part ? ws : 1.0 - ws, w = part ? x->win : 0.0;
@@ -119,7 +120,7 @@ static void prefill_attention(const struct aug_infer_plan *p, const struct aug_i
                 continue;
             struct aug_op fa;
             memset(&fa, 0, sizeof fa);
-            fa.name = part ? "attn_prefill_window" : "attn_prefill";
+            fa.name = part ? "attn_prefill_local" : "attn_prefill";
             fa.kind = AUG_OP_ATTENTION;
             fa.dtype = x->adt;
             fa.count = share;

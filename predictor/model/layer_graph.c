@@ -117,11 +117,9 @@ static void attn_plan_init(const struct aug_model *m, const struct aug_plan *p,
     attn_shape(m, p, x, window, &ap->a, &ap->steps);
     ap->share = share;
     /* the kernel skips the key blocks outside the window (its pairs are already bounded);
-     * a ring step's kernel holds another rank's key chunk, whose distance the op does not
-     * carry: ring steps keep their whole tiles */
-    ap->window = window > 0 && window < x->skv && !(p->cp > 1 && p->cp_algo == AUG_CP_RING)
-                     ? window
-                     : 0.0;
+     * ring CP never gets here with a window shorter than the sequence (plan.c refuses it,
+     * as Transformer Engine does) */
+    ap->window = window > 0 && window < x->skv ? window : 0.0;
     ap->chunked = ap->window > 0 && m->attn_chunked;
     ap->local = window > 0;
     ap->d_qk = ap->d_v = x->d;
