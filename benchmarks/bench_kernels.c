@@ -3,6 +3,7 @@
  * memop_model.c) against single kernels timed by others, and the physics check.
  *
  *   bench_kernels [--shared DIR] [--kdb DIR] [--only neusight|vidur|profiled|physics]
+ *                 [--residuals DIR]
  *
  * 1. NeuSight's training split (DIR/external/neusight/..., five PCIe GPUs, fp32 SGEMM
  *    `linear` and `bmm`, memory-bound `add`, `gelu`, `softmax`, `ln`; CUDA events around one
@@ -37,6 +38,7 @@
 
 #include "augur/augur.h"
 #include "augur/csvio.h"
+#include "core/atomic_write.h"
 #include "hw/gemm_model.h"
 #include "hw/host_time.h"
 #include "hw/kernel_model.h"
@@ -679,10 +681,61 @@ static void errs_print(struct errs *e, const char *what)
     free(e->small);
 }
 
+/* --residuals DIR: where each within-GPU GEMM fit writes its points, NULL for nowhere */
+static const char *residuals_dir;
+
+/* One CSV per within-GPU fit, DIR/<set>-<name>-<dtype>.csv (every character of the name
+ * outside [a-z0-9.] becomes '-'): each point's shape, measured and predicted time under
+ * the fit on all points, and the model's plan for it (tile, split-K, stream-K, waves, and
+ * the compute and memory times of max(compute, memory)), to read the error by shape. */
+static int write_residuals(const struct aug_gpu *g, enum aug_dtype dt, const struct set *s,
+                           const char *set, const char *name, const struct gemm_fit *x)
+{
+    char slug[160], path[4096];
+    int w = snprintf(slug, sizeof slug, "%s-%s-%s", set, name, aug_dtype_name(dt));
+    if (w < 0 || (size_t)w >= sizeof slug)
+        return -1;
+    for (char *c = slug; *c; c++)
+        if (!((*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9') || *c == '.'))
+            *c = (*c >= 'A' && *c <= 'Z') ? (char)(*c - 'A' + 'a') : '-';
+    w = snprintf(path, sizeof path, "%s/%s.csv", residuals_dir, slug);
+    if (w < 0 || (size_t)w >= sizeof path)
+        return -1;
+    struct aug_gemm_ceiling c;
+    if (!aug_gemm_ceiling_of(g, dt, &c))
+        return -1;
+    c.rate_tflops = x->frac * c.peak_tflops; /* as kernel_us() */
+    c.sustained = 1.0;
+    c.hbm_gbps = x->hbm * c.peak_hbm_gbps;
+    c.overhead_us = x->ov;
+    struct aug_atomic a;
+    if (aug_atomic_open(&a, path) != AUG_OK) {
+        fprintf(stderr, "bench_kernels: %s\n", aug_last_error());
+        return -1;
+    }
+    fprintf(a.fp, "m,n,k,batch,measured_us,predicted_us,error,tile_m,tile_n,split_k,stream_k,"
+                  "waves,tiles,t_compute_us,t_memory_us\n");
+    for (int i = 0; i < s->n; i++) {
+        const struct pt *q = &s->v[i];
+        struct aug_gemm_plan pl;
+        double t = aug_gemm_model_us(&c, q->m, q->n, q->k, q->b, &pl);
+        fprintf(a.fp, "%.0f,%.0f,%.0f,%.0f,%.4g,%.4g,%.4f,%.0f,%.0f,%.0f,%d,%.4g,%.0f,%.4g,%.4g\n",
+                q->m, q->n, q->k, q->b, q->t_us, t, t / q->t_us - 1, pl.tile_m, pl.tile_n,
+                pl.split_k, pl.stream_k, pl.waves, pl.tiles, pl.t_compute_us, pl.t_memory_us);
+    }
+    if (aug_atomic_commit(&a) != AUG_OK) {
+        fprintf(stderr, "bench_kernels: %s\n", aug_last_error());
+        return -1;
+    }
+    printf("  residuals: %s\n", path);
+    return 0;
+}
+
 /* Within one GPU: 5-fold (fit on four folds, report the fifth), then the fit on all
- * points, returned in *x. */
+ * points, returned in *x (and its residuals written under --residuals, `set` naming the
+ * data). */
 static void within_gpu(const struct aug_gpu *g, enum aug_dtype dt, const struct set *s,
-                       const char *name, double *scratch, struct gemm_fit *x)
+                       const char *set, const char *name, double *scratch, struct gemm_fit *x)
 {
     struct errs e = errs_new(s->n);
     for (int fold = 0; fold < 5; fold++) {
@@ -700,6 +753,8 @@ static void within_gpu(const struct aug_gpu *g, enum aug_dtype dt, const struct 
              "overhead %.2f us)",
              name, aug_dtype_name(dt), x->frac, x->hbm, x->ov);
     errs_print(&e, what);
+    if (residuals_dir && write_residuals(g, dt, s, set, name, x) != 0)
+        exit(1);
 }
 
 /* A GPU's points predicted with another GPU's fitted fractions and overhead. */
@@ -741,7 +796,7 @@ static int vidur(const char *shared, const char *kdb)
     printf("Vidur fp16 GEMM sweeps (CUPTI kernel time, one point per distinct shape)\n");
     for (int i = 0; i < 2; i++) {
         struct gemm_fit x;
-        within_gpu(&g[i], AUG_DTYPE_FP16, &s[i], ids[i], scratch, &x);
+        within_gpu(&g[i], AUG_DTYPE_FP16, &s[i], "vidur", ids[i], scratch, &x);
         double f = x.frac;
         /* the main-loop rate over the sweep against the best-shape achievable rate of
          * gpus.csv: the share AUG_GEMM_SUSTAINED (hw/gemm_model.h) takes */
@@ -841,12 +896,12 @@ static int profiled(const char *shared, const char *kdb)
             return 1;
         for (int i = 0; i < 2; i++) {
             unique_shapes(&s[i]);
-            within_gpu(&g[i], dts[d], &s[i], ids[i], scratch, &fo[i]);
+            within_gpu(&g[i], dts[d], &s[i], "profiled", ids[i], scratch, &fo[i]);
             at_max_clock(&g[i], dts[d], &s[i], &c[i]);
             char name[64];
             snprintf(name, sizeof name, "%s at %.0f MHz", ids[i], g[i].clock_mhz);
             struct gemm_fit x;
-            within_gpu(&g[i], dts[d], &c[i], name, scratch, &x);
+            within_gpu(&g[i], dts[d], &c[i], "profiled", name, scratch, &x);
         }
         for (int i = 0; i < 2; i++)
             transfer(&g[1 - i], dts[d], &s[1 - i], &fo[i], ids[i], ids[1 - i]);
@@ -952,13 +1007,16 @@ int main(int argc, char **argv)
             shared = argv[i + 1];
         else if (!strcmp(argv[i], "--kdb"))
             kdb = argv[i + 1];
+        else if (!strcmp(argv[i], "--residuals"))
+            residuals_dir = argv[i + 1];
         else if (!strcmp(argv[i], "--only") &&
                  (!strcmp(argv[i + 1], "neusight") || !strcmp(argv[i + 1], "vidur") ||
                   !strcmp(argv[i + 1], "profiled") || !strcmp(argv[i + 1], "physics")))
             only = argv[i + 1];
         else {
             fprintf(stderr, "bench_kernels: unknown option '%s' (--shared DIR, --kdb DIR, "
-                            "--only neusight|vidur|profiled|physics)\n", argv[i]);
+                            "--only neusight|vidur|profiled|physics, --residuals DIR)\n",
+                    argv[i]);
             return 2;
         }
     }
