@@ -9,9 +9,11 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
+#include "augur/data.h"
 #include "augur/status.h"
 
 int aug_json_parse(const char *origin, const char *text, json_t **out) {
@@ -185,4 +187,28 @@ int aug_json_unknown_named(json_t *arr, const char *kind, const char *name, cons
         return aug_errorf(AUG_ENOTFOUND, "unknown %s '%s'%s", kind, name, hint);
     return aug_errorf(AUG_ENOTFOUND, "unknown %s '%s' (not a preset; 'augur %s' lists them, and "
                                      "a path must contain '/' or end in .json)", kind, name, list_cmd);
+}
+
+int aug_json_load_array(const char *path, const char *field, json_t **root_out, json_t **arr) {
+    char *text;
+    int st = aug_read_file(path, &text, NULL);
+    if (st)
+        return st;
+    json_t *root;
+    st = aug_json_parse(path, text, &root);
+    free(text);
+    if (st)
+        return st;
+    *arr = json_object_get(root, field);
+    if (!json_is_array(*arr)) {
+        json_decref(root);
+        return aug_errorf(AUG_EDATA, "%s: field '%s' must be an array", path, field);
+    }
+    *root_out = root;
+    return AUG_OK;
+}
+
+int aug_json_is_file_arg(const char *name) {
+    size_t n = strlen(name);
+    return strchr(name, '/') != NULL || (n >= 5 && strcasecmp(name + n - 5, ".json") == 0);
 }

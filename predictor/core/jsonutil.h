@@ -21,6 +21,15 @@ enum {
  * <why>". Duplicate keys are rejected. The root must be an object. */
 int aug_json_parse(const char *origin, const char *text, json_t **out);
 
+/* Read and parse the JSON file `path` and find its array `field` (a preset file's
+ * "models" or "systems"): *root_out owns *arr and is released with json_decref. File,
+ * parse and type errors name the file (and the field). */
+int aug_json_load_array(const char *path, const char *field, json_t **root_out, json_t **arr);
+
+/* Whether a command-line name is a file rather than a preset name: it holds a '/' or
+ * ends in ".json" (any case). */
+int aug_json_is_file_arg(const char *name);
+
 /* The member `key`, or NULL when absent or null. */
 json_t *aug_json_get(json_t *obj, const char *key);
 

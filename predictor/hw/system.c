@@ -514,29 +514,9 @@ int aug_system_from_json(const char *kdb_root, const char *origin, const char *t
 
 /* ---- presets ------------------------------------------------------------------------ */
 
-static int is_path(const char *s) {
-    size_t n = strlen(s);
-    return strchr(s, '/') != NULL || (n >= 5 && strcasecmp(s + n - 5, ".json") == 0);
-}
-
 static int presets_open(char *path, size_t n, json_t **root_out, json_t **arr) {
     aug_fmt_trunc(path, n, "%s/presets/systems.json", aug_data_dir());
-    char *text;
-    int st = aug_read_file(path, &text, NULL);
-    if (st)
-        return st;
-    json_t *root;
-    st = aug_json_parse(path, text, &root);
-    free(text);
-    if (st)
-        return st;
-    *arr = json_object_get(root, "systems");
-    if (!json_is_array(*arr)) {
-        json_decref(root);
-        return aug_errorf(AUG_EDATA, "%s: field 'systems' must be an array", path);
-    }
-    *root_out = root;
-    return AUG_OK;
+    return aug_json_load_array(path, "systems", root_out, arr);
 }
 
 static int preset_entry(const char *kdb_root, const char *path, json_t *arr, size_t i,
@@ -555,7 +535,7 @@ static int preset_entry(const char *kdb_root, const char *path, json_t *arr, siz
 int aug_system_load(const char *kdb_root, const char *name_or_path, struct aug_system *out) {
     if (!name_or_path || !*name_or_path)
         return aug_errorf(AUG_EUSAGE, "no system given (a preset name or a JSON path)");
-    if (is_path(name_or_path)) {
+    if (aug_json_is_file_arg(name_or_path)) {
         char *text;
         int st = aug_read_file_max(name_or_path, AUG_JSON_FILE_MAX, &text, NULL);
         if (st)

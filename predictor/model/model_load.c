@@ -294,32 +294,12 @@ int aug_model_from_json_keys(const char *origin, const char *text, struct aug_mo
 
 /* ---- presets ------------------------------------------------------------------------ */
 
-static int is_path(const char *s) {
-    size_t n = strlen(s);
-    return strchr(s, '/') != NULL || (n >= 5 && strcasecmp(s + n - 5, ".json") == 0);
-}
-
 /* Parse <root>/presets/models.json; *arr is its "models" array (owned by *root_out). */
 static int presets_open(const char *data_root, char *path, size_t n, json_t **root_out,
                         json_t **arr) {
     const char *dir = data_root && *data_root ? data_root : aug_data_dir();
     aug_fmt_trunc(path, n, "%s/presets/models.json", dir);
-    char *text;
-    int st = aug_read_file(path, &text, NULL);
-    if (st)
-        return st;
-    json_t *root;
-    st = aug_json_parse(path, text, &root);
-    free(text);
-    if (st)
-        return st;
-    *arr = json_object_get(root, "models");
-    if (!json_is_array(*arr)) {
-        json_decref(root);
-        return aug_errorf(AUG_EDATA, "%s: field 'models' must be an array", path);
-    }
-    *root_out = root;
-    return AUG_OK;
+    return aug_json_load_array(path, "models", root_out, arr);
 }
 
 static int preset_entry(const char *path, json_t *arr, size_t i, struct aug_model *out,
@@ -340,7 +320,7 @@ static int preset_entry(const char *path, json_t *arr, size_t i, struct aug_mode
 /* The file a path-like model argument names (a folder means its config.json, "org/name"
  * the Hugging Face cache); AUG_ENOTFOUND without a message for a preset name. */
 int aug_model_file(const char *name_or_path, char *path, size_t n) {
-    if (!is_path(name_or_path))
+    if (!aug_json_is_file_arg(name_or_path))
         return AUG_ENOTFOUND;
     struct stat sb;
     int exists = stat(name_or_path, &sb) == 0;
@@ -361,7 +341,7 @@ int aug_model_load_keys(const char *data_root, const char *name_or_path, struct 
                         struct aug_model_keys *keys) {
     if (!name_or_path || !*name_or_path)
         return aug_errorf(AUG_EUSAGE, "no model given (a preset name or a JSON path)");
-    if (is_path(name_or_path)) {
+    if (aug_json_is_file_arg(name_or_path)) {
         char path[PATH_MAX];
         int st = aug_model_file(name_or_path, path, sizeof path);
         if (st)
