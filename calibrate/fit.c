@@ -725,10 +725,7 @@ int aug_fit_fixed_params(const struct aug_curve_form *f, enum aug_dtype dtype, d
         p[3] = gpu->sm_count;
         p[4] = gpu->l2_mib;
         p[5] = c.l2_gbps;
-        /* kernel family, hw/curve.c gemm_tile: SIMT with the batched SGEMM tiles of its
-         * architecture (4: sm_80+, 3: sm_70/75, 1: older), tensor cores with (2) or
-         * without (0) stream-K */
-        p[6] = c.simt ? (c.sm_arch >= 80 ? 4 : c.sm_arch >= 70 ? 3 : 1) : c.stream_k ? 2 : 0;
+        p[6] = aug_gemm_tile_family(&c); /* hw/curve.c gemm_tile */
         p[7] = gpu->peak_tflops[dtype];
         return 1;
     }

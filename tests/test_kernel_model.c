@@ -177,6 +177,50 @@ static void test_tiles_waves_and_the_4097_step(void **state)
     assert_rel(t, 2.5 + 2.0 * 64 * 64 * 4096 / (f * 0.89 * 267.9e12 / 864) * 1e6, 1e-12);
 }
 
+/* Hopper runs one tensor-core CTA per SM whatever the tile (hw/gemm_model.c: cuBLASLt's
+ * reported wavesCount on H100/H200), where the register rule gives 128 x 128 two CTAs and
+ * 64 x 64 eight (A100 keeps them). H100 bf16 4096^3 with 128 x 128 tiles: 32 x 32 = 1024
+ * tiles on 132 slots, ceil(1024 / 132) = 8 waves (A100: 2 x 108 slots, 5 waves). Main loop
+ * at 0.89 x 792.1 = 704.969 TFLOP/s; the 128 x 128 tile (I = 64 FLOP/B) against 256 x 128
+ * (I = 85.33) with I0 = 704.969e12 / (5120 B/clk x 1980 MHz = 10137.6 GB/s) = 69.54 runs at
+ * (64 / 133.54) / (85.33 / 154.88) = 0.8698 of it; one tile, 2 x 128 x 128 x 4096 FLOPs,
+ * takes 134,217,728 / (0.8698 x 704.969e12 / 132) = 28.89 us: t = 2.5 + 8 x 28.89 =
+ * 233.6 us (memory: 8 waves of 11 x 12 tiles read 193 MB, C 33.5 MB, 75 us at 3015 GB/s).
+ * The curve family that calibration records for it is 5 (stream-K, one CTA per SM). */
+static void test_hopper_one_cta_per_sm(void **state)
+{
+    (void)state;
+    struct aug_gemm_ceiling c;
+    struct aug_gemm_plan p;
+    assert_int_equal(aug_gemm_ceiling_of(&h100, AUG_DTYPE_BF16, &c), 1);
+    assert_int_equal(c.sm_arch, 90);
+    assert_int_equal(aug_gemm_tile_family(&c), 5);
+    double rate = 0.89 * 792.1e12, l2 = 5120.0 * 1980e6;
+    double i0 = rate / l2, ib = 2.0 * 256 * 128 / (384 * 2.0);
+    double f = (64 / (64 + i0)) / (ib / (ib + i0));
+    assert_rel(f, 0.8698, 1e-3);
+    double task = 2.0 * 128 * 128 * 4096 / (f * rate / 132) * 1e6;
+    assert_rel(task, 28.89, 1e-3);
+    double t = aug_gemm_model_tile_us(&c, 4096, 4096, 4096, 1, 128, 128, 1, &p);
+    assert_near(p.ctas_per_sm, 1, 0);
+    assert_near(p.tiles, 1024, 0);
+    assert_near(p.waves, 8, 0);
+    assert_rel(t, 2.5 + 8 * task, 1e-12);
+    assert_true(p.t_memory_us < p.t_compute_us);
+    aug_gemm_model_tile_us(&c, 64, 64, 4096, 1, 64, 64, 1, &p);
+    assert_near(p.ctas_per_sm, 1, 0);
+    /* A100 keeps the register rule: 2 CTAs of 128 x 128, 8 of 64 x 64; family 2 */
+    assert_int_equal(aug_gemm_ceiling_of(&a100, AUG_DTYPE_BF16, &c), 1);
+    assert_int_equal(aug_gemm_tile_family(&c), 2);
+    aug_gemm_model_tile_us(&c, 4096, 4096, 4096, 1, 128, 128, 1, &p);
+    assert_near(p.ctas_per_sm, 2, 0);
+    assert_near(p.waves, 5, 0); /* ceil(1024 / 216) */
+    /* SIMT keeps it on Hopper too: fp32 128 x 128, two CTAs */
+    assert_int_equal(aug_gemm_ceiling_of(&h100, AUG_DTYPE_FP32, &c), 1);
+    aug_gemm_model_tile_us(&c, 4096, 4096, 4096, 1, 128, 128, 1, &p);
+    assert_near(p.ctas_per_sm, 2, 0);
+}
+
 /* GEMV: H100 bf16 1 x 8192 x 8192 streams the 134 MB weight once at 3015 GB/s: at least
  * 2.5 + 134.2e6 / 3015e9 = 47.02 us; the compute of one row is negligible, so split-K
  * spreads it over the SMs and memory binds within the tile padding of A (a few %). */
@@ -639,7 +683,7 @@ static void test_clamp_and_extrapolation(void **state)
 
 /* Bad tables are refused on load with file:line: a bandwidth of 1e300 B/us, a negative
  * slope, a GEMM curve faster than its own peak, a piece that drops below a quarter, a
- * gemm_tile kernel family other than 0 to 4 (5, and 1.5 between two codes). */
+ * gemm_tile kernel family other than 0 to 5 (6, and 1.5 between two codes). */
 static void test_bounds_on_load(void **state)
 {
     (void)state;
@@ -654,7 +698,7 @@ static void test_bounds_on_load(void **state)
         {"memory,norm,fp16,0,,linear,1,1e-6,,,,,,,1,1e8,5,0,0,0,t\n"
          "memory,norm,fp16,0,,linear,1,0,,,,,,,2e8,1e9,5,0,0,0,t\n",
          "not monotone"},
-        {"gemm,gemm,fp16,0,,gemm_tile,3,250,1700,108,40,7219,5,312,1,1e12,5,0,0,0,t\n",
+        {"gemm,gemm,fp16,0,,gemm_tile,3,250,1700,108,40,7219,6,312,1,1e12,5,0,0,0,t\n",
          "kernel family"},
         {"gemm,gemm,fp16,0,,gemm_tile,3,250,1700,108,40,7219,1.5,312,1,1e12,5,0,0,0,t\n",
          "kernel family"},
@@ -865,6 +909,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_ceilings_from_gpus_csv),
         cmocka_unit_test(test_tiles_waves_and_the_4097_step),
+        cmocka_unit_test(test_hopper_one_cta_per_sm),
         cmocka_unit_test(test_simt_partial_wave_and_batched_sgemm),
         cmocka_unit_test(test_gemv_is_a_weight_stream),
         cmocka_unit_test(test_monotone_and_physical),

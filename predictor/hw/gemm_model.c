@@ -33,16 +33,27 @@
  * `sustained`: over a sweep of model shapes the main loop holds less than the best shape
  * (clocks under sustained load, kernel selection). Fitted on Vidur's fp16 sweeps with this
  * model (benchmarks/bench_kernels.c, every distinct shape): A100 230.9 TFLOP/s = 0.862 of
- * 267.9, H100 722.3 = 0.912 of 792.1; AUG_GEMM_SUSTAINED = 0.89, their mean, for 16-bit
- * tensor-core GEMMs on every GPU. fp8 and int8 keep 1: no fp8 kernel sweep is at hand
- * to fit their share from (their gpus.csv rate is one published GEMM throughput); SIMT
- * fp32 keeps 1 (NeuSight's fits set its rate directly). The physics
- * clamp and the extrapolation ceiling of hw/op.c use the achievable rate itself.
+ * 267.9, H100 732.2 = 0.924 of 792.1 (one CTA per SM, below); AUG_GEMM_SUSTAINED = 0.89,
+ * their mean 0.893 rounded, for 16-bit tensor-core GEMMs on every GPU. fp8 and int8 keep
+ * 1: no fp8 kernel sweep is at hand to fit their share from (their gpus.csv rate is one
+ * published GEMM throughput); SIMT fp32 keeps 1 (NeuSight's fits set its rate directly).
+ * The physics clamp and the extrapolation ceiling of hw/op.c use the achievable rate
+ * itself.
  *
  * CTAs per SM: the fp32 accumulators of one tile take about half of a thread's registers,
  * and an SM has 64 K 32-bit registers (every NVIDIA GPU from Volta to Blackwell, CUDA C
  * Programming Guide, "Compute capabilities" table), so ctas_per_sm = 65536 / (2 tile_m
  * tile_n), between 1 and 8: 256 x 128 -> 1, 128 x 128 -> 2, 64 x 64 -> 8.
+ * Hopper (sm_90) is the exception: its tensor-core GEMMs are warp-specialized persistent
+ * kernels (CUTLASS 3.x KernelTmaWarpSpecializedCooperative / Pingpong, cuBLASLt's sm90
+ * kernels) whose TMA pipeline stages fill the shared memory of one SM, so one CTA runs
+ * per SM whatever the tile: cuBLASLt's own heuristic reports wavesCount = CTAs / 132 for
+ * every tile of 64 x 64 and larger it picked on H100 and H200 (augur-profile's
+ * kernels-db/{h100-80g,h200-141g}/raw/gemm-full.csv, field library_algo, 1,400 GEMMs).
+ * With that rule the 5-fold median error of those GEMMs (>= 10 us) falls from 8.2% to
+ * 7.3% (H100 bf16), 9.2% to 7.7% (H200 bf16), 8.1% to 6.6% and 9.2% to 7.5% (fp8), and
+ * Vidur's H100 sweep from 6.4% to 6.2% (benchmarks/kernels.md). Blackwell keeps the
+ * register rule: no measurement of its kernels has reached augur.
  *
  * Memory: the operands stream from HBM at the achievable bandwidth. Tiles of one wave are
  * rasterised as a near-square block of gm_w x gn_w tiles that share their A rows and B
@@ -177,6 +188,13 @@ int aug_gemm_ceiling_of(const struct aug_gpu *gpu, enum aug_dtype dt, struct aug
     return 1;
 }
 
+int aug_gemm_tile_family(const struct aug_gemm_ceiling *c)
+{
+    if (c->simt)
+        return c->sm_arch >= 80 ? 4 : c->sm_arch >= 70 ? 3 : 1;
+    return c->sm_arch == 90 ? 5 : c->stream_k ? 2 : 0;
+}
+
 /* fp8 accumulation. Hopper's and Ada's fp8 tensor-core instructions accumulate in a
  * reduced-precision adder (about 14 bits kept: DeepSeek-AI, "DeepSeek-V3 Technical Report",
  * arXiv 2412.19437, sec. 3.3.2). cuBLASLt's default therefore promotes the partial sums to
@@ -232,9 +250,12 @@ static const double (*tile_family(const struct aug_gemm_ceiling *c, double batch
     return simt_tiles;
 }
 
-/* CTAs resident on one SM for a tile: the register rule of the file note, 1 to 8. */
-static double ctas_per_sm(double tile_m, double tile_n)
+/* CTAs resident on one SM for a tile: one on Hopper's tensor cores, else the register
+ * rule of the file note, 1 to 8. */
+static double ctas_per_sm(const struct aug_gemm_ceiling *c, double tile_m, double tile_n)
 {
+    if (!c->simt && c->sm_arch == 90)
+        return 1;
     double ctas = floor(65536.0 / (2.0 * tile_m * tile_n));
     return ctas < 1 ? 1 : ctas > 8 ? 8 : ctas;
 }
@@ -258,7 +279,7 @@ double aug_gemm_model_tile_us(const struct aug_gemm_ceiling *c, double m, double
     if (batch < 1)
         batch = 1;
     double tk = tile_k_of(c);
-    double ctas = ctas_per_sm(tile_m, tile_n);
+    double ctas = ctas_per_sm(c, tile_m, tile_n);
     double slots = (double)c->sms * ctas;
     double gm = ceil(m / tile_m), gn = ceil(n / tile_n);
     double tiles = gm * gn * batch * split_k;
@@ -372,7 +393,7 @@ double aug_gemm_model_us(const struct aug_gemm_ceiling *c, double m, double n, d
     struct aug_gemm_plan bp, tp;
     memset(&bp, 0, sizeof bp);
     for (int i = 0; i < nt; i++) {
-        double ctas = ctas_per_sm(tiles[i][0], tiles[i][1]);
+        double ctas = ctas_per_sm(c, tiles[i][0], tiles[i][1]);
         double out_tiles = ceil(m / tiles[i][0]) * ceil(n / tiles[i][1]) * batch;
         for (size_t s = 0; s < nsplit; s++) {
             /* split-K only while the output tiles leave SMs idle (less than one wave), as

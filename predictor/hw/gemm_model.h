@@ -79,6 +79,12 @@ static inline double aug_gemm_mainloop_tflops(const struct aug_gemm_ceiling *c) 
  * for the dtype. */
 int aug_gemm_ceiling_of(const struct aug_gpu *gpu, enum aug_dtype dt, struct aug_gemm_ceiling *c);
 
+/* The kernel family a gemm_tile curve records for ceiling `c` (hw/curve.c, p6): SIMT with
+ * the batched SGEMM tiles of its architecture (4: sm_80+, 3: sm_70/75, 1: older), tensor
+ * cores with Hopper's one CTA per SM (5, with stream-K), with (2) or without (0)
+ * stream-K. */
+int aug_gemm_tile_family(const struct aug_gemm_ceiling *c);
+
 /* Device time in microseconds of batch x (m x k)(k x n) under ceiling `c`; `plan` (may be
  * NULL) receives the chosen tile, split and terms. Non-decreasing in m, n, k and batch. */
 double aug_gemm_model_us(const struct aug_gemm_ceiling *c, double m, double n, double k,

@@ -121,6 +121,7 @@ static int rescale(const struct aug_curve *c, const struct aug_gpu *from, const 
         out->p[3] = (double)to->sm_count;
         out->p[4] = to->l2_mib;
         out->p[5] = ceil_to.l2_gbps;
+        out->p[6] = aug_gemm_tile_family(&ceil_to); /* the target's kernels, not the donor's */
         out->p[7] = pt;
     } else {
         return 0;
