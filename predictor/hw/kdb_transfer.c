@@ -16,8 +16,9 @@
  *              p1 (TFLOP/s) and HBM bandwidth p2 (GB/s): p1 times peak_target / peak_donor
  *              (the fitted fraction of peak carries over), p2 times hbm_target / hbm_donor;
  *              the fixed p3 SMs, p4 L2 MiB, p5 L2 bandwidth and p7 peak are the target's
- *              (gemm_model.c's ceiling of its gpus.csv row), p6 (kernel family) the
- *              donor's, as the architecture is the same;
+ *              (gemm_model.c's ceiling of its gpus.csv row), and so is p6, the kernel
+ *              family (aug_gemm_tile_family): the donor's for tables fitted by the current
+ *              model, as the architecture is the same, but not for older ones;
  *   linear     t = p0 + p1 bytes (memory-bound kernels): p1 times hbm_donor / hbm_target.
  * Other forms (efficiency curves, the older GEMM forms) and collectives are not transferred:
  * a collective's curve belongs to the interconnect it was measured on, not to the GPU.
