@@ -50,8 +50,8 @@
  * per SM whatever the tile: cuBLASLt's own heuristic reports wavesCount = CTAs / 132 for
  * 1,175 of the 1,267 GEMMs it ran with tiles of 64 x 64 and larger on H100 and H200, and
  * for the median GEMM of every such tile (augur-profile's kernels-db/{h100-80g,
- * h200-141g}/raw/gemm-full.csv, field library_algo; the others are split or persistent
- * grids the count does not describe).
+ * h200-141g}/raw/gemm-full.csv, field library_algo; the other 92 are split-K runs whose
+ * count leaves the k splits out).
  * With that rule the 5-fold median error of those GEMMs (>= 10 us) falls from 8.2% to
  * 7.3% (H100 bf16), 9.2% to 7.7% (H200 bf16), 8.1% to 6.6% and 9.2% to 7.5% (fp8), and
  * Vidur's H100 sweep from 6.4% to 6.2% (benchmarks/kernels.md). Blackwell keeps the
