@@ -33,6 +33,9 @@ static double ceil_pos(double q) {
     return f < q ? f + 1.0 : f;
 }
 
+/* The mask's pair counts (aug_attention_pairs, _chunk_pairs, _local_pairs, _local_keys)
+ * live in hw/attention_model.c: the kernel model and hw/op.c need them, and hw/ may not
+ * call into model/ (the layering test); these two name the common cases. */
 double aug_attention_causal_pairs(double seq_q, double seq_kv) {
     return aug_attention_pairs(seq_q, seq_kv, 0.0);
 }
