@@ -138,16 +138,26 @@ struct params {
     double rate_frac, hbm_frac, h_gemm, h_mem;
 };
 
+/* The GPU's ceiling for dtype dt with the fitted fractions of p and the overhead in place
+ * of its own; 0 when the GPU has no peak for dt. */
+static int fitted_ceiling(const struct aug_gpu *g, enum aug_dtype dt, const struct params *p,
+                          double overhead_us, struct aug_gemm_ceiling *c)
+{
+    if (!aug_gemm_ceiling_of(g, dt, c))
+        return 0;
+    c->rate_tflops = p->rate_frac * c->peak_tflops;
+    c->sustained = 1.0; /* the fitted fraction is the main-loop rate itself */
+    c->hbm_gbps = p->hbm_frac * c->peak_hbm_gbps;
+    c->overhead_us = overhead_us;
+    return 1;
+}
+
 static double kernel_us(const struct aug_gpu *g, enum aug_dtype dt, const struct params *p,
                         const struct pt *q, double overhead_us)
 {
     struct aug_gemm_ceiling c;
-    if (!aug_gemm_ceiling_of(g, dt, &c))
+    if (!fitted_ceiling(g, dt, p, overhead_us, &c))
         return NAN;
-    c.rate_tflops = p->rate_frac * c.peak_tflops;
-    c.sustained = 1.0; /* the fitted fraction is the main-loop rate itself */
-    c.hbm_gbps = p->hbm_frac * c.peak_hbm_gbps;
-    c.overhead_us = overhead_us;
     if (q->gemm)
         return aug_gemm_model_us(&c, q->m, q->n, q->k, q->b, NULL);
     return aug_memop_model_us(&c, q->bytes, NULL);
@@ -702,12 +712,9 @@ static int write_residuals(const struct aug_gpu *g, enum aug_dtype dt, const str
     if (w < 0 || (size_t)w >= sizeof path)
         return -1;
     struct aug_gemm_ceiling c;
-    if (!aug_gemm_ceiling_of(g, dt, &c))
+    struct params p = {x->frac, x->hbm, 0, 0};
+    if (!fitted_ceiling(g, dt, &p, x->ov, &c))
         return -1;
-    c.rate_tflops = x->frac * c.peak_tflops; /* as kernel_us() */
-    c.sustained = 1.0;
-    c.hbm_gbps = x->hbm * c.peak_hbm_gbps;
-    c.overhead_us = x->ov;
     struct aug_atomic a;
     if (aug_atomic_open(&a, path) != AUG_OK) {
         fprintf(stderr, "bench_kernels: %s\n", aug_last_error());
