@@ -17,7 +17,8 @@
  *    c. leave one GPU out: fit one set of fractions on four GPUs, predict the fifth from its
  *       gpus.csv spec row.
  *    Errors are |pred / meas - 1|; GEMMs are reported for kernels of at least 10 us (measured
- *    minus the fitted host overhead) and below that separately.
+ *    minus the fitted host overhead) and below that separately. Before the fits, without a
+ *    model: the SGEMM rate each GPU reaches by decade of kernel time (sustained_rate).
  * 2. Vidur's A100 and H100 fp16 GEMM sweeps (DIR/external/vidur, CUPTI kernel time): the
  *    parameters calibrate's gemm_tile form fits (main-loop rate, operand bandwidth,
  *    overhead) per GPU (5-fold), and A100 <-> H100 (fit on one, predict the other from its
@@ -175,6 +176,51 @@ static double median(double *v, int n)
         return NAN;
     qsort(v, (size_t)n, sizeof *v, cmpd);
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/* The SGEMM rate one GPU holds, by how long its kernels run: GEMMs whose output and k are
+ * at least 512 (full tiles in full waves, so the rate is the main loop's), timed from the
+ * host, in decades of measured time from 0.1 ms up; the last column is the 90th percentile
+ * of the 10-100 ms decade, whose kernels carry under 1% of host overhead (25-80 us a call,
+ * hw/host_time.c). A board whose power limit is below what its FMA pipes draw at the boost
+ * clock loses clock as its kernels run on, so its rate falls from decade to decade; a GPU
+ * with headroom holds it (benchmarks/kernels.md, "SGEMM rate by kernel time"). */
+static void sustained_rate(const char *id, const struct set *s, double peak_tflops)
+{
+    enum { N_DEC = 4 };
+    static const double lo_ms[N_DEC] = {0.1, 1, 10, 100};
+    double *v = malloc(sizeof(double) * (size_t)(s->n ? s->n : 1));
+    double *longk = malloc(sizeof(double) * (size_t)(s->n ? s->n : 1));
+    if (!v || !longk)
+        exit(1);
+    int nl = 0;
+    printf("  %-14s", id);
+    for (int d = 0; d < N_DEC; d++) {
+        int n = 0;
+        for (int i = 0; i < s->n; i++) {
+            const struct pt *q = &s->v[i];
+            double ms = q->t_us * 1e-3;
+            if (q->m < 512 || q->n < 512 || q->k < 512 || ms < lo_ms[d] ||
+                (d + 1 < N_DEC && ms >= lo_ms[d + 1]))
+                continue;
+            v[n] = 2.0 * q->b * q->m * q->n * q->k / (q->t_us * 1e-6) / 1e12 / peak_tflops;
+            if (lo_ms[d] == 10)
+                longk[nl++] = v[n];
+            n++;
+        }
+        if (n)
+            printf("  %6.2f (%4d)", median(v, n), n);
+        else
+            printf("  %6s (%4d)", "-", 0);
+    }
+    qsort(longk, (size_t)nl, sizeof *longk, cmpd);
+    if (nl)
+        printf("  | %.2f x %.1f = %.2f TFLOP/s\n", longk[(int)(0.9 * (nl - 1))], peak_tflops,
+               longk[(int)(0.9 * (nl - 1))] * peak_tflops);
+    else
+        printf("  | -\n");
+    free(v);
+    free(longk);
 }
 
 /* Host-timed NeuSight points of one GPU with kernel times precomputed per rate (GEMMs) or
@@ -422,6 +468,11 @@ static int neusight(const char *shared, const char *kdb)
     if (!scratch || !e.big || !e.small || !e.big_bmm)
         return 1;
     printf("NeuSight training split (host-visible, CUDA events; fp32 SGEMM and memory-bound)\n");
+    printf(" SGEMM rate by kernel time (m, n, k >= 512): median fraction of the fp32 peak (points)"
+           "\n  %-14s  %13s  %13s  %13s  %13s  | p90 of 10-100 ms\n", "GPU", "0.1-1 ms",
+           "1-10 ms", "10-100 ms", ">= 100 ms");
+    for (int g = 0; g < NG; g++)
+        sustained_rate(gd[g].id, &gd[g].s[0], gd[g].g.peak_tflops[AUG_DTYPE_FP32]);
     printf(" a. spec only (default fractions: fp32 0.85, HBM 0.90; host: hw/host_time.c)\n");
     int a_def = (int)lround((0.85 - 0.20) / 0.01), hbm_def = (int)lround((0.90 - 0.30) / 0.01);
     for (int g = 0; g < NG; g++)
