@@ -179,15 +179,16 @@ static double median(double *v, int n)
 }
 
 /* The SGEMM rate one GPU holds, by how long its kernels run: GEMMs whose output and k are
- * at least 512 (full tiles in full waves, so the rate is the main loop's), timed from the
- * host, in decades of measured time from 0.1 ms up; the last column is the 90th percentile
- * of the 10-100 ms decade, whose kernels carry under 1% of host overhead (25-80 us a call,
- * hw/host_time.c). A board whose power limit is below what its FMA pipes draw at the boost
- * clock loses clock as its kernels run on, so its rate falls from decade to decade; a GPU
- * with headroom holds it (benchmarks/kernels.md, "SGEMM rate by kernel time"). */
+ * at least 512 (enough tiles and k steps that partial tiles and waves cost little, so the
+ * rate is close to the main loop's), timed from the host, in decades of measured time from
+ * 0.1 ms up; the last column is the 90th percentile of the 10-100 ms decade, whose kernels
+ * carry under 1% of host overhead (25-80 us a call, hw/host_time.c). A board whose power
+ * limit is below what its FMA pipes draw at the boost clock loses clock as its kernels run
+ * on, so its rate falls from decade to decade; a GPU with headroom holds it
+ * (benchmarks/kernels.md, "SGEMM rate by kernel time"). */
 static void sustained_rate(const char *id, const struct set *s, double peak_tflops)
 {
-    enum { N_DEC = 4 };
+    enum { N_DEC = 4, DEC_LONG = 2 }; /* DEC_LONG: the 10-100 ms decade */
     static const double lo_ms[N_DEC] = {0.1, 1, 10, 100};
     double *v = malloc(sizeof(double) * (size_t)(s->n ? s->n : 1));
     double *longk = malloc(sizeof(double) * (size_t)(s->n ? s->n : 1));
@@ -204,7 +205,7 @@ static void sustained_rate(const char *id, const struct set *s, double peak_tflo
                 (d + 1 < N_DEC && ms >= lo_ms[d + 1]))
                 continue;
             v[n] = 2.0 * q->b * q->m * q->n * q->k / (q->t_us * 1e-6) / 1e12 / peak_tflops;
-            if (lo_ms[d] == 10)
+            if (d == DEC_LONG)
                 longk[nl++] = v[n];
             n++;
         }
