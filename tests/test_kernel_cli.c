@@ -208,6 +208,45 @@ static void test_window_option(void **state) {
     err_has("--chunked needs --window");
 }
 
+/* DeepSeek-V3's latent attention on H800 with FlashAttention-3 (--head-dim 192 --head-dim-v
+ * 128, 128 heads, 4096 causal tokens): 4096 x 4097 / 2 = 8,390,656 pairs per head, each
+ * 2 x 192 FLOPs for q.k and 2 x 128 for p.v: 128 x 8,390,656 x 640 = 687,362,539,520 FLOPs;
+ * Q and K 192 wide, V and O 128, 2 B each: 2 x 4096 x 128 x 640 = 671,088,640 B. FA3 has
+ * kernels for both widths, so the main loop runs on their mean, 160; a plain --head-dim 160
+ * has the same FLOPs and bytes but pads to FA3's 192 kernel: 160 / 192 of its time. */
+static void test_head_dim_v_option(void **state) {
+    (void)state;
+    double t[2];
+    for (int i = 0; i < 2; i++) {
+        if (i)
+            expect_exit(RUN("kernel", "attention", "--gpu", "h800-80g", "--batch", "1",
+                            "--heads", "128", "--seq", "4096", "--head-dim", "160", "--causal",
+                            "--attention-kernel", "fa3", "--format", "json"), 0);
+        else
+            expect_exit(RUN("kernel", "attention", "--gpu", "h800-80g", "--batch", "1",
+                            "--heads", "128", "--seq", "4096", "--head-dim", "192",
+                            "--head-dim-v", "128", "--causal", "--attention-kernel", "fa3",
+                            "--format", "json"), 0);
+        json_t *o = json_out();
+        assert_rel(json_real_value(json_object_get(o, "flops")), 687362539520.0, 1e-9);
+        assert_rel(json_real_value(json_object_get(o, "bytes")), 671088640.0, 1e-9);
+        assert_near(json_real_value(json_object_get(o, "model_head_dim")), i ? 192 : 160, 0);
+        t[i] = json_real_value(json_object_get(o, "time_s"));
+        json_decref(o);
+    }
+    assert_rel(t[0] / t[1], 160.0 / 192.0, 0.01);
+    /* a value width equal to the q.k width is no MLA head */
+    expect_exit(RUN("kernel", "attention", "--gpu", "h800-80g", "--batch", "1", "--heads",
+                    "128", "--seq", "4096", "--head-dim", "160", "--head-dim-v", "160",
+                    "--causal", "--attention-kernel", "fa3", "--format", "json"), 0);
+    json_t *o = json_out();
+    assert_rel(json_real_value(json_object_get(o, "time_s")), t[1], 1e-9);
+    json_decref(o);
+    expect_exit(RUN("kernel", "attention", "--gpu", "h800-80g", "--batch", "1", "--heads",
+                    "128", "--seq", "4096", "--head-dim", "192", "--head-dim-v", "-1"), 2);
+    err_has("--head-dim-v");
+}
+
 /* --accumulator split on an H100 fp8 8192^3 GEMM: the main loop runs at 1280 / 1.15 =
  * 1113.04 TFLOP/s (the ceiling stays 1280) and the time grows by 0.15 x 858.993 us =
  * 128.849 us (test_kernel_model.c derives it); bf16 and non-GEMM kernels refuse it. */
@@ -250,6 +289,7 @@ int main(void) {
         cmocka_unit_test(test_transferred_curve_origin),
         cmocka_unit_test(test_attention_kernel_option),
         cmocka_unit_test(test_window_option),
+        cmocka_unit_test(test_head_dim_v_option),
         cmocka_unit_test(test_accumulator_option),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);

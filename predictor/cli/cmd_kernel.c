@@ -19,7 +19,8 @@ static void help(void) {
     printf("usage: augur kernel gemm      --gpu ID --m M --n N --k K [--batch B] [--dtype D]\n"
            "                              [--accumulator fast|split]\n"
            "       augur kernel attention --gpu ID --batch B --heads H --seq S --head-dim D\n"
-           "                              [--seq-kv S] [--causal [--window W [--chunked]]]\n"
+           "                              [--head-dim-v DV] [--seq-kv S]\n"
+           "                              [--causal [--window W [--chunked]]]\n"
            "                              [--backward]\n"
            "                              [--dtype D] [--attention-kernel cudnn|fa3|fa2]\n"
            "       augur kernel memory    --gpu ID --bytes SIZE [--op elementwise|norm|softmax|...]\n"
@@ -46,6 +47,9 @@ static void help(void) {
            "rate on Hopper and Ada, no difference on Blackwell.\n"
            "--attention-kernel: cudnn (default) and fa3 run the GPU's own tensor-core path; fa2\n"
            "(flash-attn 2.x) reaches about 35%% of the dense peak from Hopper on.\n"
+           "--head-dim-v: the p.v (value) width where it differs from the q.k width of\n"
+           "--head-dim, as in multi-head latent attention (DeepSeek-V2/V3: --head-dim 192\n"
+           "--head-dim-v 128).\n"
            "--backward: 2.5x the forward's FLOPs at a share of its rate that grows with the\n"
            "query length as fixed per-CTA work amortizes (0.73 up to 2K tokens, 0.81 at 4K,\n"
            "0.90 at 64K; fitted on FlashAttention-2 kernel timings), 0.80 flat on Blackwell.\n"
@@ -60,7 +64,7 @@ enum {
     OPT_GPU = 256, OPT_SYSTEM, OPT_M, OPT_N, OPT_K, OPT_BATCH, OPT_DTYPE, OPT_HEADS, OPT_SEQ,
     OPT_SEQKV, OPT_HD, OPT_CAUSAL, OPT_BACKWARD, OPT_BYTES, OPT_OP, OPT_COLL, OPT_RANKS, OPT_RPN,
     OPT_KDB, OPT_ROOF, OPT_FORMAT, OPT_OUTPUT, OPT_TIMING, OPT_HOSTUS, OPT_HELP, OPT_AKERNEL,
-    OPT_ACCUM, OPT_WINDOW, OPT_CHUNKED
+    OPT_ACCUM, OPT_WINDOW, OPT_CHUNKED, OPT_HDV
 };
 static const struct option options[] = {
     {"gpu", required_argument, 0, OPT_GPU},       {"system", required_argument, 0, OPT_SYSTEM},
@@ -69,6 +73,7 @@ static const struct option options[] = {
     {"dtype", required_argument, 0, OPT_DTYPE},   {"heads", required_argument, 0, OPT_HEADS},
     {"seq", required_argument, 0, OPT_SEQ},       {"seq-kv", required_argument, 0, OPT_SEQKV},
     {"head-dim", required_argument, 0, OPT_HD},   {"causal", no_argument, 0, OPT_CAUSAL},
+    {"head-dim-v", required_argument, 0, OPT_HDV},
     {"backward", no_argument, 0, OPT_BACKWARD},   {"bytes", required_argument, 0, OPT_BYTES},
     {"op", required_argument, 0, OPT_OP},         {"collective", required_argument, 0, OPT_COLL},
     {"ranks", required_argument, 0, OPT_RANKS},   {"ranks-per-node", required_argument, 0, OPT_RPN},
@@ -138,7 +143,8 @@ int aug_cmd_kernel(int argc, char **argv) {
     else return aug_cli_usage(cmd, "unknown kernel family '%s' (use gemm, attention, memory or collective)", family);
 
     const char *gpu = NULL, *system = NULL, *kdb_dir = NULL, *output = NULL, *mem_op = "elementwise";
-    double m = 0, n = 0, k = 0, batch = 1, heads = 0, seq = 0, seq_kv = 0, hd = 0, bytes = 0;
+    double m = 0, n = 0, k = 0, batch = 1, heads = 0, seq = 0, seq_kv = 0, hd = 0, hdv = 0,
+           bytes = 0;
     double window = 0;
     int chunked = 0;
     long ranks = 0, rpn = 0;
@@ -163,6 +169,7 @@ int aug_cmd_kernel(int argc, char **argv) {
         case OPT_SEQ: if ((rc = size_opt(cmd, "--seq", optarg, &seq))) return rc; break;
         case OPT_SEQKV: if ((rc = size_opt(cmd, "--seq-kv", optarg, &seq_kv))) return rc; break;
         case OPT_HD: if ((rc = size_opt(cmd, "--head-dim", optarg, &hd))) return rc; break;
+        case OPT_HDV: if ((rc = size_opt(cmd, "--head-dim-v", optarg, &hdv))) return rc; break;
         case OPT_WINDOW: if ((rc = size_opt(cmd, "--window", optarg, &window))) return rc; break;
         case OPT_CHUNKED: chunked = 1; break;
         case OPT_BYTES: if ((rc = size_opt(cmd, "--bytes", optarg, &bytes))) return rc; break;
@@ -258,8 +265,14 @@ int aug_cmd_kernel(int argc, char **argv) {
                                  "keys before each query)");
         if (chunked && !(window > 0))
             return aug_cli_usage(cmd, "--chunked needs --window W (the chunk size)");
-        op = aug_op_attention("attention", dt, batch, heads, heads, seq, seq_kv, hd, causal,
+        /* a value width apart from the q.k width (MLA): the op carries their mean, whose
+         * FLOPs (q.k and p.v over the same pairs) and Q, K, V, O bytes are those of the two
+         * widths, and the value width beside it (op.h) */
+        double d_op = hdv > 0 && hdv != hd ? 0.5 * (hd + hdv) : hd;
+        op = aug_op_attention("attention", dt, batch, heads, heads, seq, seq_kv, d_op, causal,
                               window, chunked, backward);
+        if (d_op != hd)
+            op.head_dim_v = hdv;
         op.attn_kernel = (int)akernel;
         break;
     }
@@ -339,7 +352,8 @@ int aug_cmd_kernel(int argc, char **argv) {
          * builds); a roofline has no main loop */
         if (!roof)
             json_object_set_new(o, "model_head_dim",
-                                json_real(aug_attention_kernel_head_dim((int)akernel, hd)));
+                                json_real(aug_attention_kernel_width((int)akernel, op.head_dim,
+                                                                     op.head_dim_v)));
     }
     if (t.source == AUG_SOURCE_CURVE && origin[0])
         json_object_set_new(o, "curve_origin", json_string(origin));
