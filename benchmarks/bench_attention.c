@@ -14,6 +14,9 @@
  * 2. augur-profile's own fused attention points, kernels-db/{h100-80g,h200-141g}/raw/
  *    attention.csv (cuDNN 9.19.0, CUPTI kernel time; forward only: prefill `fused_fwd` and
  *    decode `fused_decode_fwd`).
+ * 3. DeepSeek-V3's latent attention (q.k 192, p.v 128) as DeepSeek's own H800 training
+ *    trace timed it (FlashAttention-3 kernels of its fork, four layers, forward and
+ *    backward; see dsv3_h800 below).
  *
  * Errors are pred / meas - 1 (positive: the model is slower than the kernel); the report
  * gives, per set and pass, the median |error|, the mean signed error and the range, and the
@@ -205,6 +208,77 @@ static int published(const char *kdb)
     return 0;
 }
 
+/* DeepSeek-V3's multi-head latent attention in DeepSeek's own training trace: PyTorch
+ * profiler trace deepseek-ai/profile-data@4496024 train.json (H800, "NVIDIA H800", 132 SMs;
+ * EP 64, TP 1, 4K tokens; one DualPipe forward and backward chunk of 4 MoE layers each).
+ * Each layer's attention is one sequence of 4096 tokens, 128 heads, q.k 192 wide (128 +
+ * 64 rope) and p.v 128, causal: FlashAttention-3's Hopper kernels in DeepSeek's fork
+ * (flash::compute_attn_ws<Flash_fwd_kernel_traits<192, 128, 128, ...>>, grid 32 x 128 =
+ * query blocks of 128 x heads; the backward is FlashAttnBwdPreprocess, FlashAttnBwd and
+ * FlashAttnBwdPostprocessConvertdQ, summed here). Every one of these kernels ran beside a
+ * DeepEP dispatch or combine kernel of the other chunk (grid 20: DeepEP's 20 SMs), so the
+ * attention had 112 of the 132 SMs (dur in us, in trace order). */
+struct mla_pt {
+    double fwd_us, bwd_pre_us, bwd_us, bwd_post_us;
+};
+static const struct mla_pt dsv3_h800[] = {
+    {1248, 267, 3583, 215},
+    {1199, 269, 3863, 216},
+    {1280, 246, 3809, 223},
+    {1221, 243, 3860, 223},
+};
+#define MLA_SMS_FREE 112 /* 132 SMs less DeepEP's 20 */
+
+/* `g` with `sms` of its SMs: the tensor-core and FMA rates scale with the SMs, memory and
+ * L2 stay whole. */
+static struct aug_gpu with_sms(struct aug_gpu g, int sms)
+{
+    double f = (double)sms / (double)g.sm_count;
+    for (int d = 0; d < AUG_DTYPE_COUNT; d++)
+        g.peak_tflops[d] *= f;
+    g.vector_tflops *= f;
+    g.ach_tflops_bf16 *= f;
+    g.ach_tflops_fp8 *= f;
+    g.ach_tflops_fp32 *= f;
+    g.sm_count = sms;
+    return g;
+}
+
+static int mla(const char *kdb)
+{
+    struct aug_system sys;
+    memset(&sys, 0, sizeof sys);
+    if (aug_gpu_lookup(kdb, "h800-80g", &sys.gpu) != AUG_OK) {
+        fprintf(stderr, "bench_attention: %s\n", aug_last_error());
+        return 1;
+    }
+    struct aug_gpu whole = sys.gpu;
+    /* q.k 192 and p.v 128: the op's head_dim is their mean (op.h) */
+    struct aug_op of = attn_op(1, 128, 128, 4096, 4096, 160, 1, 0);
+    struct aug_op ob = attn_op(1, 128, 128, 4096, 4096, 160, 1, 1);
+    of.head_dim_v = ob.head_dim_v = 128;
+    of.attn_kernel = ob.attn_kernel = AUG_ATTN_KERNEL_FA3;
+    sys.gpu = with_sms(whole, MLA_SMS_FREE);
+    double mf = model_ms(&sys, &of), mb = model_ms(&sys, &ob);
+    sys.gpu = whole;
+    double wf = model_ms(&sys, &of), wb = model_ms(&sys, &ob);
+    printf("  model on %d SMs: fwd %.3f ms, bwd %.3f ms (on all %d: %.3f, %.3f)\n",
+           MLA_SMS_FREE, mf, mb, whole.sm_count, wf, wb);
+    printf("  %5s | %9s %6s | %9s %6s\n", "layer", "fwd ms", "err", "bwd ms", "err");
+    struct stats sf = {.n = 0}, sb = {.n = 0};
+    for (int i = 0; i < N_OF(dsv3_h800); i++) {
+        const struct mla_pt *p = &dsv3_h800[i];
+        double f = p->fwd_us * 1e-3, b = (p->bwd_pre_us + p->bwd_us + p->bwd_post_us) * 1e-3;
+        add(&sf, mf, f);
+        add(&sb, mb, b);
+        printf("  %5d | %9.3f %+5.1f%% | %9.3f %+5.1f%%\n", i, f, 100 * (mf / f - 1), b,
+               100 * (mb / b - 1));
+    }
+    print_stats("forward", &sf);
+    print_stats("backward", &sb);
+    return 0;
+}
+
 /* augur-profile's fused forward rows of one GPU (prefill and decode apart). */
 static int own(const char *kdb, const char *gpu)
 {
@@ -263,5 +337,10 @@ int main(int argc, char **argv)
     int rc = published(kdb);
     printf("2. augur-profile's own fused forward points (cuDNN 9.19.0, bf16)\n");
     rc = rc || own(kdb, "h100-80g") || own(kdb, "h200-141g");
+    printf("3. DeepSeek-V3 latent attention (q.k 192, p.v 128, 128 heads, 4K causal) in "
+           "DeepSeek's H800 training trace (deepseek-ai/profile-data@4496024 train.json, "
+           "FlashAttention-3 kernels of DeepSeek's fork; model: h800-80g, --attention-kernel "
+           "fa3)\n");
+    rc = rc || mla(kdb);
     return rc;
 }
