@@ -29,6 +29,7 @@
 #include <string.h>
 
 #include "augur/augur.h"
+#include "bench_gpu.h"
 #include "samples.h"
 
 /* One published kernel pair: shape, mask, and the forward and backward times (ms) or,
@@ -229,21 +230,6 @@ static const struct mla_pt dsv3_h800[] = {
 };
 #define MLA_SMS_FREE 112 /* 132 SMs less DeepEP's 20 */
 
-/* `g` with `sms` of its SMs: the tensor-core and FMA rates scale with the SMs, memory and
- * L2 stay whole. */
-static struct aug_gpu with_sms(struct aug_gpu g, int sms)
-{
-    double f = (double)sms / (double)g.sm_count;
-    for (int d = 0; d < AUG_DTYPE_COUNT; d++)
-        g.peak_tflops[d] *= f;
-    g.vector_tflops *= f;
-    g.ach_tflops_bf16 *= f;
-    g.ach_tflops_fp8 *= f;
-    g.ach_tflops_fp32 *= f;
-    g.sm_count = sms;
-    return g;
-}
-
 static int mla(const char *kdb)
 {
     struct aug_system sys;
@@ -258,7 +244,7 @@ static int mla(const char *kdb)
     struct aug_op ob = attn_op(1, 128, 128, 4096, 4096, 160, 1, 1);
     of.head_dim_v = ob.head_dim_v = 128;
     of.attn_kernel = ob.attn_kernel = AUG_ATTN_KERNEL_FA3;
-    sys.gpu = with_sms(whole, MLA_SMS_FREE);
+    sys.gpu = aug_bench_gpu_with_sms(whole, MLA_SMS_FREE);
     double mf = model_ms(&sys, &of), mb = model_ms(&sys, &ob);
     sys.gpu = whole;
     double wf = model_ms(&sys, &of), wb = model_ms(&sys, &ob);
