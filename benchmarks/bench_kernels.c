@@ -2,7 +2,8 @@
 /* bench_kernels.c - accuracy of the structural kernel models (predictor/hw/gemm_model.c,
  * memop_model.c) against single kernels timed by others, and the physics check.
  *
- *   bench_kernels [--shared DIR] [--kdb DIR] [--only neusight|vidur|profiled|physics]
+ *   bench_kernels [--shared DIR] [--kdb DIR]
+ *                 [--only neusight|neusight-power|vidur|profiled|physics]
  *                 [--residuals DIR]
  *
  * 1. NeuSight's training split (DIR/external/neusight/..., five PCIe GPUs, fp32 SGEMM
@@ -15,7 +16,9 @@
  *    a. spec only: the documented defaults, no fit;
  *    b. within a GPU: 5-fold (row index mod 5), fit on four folds, report the fifth;
  *    c. leave one GPU out: fit one set of fractions on four GPUs, predict the fifth from its
- *       gpus.csv spec row.
+ *       gpus.csv spec row;
+ *    d. the same for GEMMs with each board's power limit (neusight_power; alone with
+ *       --only neusight-power).
  *    Errors are |pred / meas - 1|; GEMMs are reported for kernels of at least 10 us (measured
  *    minus the fitted host overhead) and below that separately. Before the fits, without a
  *    model: the SGEMM rate each GPU reaches by decade of kernel time (sustained_rate).
@@ -244,7 +247,14 @@ struct gpu_data {
     struct aug_gpu g;
     struct set s[N_KIND];
     double *tk[N_KIND]; /* [grid][n]: kernel time per grid value of the fitted fraction */
+    int rate_cap;       /* highest fp32 rate index the board's power allows (N_RATE - 1: none) */
 };
+
+/* The fp32 rate index GPU `d` runs at when the fit says `a`: its power cap binds above it. */
+static int capped(const struct gpu_data *d, int kd, int a)
+{
+    return kd == 0 && a > d->rate_cap ? d->rate_cap : a;
+}
 
 static void precompute(struct gpu_data *d)
 {
@@ -298,10 +308,11 @@ static double cost(struct gpu_data *gd, int ng, const int *use, int kd, int a, i
         struct gpu_data *d = &gd[gi];
         const struct set *s = &d->s[kd];
         const double *tk = d->tk[kd];
+        int ai = capped(d, kd, a);
         for (int i = 0; i < s->n; i++) {
             if (!in_part(i, fold, 0) || !op_in(&s->v[i], o))
                 continue;
-            double pred = host_view(host_at(h), host_at(h2), tk[(size_t)a * s->n + i]);
+            double pred = host_view(host_at(h), host_at(h2), tk[(size_t)ai * s->n + i]);
             scratch[n++] = fabs(log(pred / s->v[i].t_us));
         }
     }
@@ -390,6 +401,7 @@ static void collect(struct gpu_data *d, int kd, int a, const struct hosts *hs, i
 {
     const struct set *s = &d->s[kd];
     const double *tk = d->tk[kd];
+    a = capped(d, kd, a);
     for (int i = 0; i < s->n; i++) {
         if (!in_part(i, fold, 1))
             continue;
@@ -413,7 +425,7 @@ static void collect(struct gpu_data *d, int kd, int a, const struct hosts *hs, i
 static void report_fit(const char *id, const char *on, int kd, int a, const struct hosts *hs,
                        struct errs *e)
 {
-    char what[200];
+    char what[400];
     if (kd == 0)
         snprintf(what, sizeof what, "%s gemm (%s: fp32 %.2f, host linear %.1f + max(k, %.1f), "
                  "bmm %.1f + max(k, %.1f))", id, on, rate_at(a), host_at(hs->pre[0]),
@@ -424,7 +436,82 @@ static void report_fit(const char *id, const char *on, int kd, int a, const stru
     report(what, e);
 }
 
-static int neusight(const char *shared, const char *kdb)
+/* Board power and process node of NeuSight's five GPUs, in `neusight()`'s order: the
+ * datasheets' maximum board power (NVIDIA A100 PCIe 40GB, V100 PCIe, T4, P100 PCIe, P4
+ * datasheets; the P4 runs at 50 or 75 W, 75 taken) and the node of the whitepapers (GA100
+ * TSMC 7 nm, GV100 and TU104 TSMC 12 nm FFN, GP100 and GP104 TSMC 16 nm FinFET). */
+static const struct {
+    double board_w;
+    int node_nm;
+} board[] = {{250, 7}, {250, 12}, {70, 12}, {250, 16}, {75, 16}};
+
+/* Joules per fp32 FLOP of process node `nm`: the most FLOP/s per watt of board power any GPU
+ * in `use` of that node reached at its own fitted rate (a board below its power limit only
+ * bounds the node's energy from above); INFINITY when `use` holds none of the node. */
+static double node_joules(const struct gpu_data *gd, int ng, const int *use, const int *own,
+                          int nm)
+{
+    double best = INFINITY;
+    for (int q = 0; q < ng; q++) {
+        if (!use[q] || board[q].node_nm != nm)
+            continue;
+        double flops = rate_at(own[q]) * gd[q].g.peak_tflops[AUG_DTYPE_FP32] * 1e12;
+        double j = board[q].board_w / flops;
+        if (j < best)
+            best = j;
+    }
+    return best;
+}
+
+/* Leave one GPU out with the board's power limit: a board sustains at most its power over
+ * its node's energy per FLOP, board_w / J, which caps its fp32 rate below the fraction of the
+ * peak the fit shares (Horowitz, "Computing's energy problem", ISSCC 2014: the energy of an
+ * operation is set by the process; the sustained rate of a power-limited board follows).
+ * J comes from the four GPUs of the fit (node_joules), the shared fraction and host
+ * overheads are fitted on them with their own caps in place, and the fifth runs at the
+ * smaller of the two. GEMMs only: the memory-bound kernels do not run into the limit. */
+static void neusight_power(struct gpu_data *gd, int ng, double *scratch, struct errs *e)
+{
+    int own[8];
+    struct hosts hs;
+    for (int g = 0; g < ng; g++) {
+        int use[8] = {0};
+        use[g] = 1;
+        fit_all(gd, ng, use, 0, -1, scratch, &own[g], &hs);
+    }
+    printf(" d. leave one GPU out with the board's power limit (GEMMs; J per fp32 FLOP of "
+           "each node from the four)\n");
+    for (int g = 0; g < ng; g++) {
+        int use[8];
+        for (int q = 0; q < ng; q++)
+            use[q] = q != g;
+        for (int q = 0; q < ng; q++) {
+            double j = node_joules(gd, ng, use, own, board[q].node_nm);
+            double peak = gd[q].g.peak_tflops[AUG_DTYPE_FP32] * 1e12;
+            long idx = isfinite(j) ? lround((board[q].board_w / j / peak - 0.20) / 0.01)
+                                   : N_RATE - 1;
+            gd[q].rate_cap = (int)(idx < 0 ? 0 : idx > N_RATE - 1 ? N_RATE - 1 : idx);
+        }
+        int a = 0;
+        fit_all(gd, ng, use, 0, -1, scratch, &a, &hs);
+        e->nb = e->ns = e->nbb = 0;
+        collect(&gd[g], 0, a, &hs, -1, e);
+        double j = node_joules(gd, ng, use, own, board[g].node_nm);
+        char on[160];
+        if (isfinite(j))
+            snprintf(on, sizeof on, "4 others; %d nm at %.1f pJ/FLOP caps %.0f W at %.2f, shared",
+                     board[g].node_nm, j * 1e12, board[g].board_w,
+                     rate_at(capped(&gd[g], 0, a)));
+        else
+            snprintf(on, sizeof on, "4 others; no %d nm GPU among them, shared",
+                     board[g].node_nm);
+        report_fit(gd[g].id, on, 0, a, &hs, e);
+        for (int q = 0; q < ng; q++)
+            gd[q].rate_cap = N_RATE - 1;
+    }
+}
+
+static int neusight(const char *shared, const char *kdb, int power_only)
 {
     static const char *const files[][2] = {{"NVIDIA A100-PCIE-40GB.csv", "a100-pcie-40g"},
                                            {"Tesla V100-PCIE-32GB.csv", "v100-pcie-32g"},
@@ -440,6 +527,7 @@ static int neusight(const char *shared, const char *kdb)
     for (int g = 0; g < NG; g++) {
         gd[g].file = files[g][0];
         gd[g].id = files[g][1];
+        gd[g].rate_cap = N_RATE - 1;
         if (aug_gpu_lookup(kdb, gd[g].id, &gd[g].g) != AUG_OK) {
             fprintf(stderr, "bench_kernels: %s\n", aug_last_error());
             return 1;
@@ -469,6 +557,10 @@ static int neusight(const char *shared, const char *kdb)
     if (!scratch || !e.big || !e.small || !e.big_bmm)
         return 1;
     printf("NeuSight training split (host-visible, CUDA events; fp32 SGEMM and memory-bound)\n");
+    if (power_only) {
+        neusight_power(gd, NG, scratch, &e);
+        goto done;
+    }
     printf(" SGEMM rate by kernel time (m, n, k >= 512): median fraction of the fp32 peak (points)"
            "\n  %-14s  %13s  %13s  %13s  %13s  | p90 of 10-100 ms\n", "GPU", "0.1-1 ms",
            "1-10 ms", "10-100 ms", ">= 100 ms");
@@ -525,6 +617,7 @@ static int neusight(const char *shared, const char *kdb)
             report_fit(gd[g].id, "4 others", kd, a, &hs, &e);
         }
     }
+    neusight_power(gd, NG, scratch, &e);
     /* the per-call host overhead over all five GPUs (hw/host_time.c) */
     int all[NG] = {1, 1, 1, 1, 1};
     printf(" all five GPUs:");
@@ -541,6 +634,7 @@ static int neusight(const char *shared, const char *kdb)
                    host_at(hs.pre[0]), host_at(hs.post[0]), hbm_at(a),
                    kd + 1 < N_KIND ? "," : "\n");
     }
+done:
     for (int g = 0; g < NG; g++)
         for (int kd = 0; kd < N_KIND; kd++) {
             free(gd[g].s[kd].v);
@@ -1069,19 +1163,21 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--residuals"))
             residuals_dir = argv[i + 1];
         else if (!strcmp(argv[i], "--only") &&
-                 (!strcmp(argv[i + 1], "neusight") || !strcmp(argv[i + 1], "vidur") ||
+                 (!strcmp(argv[i + 1], "neusight") || !strcmp(argv[i + 1], "neusight-power") ||
+                  !strcmp(argv[i + 1], "vidur") ||
                   !strcmp(argv[i + 1], "profiled") || !strcmp(argv[i + 1], "physics")))
             only = argv[i + 1];
         else {
             fprintf(stderr, "bench_kernels: unknown option '%s' (--shared DIR, --kdb DIR, "
-                            "--only neusight|vidur|profiled|physics, --residuals DIR)\n",
+                            "--only neusight|neusight-power|vidur|profiled|physics, "
+                            "--residuals DIR)\n",
                     argv[i]);
             return 2;
         }
     }
     int rc = 0;
-    if (!only || !strcmp(only, "neusight"))
-        rc = neusight(shared, kdb);
+    if (!only || !strcmp(only, "neusight") || !strcmp(only, "neusight-power"))
+        rc = neusight(shared, kdb, only && !strcmp(only, "neusight-power"));
     if (!rc && (!only || !strcmp(only, "vidur")))
         rc = vidur(shared, kdb);
     if (!rc && (!only || !strcmp(only, "profiled")))
