@@ -463,13 +463,15 @@ static double node_joules(const struct gpu_data *gd, int ng, const int *use, con
     return best;
 }
 
-/* Leave one GPU out with the board's power limit: a board sustains at most its power over
- * its node's energy per FLOP, board_w / J, which caps its fp32 rate below the fraction of the
- * peak the fit shares (Horowitz, "Computing's energy problem", ISSCC 2014: the energy of an
- * operation is set by the process; the sustained rate of a power-limited board follows).
- * J comes from the four GPUs of the fit (node_joules), the shared fraction and host
- * overheads are fitted on them with their own caps in place, and the fifth runs at the
- * smaller of the two. GEMMs only: the memory-bound kernels do not run into the limit. */
+/* Leave one GPU out with the board's power limit: power is energy per FLOP times FLOP/s,
+ * and the energy of an operation depends on the process node (Horowitz, "Computing's Energy
+ * Problem (and what we can do about it)", ISSCC 2014), so a board sustains at most
+ * board_w / J FLOP/s, J its node's energy per FLOP (all-in: board power over the rate).
+ * That caps its fp32 rate below the fraction of the peak the fit shares. J comes from the
+ * four GPUs of the fit (node_joules), the shared fraction and host overheads are fitted on
+ * them with their own caps in place, and the fifth runs at the smaller of the two. GEMMs
+ * only: the memory-bound kernels do not run into the limit. `board` follows neusight()'s
+ * order of the five GPUs. */
 static void neusight_power(struct gpu_data *gd, int ng, double *scratch, struct errs *e)
 {
     int own[8];
