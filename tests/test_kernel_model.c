@@ -114,6 +114,15 @@ static void test_ceilings_from_gpus_csv(void **state)
  * GB/s = 109 us: compute binds. Data-parallel: t = 2.5 + 5 x 121.591 = 610.45 us. With
  * 4097 rows a 17th row of tiles makes 544 tiles = 6 waves: 2.5 + 6 x 121.591 = 732.05 us,
  * 20% more for 0.02% more work. */
+/* Main-loop share of a 16-bit tile of intensity `i` FLOP/B against the largest tile, 256 x
+ * 128 (I = 2 x 256 x 128 / (384 x 2 B) = 85.33), at rate / L2 bandwidth = `i0` FLOP/B
+ * (hw/gemm_model.c: s(I) = I / (I + I0), relative to the largest tile's). */
+static double tile_share(double i, double i0)
+{
+    double ib = 2.0 * 256 * 128 / (384 * 2.0);
+    return (i / (i + i0)) / (ib / (ib + i0));
+}
+
 static void test_tiles_waves_and_the_4097_step(void **state)
 {
     (void)state;
@@ -169,8 +178,7 @@ static void test_tiles_waves_and_the_4097_step(void **state)
      * rate x (32 / 65.03) / (85.33 / 118.36) = 0.6826 x rate. 8 CTAs per SM, so
      * 64 x 64 x 4096 in one tile: t = 2.5 + 2 x 64 x 64 x 4096 / (0.6826 x 0.89 x 267.9e12
      * / 864) */
-    double i0 = 0.89 * 267.9e12 / 7219e9, ib = 2.0 * 256 * 128 / (384 * 2.0);
-    double f = (32 / (32 + i0)) / (ib / (ib + i0));
+    double f = tile_share(32, 0.89 * 267.9e12 / 7219e9);
     assert_rel(f, 0.6826, 1e-3);
     t = aug_gemm_model_tile_us(&c, 64, 64, 4096, 1, 64, 64, 1, &p);
     assert_near(p.ctas_per_sm, 8, 0);
@@ -196,8 +204,7 @@ static void test_hopper_one_cta_per_sm(void **state)
     assert_int_equal(c.sm_arch, 90);
     assert_int_equal(aug_gemm_tile_family(&c), 5);
     double rate = 0.89 * 792.1e12, l2 = 5120.0 * 1980e6;
-    double i0 = rate / l2, ib = 2.0 * 256 * 128 / (384 * 2.0);
-    double f = (64 / (64 + i0)) / (ib / (ib + i0));
+    double f = tile_share(64, rate / l2);
     assert_rel(f, 0.8698, 1e-3);
     double task = 2.0 * 128 * 128 * 4096 / (f * rate / 132) * 1e6;
     assert_rel(task, 28.89, 1e-3);
