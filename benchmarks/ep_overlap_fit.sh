@@ -33,4 +33,4 @@ awk -v n="$t_none" -v f="$t_full" 'BEGIN {
 }'
 echo "held out (rows of benchmarks/accuracy/training_moe.csv with moe_overlap batch), error now:"
 "$AUGUR" validate "$HERE/accuracy/training_moe.csv" --format csv |
-    awk -F, 'NR > 1 && $1 ~ /qwen3/ { printf "  %s %+.1f%%\n", $1, $(NF - 2) }'
+    awk -F, 'NR > 1 && $1 ~ /qwen3/ { printf "  %s %+.1f%%\n", $1, $(NF - 4) }'

@@ -161,6 +161,42 @@ static void test_rows_and_aggregates(void **state) {
     assert_int_equal(aug_validate_file(path, AUG_VALIDATE_AUTO, &opt, &r), AUG_EUSAGE);
 }
 
+/* A row whose plan cannot fit is predicted and scored, and flagged. r1 of the scored set
+ * (1.3B-class, 8 GPUs) fits the A100's 80 GiB. big: a GPT-3 175B shape (96 layers, h 12288)
+ * on 8 GPUs at tp 8 without ZeRO holds 12 l h^2 / 8 = 21.74e9 parameters per GPU, and
+ * mixed-precision Adam keeps 16 bytes of each (Rajbhandari et al. 2020, sec. 3.1): 347.9 GB
+ * = 324.0 GiB of model states alone, four times the GPU. */
+static void test_plan_over_memory_flagged(void **state) {
+    (void)state;
+    const char *path = write_scored_set();
+    FILE *f = fopen(path, "a");
+    assert_non_null(f);
+    fputs("big,C,t,,,96,12288,96,,,,gelu,2048,,,dgx-a100-80g,,8,8,1,,,,0,,1,8,none,0,fp16,"
+          "step_time_s,10.0,s,\n", f);
+    fclose(f);
+    struct aug_validate_options opt = {NULL, 1, NULL, NULL, 0.0};
+    struct aug_validate_report *r = NULL;
+    assert_int_equal(aug_validate_file(path, AUG_VALIDATE_AUTO, &opt, &r), AUG_OK);
+    assert_int_equal(r->n_rows, 5);
+    assert_int_equal(r->predicted_rows, 4);
+    assert_rel(r->rows[0].memory_capacity_gib, 80.0, 1e-12);
+    assert_true(r->rows[0].memory_gib > 0 && r->rows[0].memory_gib < 80.0);
+    assert_false(aug_validate_over_memory(&r->rows[0]));
+    const struct aug_validate_row *big = &r->rows[4];
+    assert_false(big->skipped);
+    double states_gib = 16.0 * 12.0 * 96 * 12288.0 * 12288.0 / 8.0 / (1024.0 * 1024 * 1024);
+    assert_in_range((long)states_gib, 323, 324);
+    assert_true(big->memory_gib > states_gib);
+    assert_true(aug_validate_over_memory(big));
+    /* r4 (skipped, never predicted) is not counted */
+    assert_false(aug_validate_over_memory(&r->rows[3]));
+    assert_int_equal(r->over_memory_rows, 1);
+    /* the flag is not an error: the MAPE keeps the row */
+    assert_rel(r->mape_pct,
+               (25.0 + 20.0 + 10.0 + fabs(r->rows[4].error_pct)) / 4.0, 1e-9);
+    aug_validate_report_free(r);
+}
+
 /* --check reads the same rows and finds the same unplannable one (8 GPUs over tp 3:
  * 8 is not a multiple of tp*pp*cp = 3) without predicting: predictions stay 0 and the
  * aggregates empty; a bad cell still fails with its line. */
@@ -835,6 +871,7 @@ static void test_bad_rows_name_file_and_line(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_rows_and_aggregates),
+        cmocka_unit_test(test_plan_over_memory_flagged),
         cmocka_unit_test(test_check_reads_without_predicting),
         cmocka_unit_test(test_baseline_comparison),
         cmocka_unit_test(test_explain_one_row),

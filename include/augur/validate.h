@@ -33,6 +33,12 @@ struct aug_validate_row {
     char reason[200];
     double provenance_calibrated; /* share of the row's predicted time from curves */
     char group[160];              /* the row's cells of the group-by columns, " / " between */
+    /* Memory per GPU the row's plan needs as augur predicts it, and the GPU's capacity (both
+     * 0 where the row's kind does not report it: serving runs size their batch to memory).
+     * A plan above the capacity cannot be the run that was measured: the row's encoding
+     * misses something the run did (recomputation, sequence parallelism, sharding). */
+    double memory_gib;
+    double memory_capacity_gib;
 };
 
 struct aug_validate_source {
@@ -62,7 +68,11 @@ struct aug_validate_report {
     size_t n_sources;
     struct aug_validate_group *groups; /* in order of first appearance; none without group_by */
     size_t n_groups;
+    size_t over_memory_rows; /* predicted rows whose plan does not fit (aug_validate_over_memory) */
 };
+
+/* 1 when the row was predicted and its plan needs more memory per GPU than the GPU has. */
+int aug_validate_over_memory(const struct aug_validate_row *row);
 
 struct aug_host_cost;
 

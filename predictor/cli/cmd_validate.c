@@ -23,7 +23,9 @@ static void help(void) {
            "Predicts every row of an accuracy set (schemas in benchmarks/accuracy/README.md;\n"
            "sets in benchmarks/accuracy/) or of vTrain's ground_truth_single.csv (detected by its\n"
            "columns), and reports each row's error, the MAPE, the largest error and the MAPE\n"
-           "by source. Rows augur cannot predict are listed as skipped with the reason.\n"
+           "by source. Rows augur cannot predict are listed as skipped with the reason; rows\n"
+           "whose plan needs more memory per GPU than the GPU has are listed apart (such a plan\n"
+           "cannot be the run that was measured: the row misses a setting the run had).\n"
            "--max-mape PCT exits 1 when the MAPE exceeds PCT. --fallback-only ignores\n"
            "calibrated curves, to measure what calibration buys. --summary omits the rows.\n"
            "--check reads every row (cells, model, system, plan, request lists) and lists the\n"
@@ -63,12 +65,22 @@ static json_t *report_json(const struct aug_validate_report *r, int rows) {
             json_array_append_new(skipped, json_pack("{s:s,s:s}", "id", row->id, "reason", row->reason));
             continue;
         }
-        if (rows)
-            json_array_append_new(arr, json_pack("{s:s,s:s,s:s,s:f,s:f,s:f,s:f}", "id", row->id,
-                                                 "source", row->source, "metric", row->metric,
-                                                 "measured", row->measured, "predicted",
-                                                 row->predicted, "error_pct", row->error_pct,
-                                                 "calibrated_share", row->provenance_calibrated));
+        if (rows) {
+            json_t *o_row = json_pack("{s:s,s:s,s:s,s:f,s:f,s:f,s:f}", "id", row->id, "source",
+                                      row->source, "metric", row->metric, "measured",
+                                      row->measured, "predicted", row->predicted, "error_pct",
+                                      row->error_pct, "calibrated_share",
+                                      row->provenance_calibrated);
+            int known = row->memory_capacity_gib > 0;
+            json_object_set_new(o_row, "memory_gib",
+                                known ? json_real(row->memory_gib) : json_null());
+            json_object_set_new(o_row, "memory_capacity_gib",
+                                known ? json_real(row->memory_capacity_gib) : json_null());
+            json_object_set_new(o_row, "fits_in_memory",
+                                known ? json_boolean(!aug_validate_over_memory(row))
+                                      : json_null());
+            json_array_append_new(arr, o_row);
+        }
     }
     for (size_t k = 0; k < r->n_sources; k++)
         json_object_set_new(by, r->sources[k].source,
@@ -92,6 +104,7 @@ static json_t *report_json(const struct aug_validate_report *r, int rows) {
         json_object_set_new(o, "by_group", groups);
     }
     json_object_set_new(o, "predicted_rows", json_integer((json_int_t)r->predicted_rows));
+    json_object_set_new(o, "over_memory_rows", json_integer((json_int_t)r->over_memory_rows));
     json_object_set_new(o, "skipped", skipped);
     return o;
 }
@@ -142,6 +155,15 @@ static void report_table(FILE *f, const struct aug_validate_report *r, int rows,
             fprintf(f, "%-40.40s %-20s %14.6g %14.6g %+8.1f%% %5.0f%%\n", row->id, row->metric,
                     row->measured, row->predicted, row->error_pct, 100.0 * row->provenance_calibrated);
         }
+    }
+    if (r->over_memory_rows) {
+        fprintf(f, "plans that do not fit in GPU memory, %zu row(s) (the run measured cannot have "
+                   "been this plan: recomputation, sequence parallelism or sharding missing?):\n",
+                r->over_memory_rows);
+        for (size_t i = 0; i < r->n_rows; i++)
+            if (aug_validate_over_memory(&r->rows[i]))
+                fprintf(f, "  %-38.38s needs %.2f GiB per GPU of %.2f GiB\n", r->rows[i].id,
+                        r->rows[i].memory_gib, r->rows[i].memory_capacity_gib);
     }
     size_t skipped = r->n_rows - r->predicted_rows;
     if (skipped) {
@@ -369,9 +391,9 @@ int aug_cmd_validate(int argc, char **argv) {
         struct aug_csv_writer *w;
         if (aug_csv_writer_fp(f, &w) == AUG_OK) {
             const char *head[] = {"id", "source", "metric", "measured", "predicted", "error_pct",
-                                  "skipped", "reason", "baseline_error_pct", "shift_pct",
-                                  "change"};
-            for (size_t k = 0; k < (cp ? 11u : 8u); k++)
+                                  "memory_gib", "memory_capacity_gib", "skipped", "reason",
+                                  "baseline_error_pct", "shift_pct", "change"};
+            for (size_t k = 0; k < (cp ? 13u : 10u); k++)
                 aug_csv_write_str(w, head[k]);
             aug_csv_end_row(w);
             for (size_t i = 0; i < r->n_rows; i++) {
@@ -382,6 +404,9 @@ int aug_cmd_validate(int argc, char **argv) {
                 aug_csv_write_num(w, row->measured);
                 aug_csv_write_num(w, row->skipped || check ? NAN : row->predicted);
                 aug_csv_write_num(w, row->skipped || check ? NAN : row->error_pct);
+                int known = !row->skipped && !check && row->memory_capacity_gib > 0;
+                aug_csv_write_num(w, known ? row->memory_gib : NAN);
+                aug_csv_write_num(w, known ? row->memory_capacity_gib : NAN);
                 aug_csv_write_int(w, row->skipped);
                 aug_csv_write_str(w, row->reason);
                 const struct aug_validate_shift *sh = shift_of(cp, i);
@@ -398,7 +423,7 @@ int aug_cmd_validate(int argc, char **argv) {
                 aug_csv_write_str(w, sh->id);
                 for (int k = 0; k < 2; k++)
                     aug_csv_write_str(w, "");
-                for (int k = 0; k < 3; k++)
+                for (int k = 0; k < 5; k++)
                     aug_csv_write_num(w, NAN);
                 aug_csv_write_int(w, 0);
                 aug_csv_write_str(w, "");

@@ -141,6 +141,11 @@ static void group_key(const struct aug_csv *t, size_t i, const int *cols, int n,
 }
 
 /* Aggregate errors overall and per source. */
+int aug_validate_over_memory(const struct aug_validate_row *row) {
+    return !row->skipped && row->memory_capacity_gib > 0 &&
+           row->memory_gib > row->memory_capacity_gib;
+}
+
 static int aggregate(struct aug_validate_report *r) {
     double *abs_err = malloc((r->n_rows + 1) * sizeof *abs_err);
     if (!abs_err)
@@ -174,6 +179,7 @@ static int aggregate(struct aug_validate_report *r) {
         src->mape_pct += e; /* sum for now */
         src->max_abs_error_pct = fmax(src->max_abs_error_pct, e);
         src->rows++;
+        r->over_memory_rows += (size_t)aug_validate_over_memory(row);
     }
     for (size_t k = 0; k < r->n_sources; k++)
         r->sources[k].mape_pct /= r->sources[k].rows;
@@ -265,6 +271,8 @@ static int score(struct aug_validate_row *row, const struct aug_validate_case *v
     }
     row->predicted = v;
     row->provenance_calibrated = res.provenance.calibrated;
+    row->memory_gib = res.memory.total_gib;
+    row->memory_capacity_gib = res.memory_capacity_gib;
     row->error_pct = (v - row->measured) / row->measured * 100.0;
     return AUG_OK;
 }

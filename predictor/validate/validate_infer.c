@@ -431,6 +431,8 @@ static int read_row(struct aug_validate_reader *rd, size_t i, struct aug_validat
         return aug_errorf(AUG_EUNSUPPORTED, "%s is not defined for this row (output length %ld)",
                           metric, plan.output_len);
     row->provenance_calibrated = res.provenance.calibrated;
+    row->memory_gib = res.memory.total_gib;
+    row->memory_capacity_gib = res.memory_capacity_gib;
     row->error_pct = (row->predicted - row->measured) / row->measured * 100.0;
     return AUG_OK;
 }
