@@ -73,6 +73,15 @@ static void test_train_usage_errors(void **state) {
     expect_exit(RUN("train", "--model", "llama2-7b", "--system", "dgx-h100", "--gpus", "8",
                     "--micro-batch", "1", "--global-batch", "8", "--format", "xml"), 2);
     err_has("xml");
+    /* fp8 scaling: an unknown recipe, and a plan that is not fp8 */
+    expect_exit(RUN("train", "--model", "llama2-7b", "--system", "dgx-h100", "--gpus", "8",
+                    "--micro-batch", "1", "--global-batch", "8", "--dtype", "fp8",
+                    "--fp8-scaling", "tensorwise"), 2);
+    err_has("tensorwise");
+    err_has("delayed or current");
+    expect_exit(RUN("train", "--model", "llama2-7b", "--system", "dgx-h100", "--gpus", "8",
+                    "--micro-batch", "1", "--global-batch", "8", "--fp8-scaling", "current"), 2);
+    err_has("--fp8-scaling needs --dtype fp8 (not bf16)");
 }
 
 static void test_unknown_preset(void **state) {

@@ -85,6 +85,40 @@ static void test_cast_transpose_bytes(void **state) {
     assert_null(find(last.fwd, last.n_fwd, "fp8_cast_transpose"));
 }
 
+/* Current scaling reads each cast tensor once more for its amax (Transformer Engine's
+ * fp8_current_scaling docs: "requires reading the tensor twice"): one amax kernel beside
+ * each cast, 2 bytes read per element: forward 2 x 4096 x 23296 = 190,840,832 bytes over 4
+ * kernels, 47,710,208 per kernel (half the cast's 95,420,416); backward 2 x 4096 x 42496 /
+ * 4 = 87,031,808 per kernel. The casts themselves are unchanged, and delayed scaling (the
+ * default) has no amax pass. The layer takes longer by the amax kernels' time. */
+static void test_current_scaling_amax_pass(void **state) {
+    (void)state;
+    struct aug_plan p = plan(&llama, AUG_DTYPE_FP8, 1);
+    aug_graph_all(&llama, &p, &h100, &layer, &first, &last);
+    assert_null(find(layer.fwd, layer.n_fwd, "fp8_amax"));
+    assert_null(find(layer.bwd, layer.n_bwd, "fp8_amax_bwd"));
+    p.fp8_scaling = AUG_FP8_CURRENT;
+    aug_graph_all(&llama, &p, &h100, &layer, &first, &last);
+    const struct aug_op *fa = find(layer.fwd, layer.n_fwd, "fp8_amax");
+    const struct aug_op *ba = find(layer.bwd, layer.n_bwd, "fp8_amax_bwd");
+    assert_non_null(fa);
+    assert_non_null(ba);
+    assert_near(fa->count, 4.0, 0);
+    assert_near(ba->count, 4.0, 0);
+    assert_near(fa->bytes, 47710208.0, 0);
+    assert_near(ba->bytes, 87031808.0, 0);
+    assert_int_equal(fa->kind, AUG_OP_MEMORY);
+    assert_near(find(layer.fwd, layer.n_fwd, "fp8_cast_transpose")->bytes, 95420416.0, 0);
+    assert_near(find(layer.bwd, layer.n_bwd, "fp8_cast_transpose_bwd")->bytes, 174063616.0, 0);
+    /* no amax for the bf16 output layer */
+    assert_null(find(last.fwd, last.n_fwd, "fp8_amax"));
+    assert_string_equal(aug_fp8_scaling_name(AUG_FP8_CURRENT), "current");
+    enum aug_fp8_scaling sc;
+    assert_int_equal(aug_fp8_scaling_from_name("delayed", &sc), AUG_OK);
+    assert_int_equal(sc, AUG_FP8_DELAYED);
+    assert_int_equal(aug_fp8_scaling_from_name("tensorwise", &sc), AUG_EUSAGE);
+}
+
 static void test_no_casts_without_fp8(void **state) {
     (void)state;
     struct aug_plan p = plan(&llama, AUG_DTYPE_BF16, 1);
@@ -150,6 +184,7 @@ static void test_split_accumulator_in_backward(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_cast_transpose_bytes),
+        cmocka_unit_test(test_current_scaling_amax_pass),
         cmocka_unit_test(test_no_casts_without_fp8),
         cmocka_unit_test(test_moe_casts_and_router),
         cmocka_unit_test(test_split_accumulator_in_backward),

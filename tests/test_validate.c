@@ -855,6 +855,9 @@ static void test_bad_rows_name_file_and_line(void **state) {
     static const char *const bad_opt[][3] = {
         {"attention_kernel", "xformers", "column 'attention_kernel'"},
         {"pp_embed_loss_slots", "2", "column 'pp_embed_loss_slots'"},
+        {"fp8_scaling", "tensorwise", "column 'fp8_scaling'"},
+        /* an fp16 row: the scaling of fp8 operands does not apply */
+        {"fp8_scaling", "current", "dtype is fp16, not fp8"},
     };
     for (size_t i = 0; i < sizeof bad_opt / sizeof *bad_opt; i++) {
         snprintf(csv, sizeof csv,

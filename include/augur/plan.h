@@ -86,6 +86,12 @@ enum aug_attn_kernel { AUG_ATTN_KERNEL_CUDNN, AUG_ATTN_KERNEL_FA3, AUG_ATTN_KERN
  * unfused PyTorch ops (Megatron-LM, Megatron-DeepSpeed), or Transformer Engine's Triton
  * kernel (cross_entropy_fusion_impl "te"). */
 enum aug_cross_entropy { AUG_CE_FUSED, AUG_CE_UNFUSED, AUG_CE_TE, AUG_CE_COUNT };
+/* Where an fp8 GEMM operand's scale comes from (Transformer Engine recipes,
+ * model/graph_build.c counts the passes): delayed scaling takes it from the amax history of
+ * earlier iterations (DelayedScaling, TE's default), current scaling from the tensor itself,
+ * one more read of it before the cast (Float8CurrentScaling, Megatron-Core fp8_recipe
+ * "tensorwise": Megatron-Bridge's and NeMo 25.04's performance recipes). */
+enum aug_fp8_scaling { AUG_FP8_DELAYED, AUG_FP8_CURRENT, AUG_FP8_SCALING_COUNT };
 
 /* How ZeRO-3 (without FSDP) gathers the weights: prefetch each layer's gather behind the
  * previous layer's compute (DeepSpeed from 0.5.6, FSDP), or serial, each weight tensor
@@ -137,6 +143,8 @@ const char *aug_attn_kernel_name(enum aug_attn_kernel k); /* "cudnn", "fa3", "fa
 int aug_attn_kernel_from_name(const char *s, enum aug_attn_kernel *out);
 const char *aug_cross_entropy_name(enum aug_cross_entropy c); /* "fused", "unfused", "te" */
 int aug_cross_entropy_from_name(const char *s, enum aug_cross_entropy *out);
+const char *aug_fp8_scaling_name(enum aug_fp8_scaling s); /* "delayed", "current" */
+int aug_fp8_scaling_from_name(const char *s, enum aug_fp8_scaling *out);
 const char *aug_zero3_gather_name(enum aug_zero3_gather g); /* "prefetch", "serial" */
 int aug_zero3_gather_from_name(const char *s, enum aug_zero3_gather *out);
 const char *aug_grad_reduce_name(enum aug_grad_reduce g); /* "reduce-scatter", "all-reduce" */
@@ -162,6 +170,7 @@ struct aug_plan {
     int flash_attention;     /* 1: fused FlashAttention (default), 0: unfused path */
     enum aug_attn_kernel attn_kernel; /* the fused kernel (default cudnn) */
     enum aug_cross_entropy cross_entropy; /* the loss kernels (default fused) */
+    enum aug_fp8_scaling fp8_scaling;     /* fp8 operands' scales (default delayed) */
     int dp_overlap;          /* 1: gradient reduction overlapped with backward (default) */
     int uneven_pp;           /* 1: allow layers not divisible by pp (slowest stage rounds up) */
     int pp_embed_loss_slots; /* 1: the input embedding and the loss each take one layer's

@@ -33,6 +33,7 @@ static void help(void) {
         "                    --max-interleave V --max-micro-batch B --uneven-pp]\n"
         "                   [--cp-algo ring|ulysses|allgather] [--dtype D] [--attention fused|unfused]\n"
         "                   [--attention-kernel cudnn|fa3|fa2] [--cross-entropy fused|unfused|te]\n"
+        "                   [--fp8-scaling delayed|current]\n"
         "                   [--no-dp-overlap] [--tp-overlap] [--pp-overlap] [--etp E]\n"
         "                   [--tp-async-allreduce on|off (without SP: the input-gradient\n"
         "                    all-reduce beside the weight gradient, as Megatron)]\n"
@@ -78,7 +79,7 @@ static void help(void) {
 enum {
     OPT_MODEL = 256, OPT_SYSTEM, OPT_GPUS, OPT_GB, OPT_SEQ, OPT_TP, OPT_PP, OPT_DP, OPT_CP, OPT_EP,
     OPT_SP, OPT_NO_SP, OPT_INTERLEAVE, OPT_MB, OPT_RECOMPUTE, OPT_ZERO, OPT_FSDP, OPT_MAX_TP,
-    OPT_MAX_PP, OPT_MAX_CP, OPT_MAX_EP, OPT_MAX_V, OPT_MAX_MB, OPT_UNEVEN, OPT_DTYPE, OPT_ATTENTION, OPT_ATTN_KERNEL, OPT_CROSS_ENTROPY,
+    OPT_MAX_PP, OPT_MAX_CP, OPT_MAX_EP, OPT_MAX_V, OPT_MAX_MB, OPT_UNEVEN, OPT_DTYPE, OPT_ATTENTION, OPT_ATTN_KERNEL, OPT_CROSS_ENTROPY, OPT_FP8_SCALING,
     OPT_NO_OVERLAP, OPT_KDB, OPT_ROOFLINE, OPT_SCALE, OPT_GENERATION, OPT_TOP, OPT_THREADS,
     OPT_NO_PRUNE, OPT_FORMAT, OPT_OUTPUT, OPT_PLOT, OPT_PROGRESS, OPT_NO_PROGRESS, OPT_BATCH,
     OPT_INPUT, OPT_OUTPUT_LEN, OPT_MIN_TPUT, OPT_MAX_BATCH, OPT_WDTYPE, OPT_KVDTYPE, OPT_ALONG,
@@ -121,6 +122,7 @@ static const struct option options[] = {
     {"attention", required_argument, 0, OPT_ATTENTION},
     {"attention-kernel", required_argument, 0, OPT_ATTN_KERNEL},
     {"cross-entropy", required_argument, 0, OPT_CROSS_ENTROPY},
+    {"fp8-scaling", required_argument, 0, OPT_FP8_SCALING},
     {"no-dp-overlap", no_argument, 0, OPT_NO_OVERLAP},
     {"kdb", required_argument, 0, OPT_KDB},
     {"roofline", no_argument, 0, OPT_ROOFLINE},
@@ -272,6 +274,10 @@ static int parse(int argc, char **argv, struct aug_sweep_opts *o) {
         case OPT_CROSS_ENTROPY:
             if (aug_cross_entropy_from_name(optarg, &o->base.cross_entropy) != AUG_OK)
                 return aug_cli_usage(cmd, "--cross-entropy: %s", aug_last_error());
+            break;
+        case OPT_FP8_SCALING:
+            if (aug_fp8_scaling_from_name(optarg, &o->base.fp8_scaling) != AUG_OK)
+                return aug_cli_usage(cmd, "--fp8-scaling: %s", aug_last_error());
             break;
         case OPT_NO_OVERLAP: o->base.dp_overlap = 0; break;
         case OPT_KDB: o->kdb = optarg; break;

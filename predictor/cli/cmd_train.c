@@ -20,7 +20,7 @@ static void help(void) {
            "                   [--recompute-modules LIST] [--recompute-layers N]\n"
            "                   [--fsdp full|hybrid] [--dtype bf16|fp16|fp8|fp32] [--kdb DIR]\n"
            "                   [--attention fused|unfused] [--attention-kernel cudnn|fa3|fa2]\n"
-           "                   [--cross-entropy fused|unfused|te]\n"
+           "                   [--cross-entropy fused|unfused|te] [--fp8-scaling delayed|current]\n"
            "                   [--no-dp-overlap] [--uneven-pp] [--pp-embed-loss-slots] [--roofline]\n"
            "                   [--pp-first-layers N] [--pp-last-layers N]\n"
            "                   [--cp-algo ring|ulysses|allgather] [--etp E] [--ep-placement inner|outer]\n"
@@ -133,6 +133,10 @@ static void help(void) {
            "                        Megatron-Core's jit-fused passes, 32 B per bf16 logit),\n"
            "                        unfused (Megatron's PyTorch ops, 52 B) or te (Transformer\n"
            "                        Engine's Triton kernel, 10 B)\n"
+           "  --fp8-scaling S       with --dtype fp8, where each operand's scale comes from:\n"
+           "                        delayed (default; Transformer Engine's amax history) or\n"
+           "                        current (the tensor itself: one more read of it before each\n"
+           "                        cast; Megatron-Core fp8_recipe tensorwise)\n"
            "  --no-sp, --dp-overlap, --no-tp-overlap, --no-pp-overlap  turn a default off / on\n"
            "  --tp-async-allreduce on|off  without SP, all-reduce a column-parallel linear's\n"
            "                        input gradient beside its weight-gradient GEMM (Megatron\n"
@@ -162,7 +166,7 @@ enum {
     OPT_PP_OVERLAP, OPT_COMM_SLOWDOWN, OPT_COMPARE, OPT_MOE_OVERLAP, OPT_MOE_REALIZED, OPT_MOE_DISPATCHER, OPT_FRAMEWORK, OPT_NO_SP,
     OPT_DP_OVERLAP, OPT_NO_TP_OVERLAP, OPT_NO_PP_OVERLAP, OPT_PP_SCATTER, OPT_MAIN_GRADS, OPT_CUDA_GRAPHS,
     OPT_BUCKET, OPT_PARAM_GATHER, OPT_PLAN, OPT_ATTN_KERNEL, OPT_CROSS_ENTROPY, OPT_PP_SLOTS, OPT_RC_MODULES,
-    OPT_RC_LAYERS, OPT_OPS, OPT_TP_ASYNC, OPT_ZERO3_GATHER, OPT_GRAD_REDUCE, OPT_PP_FIRST, OPT_PP_LAST
+    OPT_RC_LAYERS, OPT_OPS, OPT_TP_ASYNC, OPT_ZERO3_GATHER, OPT_GRAD_REDUCE, OPT_PP_FIRST, OPT_PP_LAST, OPT_FP8_SCALING
 };
 
 static const struct option options[] = {
@@ -189,6 +193,7 @@ static const struct option options[] = {
     {"attention", required_argument, 0, OPT_ATTENTION},
     {"attention-kernel", required_argument, 0, OPT_ATTN_KERNEL},
     {"cross-entropy", required_argument, 0, OPT_CROSS_ENTROPY},
+    {"fp8-scaling", required_argument, 0, OPT_FP8_SCALING},
     {"zero3-gather", required_argument, 0, OPT_ZERO3_GATHER},
     {"grad-reduce", required_argument, 0, OPT_GRAD_REDUCE},
     {"no-dp-overlap", no_argument, 0, OPT_NO_OVERLAP},
@@ -255,7 +260,7 @@ int aug_cmd_train(int argc, char **argv) {
     const char *model_arg = NULL, *system_arg = NULL, *kdb_arg = NULL, *output = NULL;
     enum aug_format fmt = AUG_FORMAT_TABLE;
     int roofline = 0, have_mb = 0, have_gb = 0, compare = 0, want_ops = 0, rc, framework = AUG_FW_NONE;
-    int rec_given = 0, mods_given = 0, layers_given = 0;
+    int rec_given = 0, mods_given = 0, layers_given = 0, fp8_scaling_given = 0;
     unsigned set = 0; /* plan fields given explicitly (a framework profile leaves them) */
     struct aug_plan plan;
     aug_plan_init(&plan);
@@ -379,6 +384,11 @@ int aug_cmd_train(int argc, char **argv) {
                 return aug_cli_usage(cmd, "--cross-entropy: %s", aug_last_error());
             set |= AUG_FWSET_CROSS_ENTROPY;
             break;
+        case OPT_FP8_SCALING:
+            if (aug_fp8_scaling_from_name(optarg, &plan.fp8_scaling) != AUG_OK)
+                return aug_cli_usage(cmd, "--fp8-scaling: %s", aug_last_error());
+            fp8_scaling_given = 1;
+            break;
         case OPT_NO_OVERLAP: plan.dp_overlap = 0; set |= AUG_FWSET_DP_OVERLAP; break;
         case OPT_DP_OVERLAP: plan.dp_overlap = 1; set |= AUG_FWSET_DP_OVERLAP; break;
         case OPT_UNEVEN: plan.uneven_pp = 1; break;
@@ -488,6 +498,9 @@ int aug_cmd_train(int argc, char **argv) {
     }
     if (optind < argc)
         return aug_cli_usage(cmd, "unexpected argument '%s'", argv[optind]);
+    if (fp8_scaling_given && plan.dtype != AUG_DTYPE_FP8)
+        return aug_cli_usage(cmd, "--fp8-scaling needs --dtype fp8 (not %s)",
+                             aug_dtype_name(plan.dtype));
     if (layers_given) {
         if (rec_given && plan.recompute != AUG_RECOMPUTE_FULL)
             return aug_cli_usage(cmd, "--recompute-layers needs --recompute full (not %s)",

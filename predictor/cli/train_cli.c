@@ -56,6 +56,9 @@ static json_t *plan_json(const struct aug_plan *p) {
     json_object_set_new(o, "recompute_layers", json_integer((json_int_t)p->recompute_layers));
     json_object_set_new(o, "attention_kernel", json_string(aug_attn_kernel_name(p->attn_kernel)));
     json_object_set_new(o, "cross_entropy", json_string(aug_cross_entropy_name(p->cross_entropy)));
+    json_object_set_new(o, "fp8_scaling", p->dtype == AUG_DTYPE_FP8
+                                              ? json_string(aug_fp8_scaling_name(p->fp8_scaling))
+                                              : json_null());
     json_object_set_new(o, "zero3_gather", json_string(aug_zero3_gather_name(p->zero3_gather)));
     json_object_set_new(o, "grad_reduce", json_string(aug_grad_reduce_name(p->grad_reduce)));
     json_object_set_new(o, "cp_algo", json_string(aug_cp_algo_name(p->cp_algo)));
@@ -199,11 +202,15 @@ void aug_cli_train_table(FILE *f, const struct aug_model *m, const struct aug_sy
             s->name, p->gpus, s->gpu.name);
     fprintf(f, "# plan: tp %ld, pp %ld, dp %ld, cp %ld, ep %ld, sp %s, interleave %ld, "
                "micro-batch %ld, global batch %ld, seq %ld, recompute %s%s%s%s, zero %d, fsdp %s, "
-               "%s, attention %s%s\n",
+               "%s%s, attention %s%s\n",
             p->tp, p->pp, p->dp, p->cp, p->ep, p->sp ? "on" : "off", p->interleave, p->micro_batch,
             p->global_batch, p->seq, aug_recompute_name(p->recompute), sel ? " (" : "",
             sel ? rcm : "", sel ? ")" : "", p->zero,
-            aug_fsdp_name(p->fsdp), aug_dtype_name(p->dtype), p->flash_attention ? "fused" : "unfused",
+            aug_fsdp_name(p->fsdp), aug_dtype_name(p->dtype),
+            p->dtype != AUG_DTYPE_FP8           ? ""
+            : p->fp8_scaling == AUG_FP8_CURRENT ? " (current scaling)"
+                                                : " (delayed scaling)",
+            p->flash_attention ? "fused" : "unfused",
             !p->flash_attention ? ""
             : p->attn_kernel == AUG_ATTN_KERNEL_FA2 ? " (FlashAttention-2)"
             : p->attn_kernel == AUG_ATTN_KERNEL_FA3 ? " (FlashAttention-3)" : " (cuDNN)");

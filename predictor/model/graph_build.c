@@ -113,13 +113,17 @@ void aug_gb_mlp_bwd(const struct aug_model *m, const struct aug_dims *x, struct 
  * weight-gradient GEMMs. Weights are cast once per iteration (Megatron-Core passes
  * is_first_microbatch and TE keeps the fp8 copy for the later micro-batches), which is
  * small beside the activations and not charged. Delayed scaling (TE's default recipe) takes
- * its scale from the amax history, so there is no separate amax pass. One op per list
+ * its scale from the amax history, so there is no separate amax pass. Current scaling
+ * (Float8CurrentScaling) "requires reading the tensor twice": amax first, then the scaled
+ * cast (TE docs/features/low_precision_training/fp8_current_scaling/fp8_current_scaling.rst,
+ * "Performance analysis"; nvte_compute_amax in common/recipe/current_scaling.cu, TE at
+ * d0067d0): one more kernel per cast, 2 bytes read per element. One op per list
  * carries the casts of all the fp8 GEMMs: its count is their executions, its bytes their
  * mean, so launches and bytes both add up.
  * The data- and weight-gradient GEMMs accumulate through the split accumulator, the
  * forward ones with fast accumulation (TE pytorch/module/base.py, _2X_ACC_*; the cost is in
  * hw/gemm_model.c, aug_gemm_split_acc_share). */
-void aug_gb_fp8_recipe(struct aug_graph *g, int fwd_from) {
+void aug_gb_fp8_recipe(struct aug_graph *g, int fwd_from, enum aug_fp8_scaling scaling) {
     for (int i = 0; i < g->n_bwd; i++)
         if (g->bwd[i].op.kind == AUG_OP_GEMM && g->bwd[i].op.dtype == AUG_DTYPE_FP8)
             g->bwd[i].op.split_acc = 1;
@@ -134,10 +138,22 @@ void aug_gb_fp8_recipe(struct aug_graph *g, int fwd_from) {
     }
     if (!(n > 0))
         return;
+    if (scaling == AUG_FP8_CURRENT) {
+        struct aug_op a = aug_op_memory("fp8_amax", "elementwise", AUG_DTYPE_BF16, 2.0 * in / n,
+                                        in / n);
+        a.count = n;
+        aug_gb_add(g->fwd, &g->n_fwd, a, AUG_CAT_COMPUTE, 0);
+    }
     struct aug_op f = aug_op_memory("fp8_cast_transpose", "elementwise", AUG_DTYPE_BF16,
                                     4.0 * in / n, 2.0 * in / n);
     f.count = n;
     aug_gb_add(g->fwd, &g->n_fwd, f, AUG_CAT_COMPUTE, 0);
+    if (scaling == AUG_FP8_CURRENT) {
+        struct aug_op a = aug_op_memory("fp8_amax_bwd", "elementwise", AUG_DTYPE_BF16,
+                                        2.0 * out / n, out / n);
+        a.count = n;
+        aug_gb_add(g->bwd, &g->n_bwd, a, AUG_CAT_COMPUTE, 0);
+    }
     struct aug_op b = aug_op_memory("fp8_cast_transpose_bwd", "elementwise", AUG_DTYPE_BF16,
                                     4.0 * out / n, 2.0 * out / n);
     b.count = n;

@@ -100,7 +100,7 @@ static inline enum aug_dtype aug_gb_non_te_dtype(const struct aug_dims *x) {
 /* Transformer Engine's fp8 recipe on the graph: the casts of the operands of the fp8 GEMMs
  * in g->fwd from fwd_from on (one op appended to each list) and the split accumulator of
  * every fp8 GEMM in g->bwd (graph_build.c). */
-void aug_gb_fp8_recipe(struct aug_graph *g, int fwd_from);
+void aug_gb_fp8_recipe(struct aug_graph *g, int fwd_from, enum aug_fp8_scaling scaling);
 
 /* A TP collective of the T x h activations (skipped when tp = 1); returns its index or -1. */
 int aug_gb_tp_coll(struct aug_graph_op *arr, int *n, const char *name, enum aug_coll c,

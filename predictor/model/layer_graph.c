@@ -687,7 +687,7 @@ static void graph_layer_mix(const struct aug_model *m, const struct aug_plan *p,
             scale_counts(g->bwd, r, r + 1, coll_share);
     }
     if (x.dt == AUG_DTYPE_FP8)
-        aug_gb_fp8_recipe(g, 0);
+        aug_gb_fp8_recipe(g, 0, p->fp8_scaling);
 }
 
 /* A parallel block (GPT-J, PaLM sec. 2 "Parallel Layers", Falcon, MegaScale sec. 3.1):
@@ -783,7 +783,7 @@ static void graph_layer_parallel(const struct aug_model *m, const struct aug_pla
             sp_regather(g, &x, mi.up_dgrad);
     }
     if (x.dt == AUG_DTYPE_FP8)
-        aug_gb_fp8_recipe(g, 0);
+        aug_gb_fp8_recipe(g, 0, p->fp8_scaling);
 }
 
 /* HBM bytes per vocabulary-parallel logit of the loss, forward and backward, for logits of

@@ -24,6 +24,7 @@ static const char *const moe_overlap_names[] = {"none", "shared", "batch"};
 static const char *const moe_dispatcher_names[] = {"alltoall", "deepep"};
 static const char *const attn_kernel_names[] = {"cudnn", "fa3", "fa2"};
 static const char *const cross_entropy_names[] = {"fused", "unfused", "te"};
+static const char *const fp8_scaling_names[] = {"delayed", "current"};
 static const char *const zero3_gather_names[] = {"prefetch", "serial"};
 static const char *const grad_reduce_names[] = {"reduce-scatter", "all-reduce"};
 static const char *const grads_names[] = {"dtype", "fp32", "fp32-copy"};
@@ -38,6 +39,7 @@ _Static_assert(COUNT(moe_overlap_names) == AUG_MOE_OVERLAP_COUNT, "moe overlap n
 _Static_assert(COUNT(moe_dispatcher_names) == AUG_MOE_DISPATCH_COUNT, "moe dispatcher names");
 _Static_assert(COUNT(attn_kernel_names) == AUG_ATTN_KERNEL_COUNT, "attention kernel names");
 _Static_assert(COUNT(cross_entropy_names) == AUG_CE_COUNT, "cross-entropy names");
+_Static_assert(COUNT(fp8_scaling_names) == AUG_FP8_SCALING_COUNT, "fp8 scaling names");
 _Static_assert(COUNT(zero3_gather_names) == AUG_ZERO3_COUNT, "ZeRO-3 gather names");
 _Static_assert(COUNT(grad_reduce_names) == AUG_GRAD_REDUCE_COUNT, "gradient reduction names");
 _Static_assert(COUNT(grads_names) == AUG_GRADS_COUNT, "main-grads names");
@@ -103,6 +105,19 @@ int aug_cross_entropy_from_name(const char *s, enum aug_cross_entropy *out) {
         return aug_errorf(AUG_EUSAGE, "unknown cross-entropy '%s' (use fused, unfused or te)",
                           s ? s : "");
     *out = (enum aug_cross_entropy)i;
+    return AUG_OK;
+}
+
+const char *aug_fp8_scaling_name(enum aug_fp8_scaling s) {
+    return ENUM_NAME(fp8_scaling_names, s);
+}
+
+int aug_fp8_scaling_from_name(const char *s, enum aug_fp8_scaling *out) {
+    int i = name_index(s, fp8_scaling_names, COUNT(fp8_scaling_names));
+    if (i < 0)
+        return aug_errorf(AUG_EUSAGE, "unknown fp8 scaling '%s' (use delayed or current)",
+                          s ? s : "");
+    *out = (enum aug_fp8_scaling)i;
     return AUG_OK;
 }
 
@@ -293,6 +308,7 @@ void aug_plan_init(struct aug_plan *p) {
     p->flash_attention = 1;
     p->attn_kernel = AUG_ATTN_KERNEL_CUDNN;
     p->cross_entropy = AUG_CE_FUSED;
+    p->fp8_scaling = AUG_FP8_DELAYED;
     p->zero3_gather = AUG_ZERO3_PREFETCH;
     p->grad_reduce = AUG_GRAD_REDUCE_SCATTER;
     p->dp_overlap = 1;

@@ -31,7 +31,8 @@ static const struct {
  * graphs, no per-kernel host issue), ternary_kernel, attention_kernel (cudnn|fa3|fa2),
  * main_grads (dtype|fp32|fp32-copy: the gradient bytes a run's notes state, e.g. FSDP
  * reducing gradients in fp32),
- * zero3_gather (prefetch|serial) and grad_reduce (reduce-scatter|all-reduce). */
+ * zero3_gather (prefetch|serial), grad_reduce (reduce-scatter|all-reduce) and fp8_scaling
+ * (delayed|current). */
 static int read_extra(const struct aug_csv *t, size_t i, struct aug_plan *p) {
     int st;
     long v;
@@ -64,6 +65,9 @@ static int read_extra(const struct aug_csv *t, size_t i, struct aug_plan *p) {
     s = aug_vrow_cell(t, i, "cross_entropy");
     if (s[0] && aug_cross_entropy_from_name(s, &p->cross_entropy) != AUG_OK)
         return aug_csv_cell_error(t, i, "cross_entropy", "'%s' is not fused, unfused or te", s);
+    s = aug_vrow_cell(t, i, "fp8_scaling");
+    if (s[0] && aug_fp8_scaling_from_name(s, &p->fp8_scaling) != AUG_OK)
+        return aug_csv_cell_error(t, i, "fp8_scaling", "'%s' is not delayed or current", s);
     s = aug_vrow_cell(t, i, "main_grads");
     if (s[0] && aug_main_grads_from_name(s, &p->main_grads) != AUG_OK)
         return aug_csv_cell_error(t, i, "main_grads", "'%s' is not dtype, fp32 or fp32-copy", s);
@@ -154,6 +158,9 @@ static int read_plan(const struct aug_csv *t, size_t i, struct aug_plan *p) {
     const char *dt = aug_vrow_cell(t, i, "dtype");
     if (dt[0] && aug_dtype_from_name(dt, &p->dtype) != AUG_OK)
         return aug_csv_cell_error(t, i, "dtype", "unknown dtype '%s'", dt);
+    if (aug_vrow_cell(t, i, "fp8_scaling")[0] && p->dtype != AUG_DTYPE_FP8)
+        return aug_csv_cell_error(t, i, "fp8_scaling", "set on a row whose dtype is %s, not fp8",
+                                  aug_dtype_name(p->dtype));
     return aug_vrow_attention(t, i, &p->flash_attention);
 }
 
