@@ -82,6 +82,9 @@ static void test_train_usage_errors(void **state) {
     expect_exit(RUN("train", "--model", "llama2-7b", "--system", "dgx-h100", "--gpus", "8",
                     "--micro-batch", "1", "--global-batch", "8", "--fp8-scaling", "current"), 2);
     err_has("--fp8-scaling needs --dtype fp8 (not bf16)");
+    expect_exit(RUN("sweep", "train", "--model", "llama2-7b", "--system", "dgx-h100", "--gpus",
+                    "8", "--global-batch", "8", "--fp8-scaling", "current"), 2);
+    err_has("--fp8-scaling current needs --dtype fp8 (not bf16)");
 }
 
 static void test_unknown_preset(void **state) {

@@ -278,6 +278,7 @@ static int parse(int argc, char **argv, struct aug_sweep_opts *o) {
         case OPT_FP8_SCALING:
             if (aug_fp8_scaling_from_name(optarg, &o->base.fp8_scaling) != AUG_OK)
                 return aug_cli_usage(cmd, "--fp8-scaling: %s", aug_last_error());
+            o->train_only = 1;
             break;
         case OPT_NO_OVERLAP: o->base.dp_overlap = 0; break;
         case OPT_KDB: o->kdb = optarg; break;
@@ -417,6 +418,9 @@ static int parse(int argc, char **argv, struct aug_sweep_opts *o) {
     }
     if (optind < argc)
         return aug_cli_usage(cmd, "unexpected argument '%s'", argv[optind]);
+    if (o->base.fp8_scaling != AUG_FP8_DELAYED && o->base.dtype != AUG_DTYPE_FP8)
+        return aug_cli_usage(cmd, "--fp8-scaling current needs --dtype fp8 (not %s)",
+                             aug_dtype_name(o->base.dtype));
     int scaling = strcmp(o->mode, "scaling") == 0;
     if (!scaling && (o->along || o->factors || o->systems || o->generations || o->improve > 0))
         return aug_cli_usage(cmd, "--along, --factors, --systems, --generations and --improve "

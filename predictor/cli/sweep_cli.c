@@ -326,9 +326,13 @@ void aug_sweep_cli_train_table(FILE *f, const struct aug_sweep_view *v,
     aug_sweep_cli_calibration(v, cal, sizeof cal);
     fprintf(f, "# augur sweep train: %s (%.4g B params) on %s, %ld x %s\n", v->model->name,
             aug_model_params(v->model) / 1e9, s->name, c->base.gpus, s->gpu.name);
-    fprintf(f, "# global batch %ld x seq %ld (%.4g M tokens), %s, attention %s\n",
+    fprintf(f, "# global batch %ld x seq %ld (%.4g M tokens), %s%s, attention %s\n",
             c->base.global_batch, seq, (double)c->base.global_batch * (double)seq / 1e6,
-            aug_dtype_name(c->base.dtype), c->base.flash_attention ? "fused" : "unfused");
+            aug_dtype_name(c->base.dtype),
+            c->base.dtype != AUG_DTYPE_FP8               ? ""
+            : c->base.fp8_scaling == AUG_FP8_CURRENT ? " (current scaling)"
+                                                     : " (delayed scaling)",
+            c->base.flash_attention ? "fused" : "unfused");
     fprintf(f, "# space: tp <= %ld%s; every divisor for pp, cp (ring, Ulysses, all-gather), dp, "
                "ep, micro-batch and interleave; sp, recompute, ZeRO 0-3, FSDP hybrid; pinned "
                "knobs fixed\n",
