@@ -35,8 +35,8 @@ struct aug_validate_row {
     char group[160];              /* the row's cells of the group-by columns, " / " between */
     /* Memory per GPU the row's plan needs as augur predicts it, and the GPU's capacity (both
      * 0 where the row's kind does not report it: serving runs size their batch to memory).
-     * A plan above the capacity cannot be the run that was measured: the row's encoding
-     * misses something the run did (recomputation, sequence parallelism, sharding). */
+     * The run measured fit its GPU, so a plan above the capacity misses something the run
+     * did (recomputation, sequence parallelism, sharding), or the memory count is high. */
     double memory_gib;
     double memory_capacity_gib;
 };

@@ -24,8 +24,10 @@ static void help(void) {
            "sets in benchmarks/accuracy/) or of vTrain's ground_truth_single.csv (detected by its\n"
            "columns), and reports each row's error, the MAPE, the largest error and the MAPE\n"
            "by source. Rows augur cannot predict are listed as skipped with the reason; rows\n"
-           "whose plan needs more memory per GPU than the GPU has are listed apart (such a plan\n"
-           "cannot be the run that was measured: the row misses a setting the run had).\n"
+           "whose plan needs more memory per GPU than the GPU has, as augur's memory model\n"
+           "counts it, are listed apart: the run measured held its GPU's memory, so the row\n"
+           "misses a setting the run had (recomputation, sequence parallelism, sharding) or\n"
+           "the count is high.\n"
            "--max-mape PCT exits 1 when the MAPE exceeds PCT. --fallback-only ignores\n"
            "calibrated curves, to measure what calibration buys. --summary omits the rows.\n"
            "--check reads every row (cells, model, system, plan, request lists) and lists the\n"
@@ -157,8 +159,9 @@ static void report_table(FILE *f, const struct aug_validate_report *r, int rows,
         }
     }
     if (r->over_memory_rows) {
-        fprintf(f, "plans that do not fit in GPU memory, %zu row(s) (the run measured cannot have "
-                   "been this plan: recomputation, sequence parallelism or sharding missing?):\n",
+        fprintf(f, "plans above their GPU's memory as augur counts it, %zu row(s) (the run "
+                   "measured fit: a setting it had is missing from the row, or the count is "
+                   "high):\n",
                 r->over_memory_rows);
         for (size_t i = 0; i < r->n_rows; i++)
             if (aug_validate_over_memory(&r->rows[i]))
