@@ -194,6 +194,38 @@ static void test_plan_over_memory_flagged(void **state) {
     /* the flag is not an error: the MAPE keeps the row */
     assert_rel(r->mape_pct,
                (25.0 + 20.0 + 10.0 + fabs(r->rows[4].error_pct)) / 4.0, 1e-9);
+    /* against a baseline that had big fitting: big is now over memory; r1 fits now as it
+     * did; r2 (no field: an older report) and r3 (null) are unknown, so never counted */
+    const char *bpath = write_file(
+        "base.json",
+        "{\"schema_version\": 1, \"mape_pct\": 10, \"predicted_rows\": 4, \"rows\": [\n"
+        " {\"id\": \"r1\", \"error_pct\": 25, \"fits_in_memory\": true},\n"
+        " {\"id\": \"r2\", \"error_pct\": -20},\n"
+        " {\"id\": \"r3\", \"error_pct\": 10, \"fits_in_memory\": null},\n"
+        " {\"id\": \"big\", \"error_pct\": 5, \"fits_in_memory\": true}],\n"
+        " \"skipped\": [{\"id\": \"r4\", \"reason\": \"no plan\"}]}\n");
+    struct aug_validate_baseline *b = NULL;
+    assert_int_equal(aug_validate_baseline_load(bpath, &b), AUG_OK);
+    assert_int_equal(b->rows[0].fits_in_memory, 1);
+    assert_int_equal(b->rows[1].fits_in_memory, -1);
+    assert_int_equal(b->rows[2].fits_in_memory, -1);
+    struct aug_validate_comparison c;
+    assert_int_equal(aug_validate_compare(r, b, &c), AUG_OK);
+    assert_int_equal(c.now_over_memory, 1);
+    assert_string_equal(c.shifts[4].id, "big");
+    assert_true(c.shifts[4].now_over_memory);
+    for (int i = 0; i < 4; i++)
+        assert_false(c.shifts[i].now_over_memory);
+    aug_validate_comparison_free(&c);
+    aug_validate_baseline_free(b);
+    /* a value that is neither a boolean nor null is refused, naming the row */
+    bpath = write_file("base.json",
+                       "{\"schema_version\": 1, \"mape_pct\": 1, \"predicted_rows\": 1, "
+                       "\"rows\": [{\"id\": \"r1\", \"error_pct\": 1, "
+                       "\"fits_in_memory\": \"yes\"}], \"skipped\": []}");
+    assert_int_equal(aug_validate_baseline_load(bpath, &b), AUG_EDATA);
+    assert_non_null(strstr(aug_last_error(), "rows[0]"));
+    assert_non_null(strstr(aug_last_error(), "fits_in_memory"));
     aug_validate_report_free(r);
 }
 

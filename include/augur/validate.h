@@ -144,6 +144,7 @@ int aug_validate_explain(const char *path, enum aug_validate_input kind,
 struct aug_validate_baseline_row {
     char id[96];
     double error_pct;     /* NAN: the baseline skipped the row */
+    int fits_in_memory;   /* 1 or 0 as the baseline saved it; -1 where it did not */
 };
 
 struct aug_validate_baseline {
@@ -174,6 +175,8 @@ struct aug_validate_shift {
     double error_pct;        /* NAN where this run has none */
     double shift_pct;        /* |error| now - |error| before, in points (> 0: worse); NAN
                                 unless the row is predicted in both */
+    int now_over_memory;     /* 1: the baseline had the plan fitting, this run counts it above
+                                the GPU's memory (aug_validate_over_memory) */
 };
 
 struct aug_validate_comparison {
@@ -186,6 +189,7 @@ struct aug_validate_comparison {
     double max_shift_pct;      /* the largest shift of a kept row (0 when none grew) */
     char max_shift_id[96];
     size_t now_skipped;
+    size_t now_over_memory;    /* kept rows the baseline had fitting that no longer fit */
 };
 
 /* Match r's rows to b's by id. AUG_EDATA when r holds an id twice (ids must be unique to

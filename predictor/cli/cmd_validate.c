@@ -39,7 +39,8 @@ static void help(void) {
            "`augur validate FILE --format json` (without --summary): how far its |error|\n"
            "moved, rows new, gone, now skipped or now predicted, and the MAPE of the rows\n"
            "predicted in both. --max-shift PTS exits 1 when a row's |error| grew by more than\n"
-           "PTS percentage points or a row the baseline predicted is now skipped: a per-row\n"
+           "PTS percentage points, a row the baseline predicted is now skipped, or a row\n"
+           "whose plan fit in the baseline needs more than its GPU's memory now: a per-row\n"
            "bar for CI beside --max-mape.\n"
            "--explain ID predicts only the row of that id (vTrain rows: vtrain_line<N>) and\n"
            "prints its prediction in full, as `augur train` or `augur infer` print the row's\n"
@@ -242,6 +243,9 @@ static void baseline_table(FILE *f, const struct aug_validate_comparison *c, con
         for (size_t i = 0; i < c->n_shifts; i++)
             if (c->shifts[i].change == listed[k])
                 fprintf(f, "  %-14s %s\n", label[k], c->shifts[i].id);
+    for (size_t i = 0; i < c->n_shifts; i++)
+        if (c->shifts[i].now_over_memory)
+            fprintf(f, "  %-14s %s (fit in the baseline)\n", "now over memory", c->shifts[i].id);
 }
 
 static json_t *num_or_null(double v) { return isfinite(v) ? json_real(v) : json_null(); }
@@ -256,6 +260,7 @@ static json_t *baseline_json(const struct aug_validate_comparison *c, const char
         json_object_set_new(r, "error_pct_before", num_or_null(s->error_before_pct));
         json_object_set_new(r, "error_pct", num_or_null(s->error_pct));
         json_object_set_new(r, "shift_pct", num_or_null(s->shift_pct));
+        json_object_set_new(r, "now_over_memory", json_boolean(s->now_over_memory));
         json_array_append_new(rows, r);
     }
     json_object_set_new(o, "file", aug_cli_json_text(base));
@@ -267,6 +272,7 @@ static json_t *baseline_json(const struct aug_validate_comparison *c, const char
     json_object_set_new(o, "max_shift_pct", json_real(c->max_shift_pct));
     json_object_set_new(o, "max_shift_id", aug_cli_json_text(c->max_shift_id));
     json_object_set_new(o, "now_skipped", json_integer((json_int_t)c->now_skipped));
+    json_object_set_new(o, "now_over_memory", json_integer((json_int_t)c->now_over_memory));
     json_object_set_new(o, "rows", rows);
     return o;
 }
@@ -441,7 +447,7 @@ int aug_cmd_validate(int argc, char **argv) {
     double mape = r->mape_pct;
     size_t predicted = r->predicted_rows;
     double grew = cmp.max_shift_pct;
-    size_t now_skipped = cmp.now_skipped;
+    size_t now_skipped = cmp.now_skipped, now_over = cmp.now_over_memory;
     char grew_id[sizeof cmp.max_shift_id];
     snprintf(grew_id, sizeof grew_id, "%s", cmp.max_shift_id);
     aug_validate_comparison_free(&cmp);
@@ -469,6 +475,11 @@ int aug_cmd_validate(int argc, char **argv) {
     if (max_shift >= 0 && now_skipped) {
         fprintf(stderr, "augur: %s: %zu row(s) the baseline %s predicted are skipped now\n", path,
                 now_skipped, baseline);
+        shift_rc = 1;
+    }
+    if (max_shift >= 0 && now_over) {
+        fprintf(stderr, "augur: %s: %zu row(s) whose plan fit in the baseline %s need more "
+                        "than their GPU's memory now\n", path, now_over, baseline);
         shift_rc = 1;
     }
     return shift_rc;

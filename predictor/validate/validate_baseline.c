@@ -25,7 +25,8 @@ static int cmp_row_id(const void *a, const void *b) {
                   ((const struct aug_validate_baseline_row *)b)->id);
 }
 
-/* One row of "rows" (predicted: id and error_pct) or of "skipped" (id only). */
+/* One row of "rows" (predicted: id, error_pct and, in reports that have it, fits_in_memory)
+ * or of "skipped" (id only). */
 static int read_row(const char *path, const char *list, size_t k, json_t *o, int predicted,
                     struct aug_validate_baseline_row *row) {
     char ctx[700];
@@ -37,12 +38,20 @@ static int read_row(const char *path, const char *list, size_t k, json_t *o, int
     if (st != AUG_OK)
         return st;
     row->error_pct = NAN;
+    row->fits_in_memory = -1;
     if (!predicted)
         return AUG_OK;
     if ((st = aug_json_double(ctx, o, "error_pct", AUG_JSON_REQUIRED, &row->error_pct)) != AUG_OK)
         return st;
     if (!isfinite(row->error_pct))
         return aug_errorf(AUG_EDATA, "%s: field 'error_pct' is not a finite number", ctx);
+    /* absent (reports before it) or null (a row kind without a memory count): unknown */
+    json_t *fits = json_object_get(o, "fits_in_memory");
+    if (fits && !json_is_null(fits) && !json_is_boolean(fits))
+        return aug_errorf(AUG_EDATA, "%s: field 'fits_in_memory' must be true, false or null "
+                                     "(got %s)", ctx, aug_json_type_name(fits));
+    if (fits && json_is_boolean(fits))
+        row->fits_in_memory = json_is_true(fits);
     return AUG_OK;
 }
 
@@ -204,6 +213,8 @@ int aug_validate_compare(const struct aug_validate_report *r, const struct aug_v
             out->now_skipped++;
         if (s->change != AUG_CHANGE_KEPT)
             continue;
+        s->now_over_memory = was->fits_in_memory == 1 && aug_validate_over_memory(row);
+        out->now_over_memory += (size_t)s->now_over_memory;
         s->shift_pct = fabs(s->error_pct) - fabs(s->error_before_pct);
         if (fabs(s->shift_pct) < SAVED_ROUNDING_PTS)
             s->shift_pct = 0.0;
