@@ -145,6 +145,9 @@ const char *aug_cross_entropy_name(enum aug_cross_entropy c); /* "fused", "unfus
 int aug_cross_entropy_from_name(const char *s, enum aug_cross_entropy *out);
 const char *aug_fp8_scaling_name(enum aug_fp8_scaling s); /* "delayed", "current" */
 int aug_fp8_scaling_from_name(const char *s, enum aug_fp8_scaling *out);
+/* What a printed plan adds after its dtype: " (current scaling)" or " (delayed scaling)" for
+ * an fp8 plan, "" for any other. */
+const char *aug_plan_fp8_scaling_note(const struct aug_plan *p);
 const char *aug_zero3_gather_name(enum aug_zero3_gather g); /* "prefetch", "serial" */
 int aug_zero3_gather_from_name(const char *s, enum aug_zero3_gather *out);
 const char *aug_grad_reduce_name(enum aug_grad_reduce g); /* "reduce-scatter", "all-reduce" */

@@ -328,10 +328,7 @@ void aug_sweep_cli_train_table(FILE *f, const struct aug_sweep_view *v,
             aug_model_params(v->model) / 1e9, s->name, c->base.gpus, s->gpu.name);
     fprintf(f, "# global batch %ld x seq %ld (%.4g M tokens), %s%s, attention %s\n",
             c->base.global_batch, seq, (double)c->base.global_batch * (double)seq / 1e6,
-            aug_dtype_name(c->base.dtype),
-            c->base.dtype != AUG_DTYPE_FP8               ? ""
-            : c->base.fp8_scaling == AUG_FP8_CURRENT ? " (current scaling)"
-                                                     : " (delayed scaling)",
+            aug_dtype_name(c->base.dtype), aug_plan_fp8_scaling_note(&c->base),
             c->base.flash_attention ? "fused" : "unfused");
     fprintf(f, "# space: tp <= %ld%s; every divisor for pp, cp (ring, Ulysses, all-gather), dp, "
                "ep, micro-batch and interleave; sp, recompute, ZeRO 0-3, FSDP hybrid; pinned "

@@ -206,10 +206,7 @@ void aug_cli_train_table(FILE *f, const struct aug_model *m, const struct aug_sy
             p->tp, p->pp, p->dp, p->cp, p->ep, p->sp ? "on" : "off", p->interleave, p->micro_batch,
             p->global_batch, p->seq, aug_recompute_name(p->recompute), sel ? " (" : "",
             sel ? rcm : "", sel ? ")" : "", p->zero,
-            aug_fsdp_name(p->fsdp), aug_dtype_name(p->dtype),
-            p->dtype != AUG_DTYPE_FP8           ? ""
-            : p->fp8_scaling == AUG_FP8_CURRENT ? " (current scaling)"
-                                                : " (delayed scaling)",
+            aug_fsdp_name(p->fsdp), aug_dtype_name(p->dtype), aug_plan_fp8_scaling_note(p),
             p->flash_attention ? "fused" : "unfused",
             !p->flash_attention ? ""
             : p->attn_kernel == AUG_ATTN_KERNEL_FA2 ? " (FlashAttention-2)"

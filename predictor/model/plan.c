@@ -121,6 +121,12 @@ int aug_fp8_scaling_from_name(const char *s, enum aug_fp8_scaling *out) {
     return AUG_OK;
 }
 
+const char *aug_plan_fp8_scaling_note(const struct aug_plan *p) {
+    if (p->dtype != AUG_DTYPE_FP8)
+        return "";
+    return p->fp8_scaling == AUG_FP8_CURRENT ? " (current scaling)" : " (delayed scaling)";
+}
+
 const char *aug_zero3_gather_name(enum aug_zero3_gather g) {
     return ENUM_NAME(zero3_gather_names, g);
 }
