@@ -85,6 +85,32 @@ static void test_train_usage_errors(void **state) {
     expect_exit(RUN("sweep", "train", "--model", "llama2-7b", "--system", "dgx-h100", "--gpus",
                     "8", "--global-batch", "8", "--fp8-scaling", "current"), 2);
     err_has("--fp8-scaling current needs --dtype fp8 (not bf16)");
+    /* fp8 parameters: on or off, and only for an fp8 plan */
+    expect_exit(RUN("train", "--model", "llama2-7b", "--system", "dgx-h100", "--gpus", "8",
+                    "--micro-batch", "1", "--global-batch", "8", "--fp8-params", "on"), 2);
+    err_has("--fp8-params on needs --dtype fp8 (not bf16)");
+    expect_exit(RUN("train", "--model", "llama2-7b", "--system", "dgx-h100", "--gpus", "8",
+                    "--micro-batch", "1", "--global-batch", "8", "--dtype", "fp8",
+                    "--fp8-params", "yes"), 2);
+    err_has("--fp8-params: use on or off, not 'yes'");
+    expect_exit(RUN("sweep", "train", "--model", "llama2-7b", "--system", "dgx-h100", "--gpus",
+                    "8", "--global-batch", "8", "--fp8-params"), 2);
+    err_has("--fp8-params needs --dtype fp8 (not bf16)");
+    /* the plan line and JSON say which weights an fp8 plan keeps; megatron-core's recipes
+     * keep fp8 parameters unless told otherwise */
+    expect_exit(RUN("train", "--model", "llama2-7b", "--system", "dgx-h100", "--gpus", "8",
+                    "--micro-batch", "1", "--global-batch", "8", "--dtype", "fp8", "--framework",
+                    "megatron-core"), 0);
+    out_has("fp8 (delayed scaling, fp8 parameters)");
+    out_has("fp8-params on");
+    out_has("weights: the layers' in fp8");
+    expect_exit(RUN("train", "--model", "llama2-7b", "--system", "dgx-h100", "--gpus", "8",
+                    "--micro-batch", "1", "--global-batch", "8", "--dtype", "fp8", "--framework",
+                    "megatron-core", "--fp8-params", "off", "--format", "json"), 0);
+    out_has("\"fp8_params\": false");
+    expect_exit(RUN("train", "--model", "llama2-7b", "--system", "dgx-h100", "--gpus", "8",
+                    "--micro-batch", "1", "--global-batch", "8", "--format", "json"), 0);
+    out_has("\"fp8_params\": null");
 }
 
 static void test_unknown_preset(void **state) {

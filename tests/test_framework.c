@@ -224,6 +224,22 @@ static void test_profiles_apply_defaults(void **state) {
     assert_int_equal(q.zero, 0);
     assert_int_equal(q.main_grads, AUG_GRADS_FP32_COPY);
     assert_int_equal(q.pp_overlap, 0); /* not interleaved */
+    assert_int_equal(q.fp8_params, 0); /* fp8 parameters only for fp8 plans */
+    /* fp8: NeMo 2's and Megatron-Bridge's fp8 recipes set fp8_param_gather=True; a plan
+     * that says otherwise keeps its 16-bit weights; the other profiles leave it */
+    struct aug_system h100;
+    assert_int_equal(aug_system_load(KDB, "dgx-h100", &h100), AUG_OK);
+    struct aug_plan e = plan(64, 4, 2, 1, 64);
+    e.dtype = AUG_DTYPE_FP8;
+    assert_int_equal(aug_plan_resolve(&e, &gpt, &h100), AUG_OK);
+    aug_framework_apply(AUG_FW_MEGATRON_CORE, &e, 0, applied, sizeof applied);
+    assert_int_equal(e.fp8_params, 1);
+    assert_non_null(strstr(applied, "fp8-params on"));
+    e.fp8_params = 0;
+    aug_framework_apply(AUG_FW_MEGATRON_CORE, &e, AUG_FWSET_FP8_PARAMS, NULL, 0);
+    assert_int_equal(e.fp8_params, 0);
+    aug_framework_apply(AUG_FW_NEMO1_LAUNCHER, &e, 0, NULL, 0);
+    assert_int_equal(e.fp8_params, 0);
     /* Megatron-LM 2021/2022 scatters pipeline sends and reduces after the backward */
     struct aug_plan r = plan(64, 4, 2, 1, 64);
     assert_int_equal(aug_plan_resolve(&r, &gpt, &sys), AUG_OK);

@@ -416,6 +416,64 @@ static void test_tensor_parallel_weights(void **state) {
     assert_rel(mem.weights_gib * AUG_GIB, 2.0 * expect, 1e-12);
 }
 
+/* Transformer Engine's fp8 weights (model/memory.c, fp8_linear_bytes). The 7.2B GPT above
+ * at TP 8: each layer's linears hold 12h^2 + 9h = 201,363,456 parameters (qkv 3h^2 + 3h,
+ * projection h^2 + h, fc1 4h^2 + 4h, fc2 4h^2 + h), 25,170,432 per GPU, 805,453,824 over the
+ * 32 layers; all its parameters per GPU are 840,589,312 (test_tensor_parallel_weights:
+ * layers with their LayerNorms, the split embedding, the learned positions, the final norm).
+ * 16-bit weights: 2 x 840,589,312 = 1,681,178,624 B. An fp8 plan adds Transformer Engine's
+ * cached fp8 copy of each linear weight (1 B) and, on H100 (sm_90, TN-only fp8 GEMMs), its
+ * transpose (1 B): 1,681,178,624 + 2 x 805,453,824 = 3,292,086,272 B; on B200 (sm_100) the
+ * copy only: 2,486,632,448 B. With fp8 parameters the linear weights are 1 B each and H100
+ * caches their transpose: 1,681,178,624 again; B200 1,681,178,624 - 805,453,824 =
+ * 875,724,800 B. ZeRO-3 over dp 8 caches nothing: 1,681,178,624 / 8 = 210,147,328 B, with
+ * fp8 parameters 875,724,800 / 8 = 109,465,600 B. */
+static double fp8_weight_bytes(const char *system, long gpus, int zero, enum aug_dtype dt,
+                               int fp8_params) {
+    struct aug_system s;
+    if (aug_system_load(KDB, system, &s) != AUG_OK)
+        fail_msg("system: %s", aug_last_error());
+    struct aug_model m = gpt(32, 4096, 32, 51200, 2048);
+    struct aug_plan p;
+    aug_plan_init(&p);
+    p.gpus = gpus;
+    p.tp = 8;
+    p.micro_batch = 1;
+    p.global_batch = 64;
+    p.seq = 2048;
+    p.zero = zero;
+    p.dtype = dt;
+    p.fp8_params = fp8_params;
+    if (aug_plan_resolve(&p, &m, &s) != AUG_OK)
+        fail_msg("plan: %s", aug_last_error());
+    assert_rel(aug_train_stage_linear_params_per_gpu(&m, &p, 0), 805453824.0, 1e-12);
+    struct aug_train_memory mem;
+    aug_train_memory(&m, &s, &p, &mem);
+    return mem.weights_gib * AUG_GIB;
+}
+
+static void test_fp8_weight_copies(void **state) {
+    (void)state;
+    assert_rel(fp8_weight_bytes("dgx-h100", 8, 0, AUG_DTYPE_BF16, 0), 1681178624.0, 1e-12);
+    assert_rel(fp8_weight_bytes("dgx-h100", 8, 0, AUG_DTYPE_FP8, 0), 3292086272.0, 1e-12);
+    assert_rel(fp8_weight_bytes("dgx-h100", 8, 0, AUG_DTYPE_FP8, 1), 1681178624.0, 1e-12);
+    assert_rel(fp8_weight_bytes("dgx-b200", 8, 0, AUG_DTYPE_FP8, 0), 2486632448.0, 1e-12);
+    assert_rel(fp8_weight_bytes("dgx-b200", 8, 0, AUG_DTYPE_FP8, 1), 875724800.0, 1e-12);
+    assert_rel(fp8_weight_bytes("dgx-b200", 64, 3, AUG_DTYPE_FP8, 0), 210147328.0, 1e-12);
+    assert_rel(fp8_weight_bytes("dgx-b200", 64, 3, AUG_DTYPE_FP8, 1), 109465600.0, 1e-12);
+    /* fp8 parameters on a plan that is not fp8 are refused */
+    struct aug_model m = gpt(32, 4096, 32, 51200, 2048);
+    struct aug_plan p;
+    aug_plan_init(&p);
+    p.gpus = 8;
+    p.tp = 8;
+    p.micro_batch = 1;
+    p.global_batch = 8;
+    p.fp8_params = 1;
+    assert_int_equal(aug_plan_resolve(&p, &m, &sys), AUG_EUSAGE);
+    assert_non_null(strstr(aug_last_error(), "fp8 parameters need dtype fp8"));
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_table2_no_parallelism),
@@ -435,6 +493,7 @@ int main(void) {
         cmocka_unit_test(test_recompute_modules_activations),
         cmocka_unit_test(test_recompute_layers_block),
         cmocka_unit_test(test_recompute_modules_mla_and_moe),
+        cmocka_unit_test(test_fp8_weight_copies),
     };
     return cmocka_run_group_tests(tests, group_setup, NULL);
 }

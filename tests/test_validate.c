@@ -890,6 +890,8 @@ static void test_bad_rows_name_file_and_line(void **state) {
         {"fp8_scaling", "tensorwise", "column 'fp8_scaling'"},
         /* an fp16 row: the scaling of fp8 operands does not apply */
         {"fp8_scaling", "current", "dtype is fp16, not fp8"},
+        {"fp8_params", "2", "column 'fp8_params'"},
+        {"fp8_params", "1", "fp8_params': 1 on a row whose dtype is fp16, not fp8"},
     };
     for (size_t i = 0; i < sizeof bad_opt / sizeof *bad_opt; i++) {
         snprintf(csv, sizeof csv,

@@ -46,7 +46,8 @@ enum {
     AUG_FWSET_CROSS_ENTROPY = 1u << 12,
     AUG_FWSET_TP_ASYNC = 1u << 13,
     AUG_FWSET_ZERO3_GATHER = 1u << 14,
-    AUG_FWSET_GRAD_REDUCE = 1u << 15
+    AUG_FWSET_GRAD_REDUCE = 1u << 15,
+    AUG_FWSET_FP8_PARAMS = 1u << 16
 };
 
 /* Host time to issue one kernel, by op kind, in microseconds. */
@@ -75,6 +76,7 @@ struct aug_framework {
     int main_grads;            /* enum aug_main_grads; 3: fp32 with bf16/fp8, fp32-copy with
                                   fp16, dtype otherwise (Megatron's rule) */
     int cuda_graphs;
+    int fp8_params;            /* 1: an fp8 plan stores and gathers fp8 weights; 0: leave */
     double bucket_min, bucket_per_dp; /* bucket = max(min, per_dp * dp) params; min < 0: leave */
     struct aug_host_cost host;
     const char *host_fit;      /* how the host costs were obtained */

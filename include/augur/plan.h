@@ -146,7 +146,8 @@ int aug_cross_entropy_from_name(const char *s, enum aug_cross_entropy *out);
 const char *aug_fp8_scaling_name(enum aug_fp8_scaling s); /* "delayed", "current" */
 int aug_fp8_scaling_from_name(const char *s, enum aug_fp8_scaling *out);
 /* What a printed plan adds after its dtype: " (current scaling)" or " (delayed scaling)" for
- * an fp8 plan, "" for any other. */
+ * an fp8 plan, with ", fp8 parameters" inside the brackets when its weights are fp8; ""
+ * for any other. */
 const char *aug_plan_fp8_scaling_note(const struct aug_plan *p);
 const char *aug_zero3_gather_name(enum aug_zero3_gather g); /* "prefetch", "serial" */
 int aug_zero3_gather_from_name(const char *s, enum aug_zero3_gather *out);
@@ -174,6 +175,10 @@ struct aug_plan {
     enum aug_attn_kernel attn_kernel; /* the fused kernel (default cudnn) */
     enum aug_cross_entropy cross_entropy; /* the loss kernels (default fused) */
     enum aug_fp8_scaling fp8_scaling;     /* fp8 operands' scales (default delayed) */
+    int fp8_params;          /* 1 (fp8 plans): the layers' weights are stored and gathered in
+                                fp8 (Megatron-Core --fp8-param-gather, NeMo fp8_params); 0:
+                                16-bit weights with Transformer Engine's cached fp8 copies
+                                (model/memory.c) */
     int dp_overlap;          /* 1: gradient reduction overlapped with backward (default) */
     int uneven_pp;           /* 1: allow layers not divisible by pp (slowest stage rounds up) */
     int pp_embed_loss_slots; /* 1: the input embedding and the loss each take one layer's

@@ -33,7 +33,7 @@ static void help(void) {
         "                    --max-interleave V --max-micro-batch B --uneven-pp]\n"
         "                   [--cp-algo ring|ulysses|allgather] [--dtype D] [--attention fused|unfused]\n"
         "                   [--attention-kernel cudnn|fa3|fa2] [--cross-entropy fused|unfused|te]\n"
-        "                   [--fp8-scaling delayed|current]\n"
+        "                   [--fp8-scaling delayed|current] [--fp8-params]\n"
         "                   [--no-dp-overlap] [--tp-overlap] [--pp-overlap] [--etp E]\n"
         "                   [--tp-async-allreduce on|off (without SP: the input-gradient\n"
         "                    all-reduce beside the weight gradient, as Megatron)]\n"
@@ -80,7 +80,7 @@ enum {
     OPT_MODEL = 256, OPT_SYSTEM, OPT_GPUS, OPT_GB, OPT_SEQ, OPT_TP, OPT_PP, OPT_DP, OPT_CP, OPT_EP,
     OPT_SP, OPT_NO_SP, OPT_INTERLEAVE, OPT_MB, OPT_RECOMPUTE, OPT_ZERO, OPT_FSDP, OPT_MAX_TP,
     OPT_MAX_PP, OPT_MAX_CP, OPT_MAX_EP, OPT_MAX_V, OPT_MAX_MB, OPT_UNEVEN, OPT_DTYPE, OPT_ATTENTION, OPT_ATTN_KERNEL, OPT_CROSS_ENTROPY,
-    OPT_FP8_SCALING,
+    OPT_FP8_SCALING, OPT_FP8_PARAMS,
     OPT_NO_OVERLAP, OPT_KDB, OPT_ROOFLINE, OPT_SCALE, OPT_GENERATION, OPT_TOP, OPT_THREADS,
     OPT_NO_PRUNE, OPT_FORMAT, OPT_OUTPUT, OPT_PLOT, OPT_PROGRESS, OPT_NO_PROGRESS, OPT_BATCH,
     OPT_INPUT, OPT_OUTPUT_LEN, OPT_MIN_TPUT, OPT_MAX_BATCH, OPT_WDTYPE, OPT_KVDTYPE, OPT_ALONG,
@@ -124,6 +124,7 @@ static const struct option options[] = {
     {"attention-kernel", required_argument, 0, OPT_ATTN_KERNEL},
     {"cross-entropy", required_argument, 0, OPT_CROSS_ENTROPY},
     {"fp8-scaling", required_argument, 0, OPT_FP8_SCALING},
+    {"fp8-params", no_argument, 0, OPT_FP8_PARAMS},
     {"no-dp-overlap", no_argument, 0, OPT_NO_OVERLAP},
     {"kdb", required_argument, 0, OPT_KDB},
     {"roofline", no_argument, 0, OPT_ROOFLINE},
@@ -281,6 +282,10 @@ static int parse(int argc, char **argv, struct aug_sweep_opts *o) {
                 return aug_cli_usage(cmd, "--fp8-scaling: %s", aug_last_error());
             o->train_only = 1;
             break;
+        case OPT_FP8_PARAMS:
+            o->base.fp8_params = 1;
+            o->train_only = 1;
+            break;
         case OPT_NO_OVERLAP: o->base.dp_overlap = 0; break;
         case OPT_KDB: o->kdb = optarg; break;
         case OPT_ROOFLINE: o->roofline = 1; break;
@@ -421,6 +426,9 @@ static int parse(int argc, char **argv, struct aug_sweep_opts *o) {
         return aug_cli_usage(cmd, "unexpected argument '%s'", argv[optind]);
     if (o->base.fp8_scaling != AUG_FP8_DELAYED && o->base.dtype != AUG_DTYPE_FP8)
         return aug_cli_usage(cmd, "--fp8-scaling current needs --dtype fp8 (not %s)",
+                             aug_dtype_name(o->base.dtype));
+    if (o->base.fp8_params && o->base.dtype != AUG_DTYPE_FP8)
+        return aug_cli_usage(cmd, "--fp8-params needs --dtype fp8 (not %s)",
                              aug_dtype_name(o->base.dtype));
     int scaling = strcmp(o->mode, "scaling") == 0;
     if (!scaling && (o->along || o->factors || o->systems || o->generations || o->improve > 0))

@@ -21,6 +21,7 @@ static void help(void) {
            "                   [--fsdp full|hybrid] [--dtype bf16|fp16|fp8|fp32] [--kdb DIR]\n"
            "                   [--attention fused|unfused] [--attention-kernel cudnn|fa3|fa2]\n"
            "                   [--cross-entropy fused|unfused|te] [--fp8-scaling delayed|current]\n"
+           "                   [--fp8-params on|off]\n"
            "                   [--no-dp-overlap] [--uneven-pp] [--pp-embed-loss-slots] [--roofline]\n"
            "                   [--pp-first-layers N] [--pp-last-layers N]\n"
            "                   [--cp-algo ring|ulysses|allgather] [--etp E] [--ep-placement inner|outer]\n"
@@ -137,6 +138,11 @@ static void help(void) {
            "                        delayed (default; Transformer Engine's amax history) or\n"
            "                        current (the tensor itself: one more read of it before each\n"
            "                        cast; Megatron-Core fp8_recipe tensorwise)\n"
+           "  --fp8-params on|off   with --dtype fp8: keep the layers' weights in fp8 and gather\n"
+           "                        them in fp8 (Megatron-Core --fp8-param-gather; on in the\n"
+           "                        megatron-core profile, as NeMo 2's and Megatron-Bridge's fp8\n"
+           "                        recipes set it), or keep 16-bit weights beside Transformer\n"
+           "                        Engine's cached fp8 copies (off, the default otherwise)\n"
            "  --no-sp, --dp-overlap, --no-tp-overlap, --no-pp-overlap  turn a default off / on\n"
            "  --tp-async-allreduce on|off  without SP, all-reduce a column-parallel linear's\n"
            "                        input gradient beside its weight-gradient GEMM (Megatron\n"
@@ -167,7 +173,7 @@ enum {
     OPT_DP_OVERLAP, OPT_NO_TP_OVERLAP, OPT_NO_PP_OVERLAP, OPT_PP_SCATTER, OPT_MAIN_GRADS, OPT_CUDA_GRAPHS,
     OPT_BUCKET, OPT_PARAM_GATHER, OPT_PLAN, OPT_ATTN_KERNEL, OPT_CROSS_ENTROPY, OPT_PP_SLOTS, OPT_RC_MODULES,
     OPT_RC_LAYERS, OPT_OPS, OPT_TP_ASYNC, OPT_ZERO3_GATHER, OPT_GRAD_REDUCE, OPT_PP_FIRST, OPT_PP_LAST,
-    OPT_FP8_SCALING
+    OPT_FP8_SCALING, OPT_FP8_PARAMS
 };
 
 static const struct option options[] = {
@@ -195,6 +201,7 @@ static const struct option options[] = {
     {"attention-kernel", required_argument, 0, OPT_ATTN_KERNEL},
     {"cross-entropy", required_argument, 0, OPT_CROSS_ENTROPY},
     {"fp8-scaling", required_argument, 0, OPT_FP8_SCALING},
+    {"fp8-params", required_argument, 0, OPT_FP8_PARAMS},
     {"zero3-gather", required_argument, 0, OPT_ZERO3_GATHER},
     {"grad-reduce", required_argument, 0, OPT_GRAD_REDUCE},
     {"no-dp-overlap", no_argument, 0, OPT_NO_OVERLAP},
@@ -433,6 +440,7 @@ int aug_cmd_train(int argc, char **argv) {
         case OPT_PP_SCATTER:
         case OPT_TP_ASYNC:
         case OPT_PARAM_GATHER:
+        case OPT_FP8_PARAMS:
         case OPT_CUDA_GRAPHS: {
             int on;
             if (strcmp(optarg, "on") == 0)
@@ -444,6 +452,7 @@ int aug_cmd_train(int argc, char **argv) {
                                      c == OPT_PP_SCATTER     ? "pp-scatter"
                                      : c == OPT_TP_ASYNC     ? "tp-async-allreduce"
                                      : c == OPT_PARAM_GATHER ? "param-gather-overlap"
+                                     : c == OPT_FP8_PARAMS   ? "fp8-params"
                                                              : "cuda-graphs",
                                      optarg);
             if (c == OPT_PP_SCATTER) {
@@ -455,6 +464,9 @@ int aug_cmd_train(int argc, char **argv) {
             } else if (c == OPT_PARAM_GATHER) {
                 plan.param_gather_overlap = on;
                 set |= AUG_FWSET_PARAM_GATHER;
+            } else if (c == OPT_FP8_PARAMS) {
+                plan.fp8_params = on;
+                set |= AUG_FWSET_FP8_PARAMS;
             } else {
                 plan.cuda_graphs = on;
                 set |= AUG_FWSET_CUDA_GRAPHS;
@@ -501,6 +513,9 @@ int aug_cmd_train(int argc, char **argv) {
         return aug_cli_usage(cmd, "unexpected argument '%s'", argv[optind]);
     if (fp8_scaling_given && plan.dtype != AUG_DTYPE_FP8)
         return aug_cli_usage(cmd, "--fp8-scaling needs --dtype fp8 (not %s)",
+                             aug_dtype_name(plan.dtype));
+    if (plan.fp8_params && plan.dtype != AUG_DTYPE_FP8)
+        return aug_cli_usage(cmd, "--fp8-params on needs --dtype fp8 (not %s)",
                              aug_dtype_name(plan.dtype));
     if (layers_given) {
         if (rec_given && plan.recompute != AUG_RECOMPUTE_FULL)

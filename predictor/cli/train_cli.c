@@ -59,6 +59,8 @@ static json_t *plan_json(const struct aug_plan *p) {
     json_object_set_new(o, "fp8_scaling", p->dtype == AUG_DTYPE_FP8
                                               ? json_string(aug_fp8_scaling_name(p->fp8_scaling))
                                               : json_null());
+    json_object_set_new(o, "fp8_params",
+                        p->dtype == AUG_DTYPE_FP8 ? json_boolean(p->fp8_params) : json_null());
     json_object_set_new(o, "zero3_gather", json_string(aug_zero3_gather_name(p->zero3_gather)));
     json_object_set_new(o, "grad_reduce", json_string(aug_grad_reduce_name(p->grad_reduce)));
     json_object_set_new(o, "cp_algo", json_string(aug_cp_algo_name(p->cp_algo)));
@@ -298,7 +300,11 @@ void aug_cli_train_table(FILE *f, const struct aug_model *m, const struct aug_sy
         fprintf(f, "#   (fallback GEMM main loops at gemm_scale %.2f of their rate elsewhere, "
                    "fitted on published training runs: kernels-db/gpus.csv)\n",
                 s->gpu.gemm_scale);
-    fprintf(f, "# memory: analytical (ZeRO model states, Korthikanti et al. activations)\n");
+    fprintf(f, "# memory: analytical (ZeRO model states, Korthikanti et al. activations%s)\n",
+            p->dtype != AUG_DTYPE_FP8 ? ""
+            : p->fp8_params ? "; weights: the layers' in fp8 with Transformer Engine's "
+                              "transposes where the GPU needs them"
+                            : "; weights: 16-bit beside Transformer Engine's cached fp8 copies");
     fprintf(f, "step time                %12.6f s\n", r->step_time_s);
     fprintf(f, "throughput               %12.1f tokens/s  (%.1f per GPU)\n", r->tokens_per_s,
             r->tokens_per_s / (double)p->gpus);

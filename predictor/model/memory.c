@@ -82,6 +82,23 @@ double aug_train_layer_params_per_gpu(const struct aug_model *m, const struct au
     return sharded / (double)p->tp + norms;
 }
 
+double aug_train_layer_linear_params_per_gpu(const struct aug_model *m, const struct aug_plan *p) {
+    if (m->arch == AUG_ARCH_MATMULFREE) /* BitLinear layers are not Transformer Engine's */
+        return 0.0;
+    double norms = (double)aug_model_block_norms(m) * norm_params(m);
+    double router = m->arch == AUG_ARCH_MOE
+                        ? moe_share(m) * (double)m->moe_experts *
+                              ((double)m->hidden + (m->linear_bias ? 1.0 : 0.0))
+                        : 0.0;
+    return aug_train_layer_params_per_gpu(m, p) - norms - router;
+}
+
+double aug_train_stage_linear_params_per_gpu(const struct aug_model *m, const struct aug_plan *p,
+                                             long stage) {
+    return aug_train_layer_linear_params_per_gpu(m, p) *
+           (double)aug_plan_stage_layers_at(p, m, stage);
+}
+
 double aug_train_stage_expert_params_per_gpu(const struct aug_model *m, const struct aug_plan *p,
                                              long stage) {
     return aug_train_layer_expert_params_per_gpu(m, p) *
@@ -242,6 +259,26 @@ long aug_train_expert_shard_ranks(const struct aug_plan *p, const struct aug_sys
     return edp;
 }
 
+/* Bytes per parameter of the layers' linear weights under an fp8 plan, stored (sharded with
+ * ZeRO-3 / FSDP) and cached (held whole on every rank). Transformer Engine runs those linears
+ * (module/linear.py, layernorm_linear.py, grouped_linear.py, TE 1.8-2.x): with 16-bit
+ * weights it casts each to an fp8 copy in a workspace and, because Megatron-Core passes
+ * is_first_microbatch (TELinear.forward unless disable_parameter_transpose_cache), keeps
+ * that copy for the later micro-batches (get_weight_workspace with cache_name "weight"):
+ * 1 B beside the 2 B weight, plus the copy's transpose for the backward GEMMs (1 B) where
+ * fp8 GEMMs take only the TN layout, before compute capability 10.0 (TE utils.py,
+ * non_tn_fp8_gemm_supported; an unknown sm_arch counts it). With fp8 parameters
+ * (Megatron-Core --fp8-param-gather: TE's fp8_model_init) the weight itself is the 1 B fp8
+ * tensor and only its transpose is cached. ZeRO-3 and FSDP gather a unit's weights when it
+ * runs and free them after: nothing is cached between micro-batches. Embedding, output
+ * layer, norms and router are not TE linears and stay 16-bit. */
+static void fp8_linear_bytes(const struct aug_plan *p, const struct aug_system *s, int zero3,
+                             double *stored, double *cached) {
+    double tr = s->gpu.sm_arch >= 100 ? 0.0 : 1.0;
+    *stored = p->fp8_params ? 1.0 : 2.0;
+    *cached = zero3 ? 0.0 : (p->fp8_params ? 0.0 : 1.0) + tr;
+}
+
 static void states(const struct aug_model *m, const struct aug_plan *p, const struct aug_system *s,
                    long stage, struct aug_train_memory *out) {
     double params = aug_train_stage_params_per_gpu(m, p, stage);
@@ -262,6 +299,15 @@ static void states(const struct aug_model *m, const struct aug_plan *p, const st
     int stage_z = p->fsdp != AUG_FSDP_NONE ? 3 : p->zero;
     out->weights_gib = (dense / (stage_z >= 3 ? shard : 1.0) +
                         experts / (stage_z >= 3 ? eshard : 1.0)) * wb / AUG_GIB;
+    if (p->dtype == AUG_DTYPE_FP8) {
+        double stored, cached;
+        fp8_linear_bytes(p, s, stage_z >= 3, &stored, &cached);
+        double linear = aug_train_stage_linear_params_per_gpu(m, p, stage);
+        double dense_linear = linear - experts; /* routed experts are all linear weights */
+        out->weights_gib += ((stored - wb) * (dense_linear / (stage_z >= 3 ? shard : 1.0) +
+                                              experts / (stage_z >= 3 ? eshard : 1.0)) +
+                             cached * linear) / AUG_GIB;
+    }
     out->gradients_gib = (dense / (stage_z >= 2 ? shard : 1.0) +
                           experts / (stage_z >= 2 ? eshard : 1.0)) * gb / AUG_GIB;
     out->optimizer_gib = (dense / (stage_z >= 1 ? shard : 1.0) +

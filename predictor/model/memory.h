@@ -18,6 +18,13 @@ double aug_train_layer_expert_params_per_gpu(const struct aug_model *m, const st
 double aug_train_stage_expert_params_per_gpu(const struct aug_model *m, const struct aug_plan *p,
                                              long stage);
 
+/* Parameters of the linear layers (Transformer Engine's modules: attention and MLP or
+ * expert projections, not norms or the MoE router) of one layer, and of pipeline rank
+ * `stage`, on one GPU: the weights an fp8 plan runs in fp8. */
+double aug_train_layer_linear_params_per_gpu(const struct aug_model *m, const struct aug_plan *p);
+double aug_train_stage_linear_params_per_gpu(const struct aug_model *m, const struct aug_plan *p,
+                                             long stage);
+
 /* Ranks that share (and, with ZeRO / FSDP, shard) dense parameters: dp * cp, or the ranks
  * of one node with FSDP hybrid sharding; and those of routed experts: edp. */
 long aug_train_dense_shard_ranks(const struct aug_plan *p, const struct aug_system *s);

@@ -124,6 +124,9 @@ int aug_fp8_scaling_from_name(const char *s, enum aug_fp8_scaling *out) {
 const char *aug_plan_fp8_scaling_note(const struct aug_plan *p) {
     if (p->dtype != AUG_DTYPE_FP8)
         return "";
+    if (p->fp8_params)
+        return p->fp8_scaling == AUG_FP8_CURRENT ? " (current scaling, fp8 parameters)"
+                                                 : " (delayed scaling, fp8 parameters)";
     return p->fp8_scaling == AUG_FP8_CURRENT ? " (current scaling)" : " (delayed scaling)";
 }
 
@@ -315,6 +318,7 @@ void aug_plan_init(struct aug_plan *p) {
     p->attn_kernel = AUG_ATTN_KERNEL_CUDNN;
     p->cross_entropy = AUG_CE_FUSED;
     p->fp8_scaling = AUG_FP8_DELAYED;
+    p->fp8_params = 0;
     p->zero3_gather = AUG_ZERO3_PREFETCH;
     p->grad_reduce = AUG_GRAD_REDUCE_SCATTER;
     p->dp_overlap = 1;
@@ -505,6 +509,9 @@ int aug_plan_resolve(struct aug_plan *p, const struct aug_model *m, const struct
                           p->seq, m->max_seq);
     if (p->micro_batch <= 0)
         return aug_errorf(AUG_EUSAGE, "--micro-batch must be positive");
+    if (p->fp8_params && p->dtype != AUG_DTYPE_FP8)
+        return aug_errorf(AUG_EUSAGE, "fp8 parameters need dtype fp8 (the plan's is %s)",
+                          aug_dtype_name(p->dtype));
     int st = aug_plan_check_rc_modules(p, m);
     if (st != AUG_OK)
         return st;

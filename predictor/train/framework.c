@@ -78,7 +78,10 @@ static const struct aug_framework table[AUG_FW_COUNT] = {
      * linears' input-gradient all-reduce issued asynchronously before the weight-gradient
      * GEMM (tensor_parallel/layers.py LinearWithGradAccumulationAndAsyncCommunication,
      * allreduce_dgrad = tp > 1 and not sequence_parallel). TP overlap and CUDA graphs are
-     * per-recipe choices, off by default. */
+     * per-recipe choices, off by default. fp8 plans keep fp8 parameters: NeMo 2's fp8
+     * recipes (nemo/collections/llm/recipes/precision/mixed_precision.py at 6f2c6fd,
+     * bf16_with_fp8_mixed and bf16_with_fp8_current_scaling_mixed) and Megatron-Bridge's
+     * (training/mixed_precision.py) set fp8_param_gather=True. */
     [AUG_FW_MEGATRON_CORE] = {
         .name = "megatron-core",
         .source = "NeMo 2 / Megatron-Core 0.12 recipe defaults",
@@ -87,8 +90,8 @@ static const struct aug_framework table[AUG_FW_COUNT] = {
         .param_gather_overlap = 1, .pp_overlap = 2,
         .pp_scatter = 0, .tp_async_allreduce = 1, .zero = 1, .fsdp = AUG_FSDP_NONE,
         .zero3_gather = -1, .bf16_optimizer = 0,
-        .main_grads = 3, .cuda_graphs = 0, .bucket_min = 4e7, .bucket_per_dp = 1e6,
-        .host = EAGER_HOST, .host_fit = EAGER_FIT,
+        .main_grads = 3, .cuda_graphs = 0, .fp8_params = 1, .bucket_min = 4e7,
+        .bucket_per_dp = 1e6, .host = EAGER_HOST, .host_fit = EAGER_FIT,
     },
     /* Megatron-LM v2.x-v3.0 as in Narayanan et al. SC21 and Korthikanti et al. 2022:
      * unfused (fused-softmax) attention, --scatter-gather-tensors-in-pipeline on by
@@ -329,6 +332,10 @@ void aug_framework_apply(int id, struct aug_plan *p, unsigned explicit_mask, cha
         p->grad_reduce = AUG_GRAD_ALL_REDUCE;
         note(applied, applied_size, "%sgrad-reduce %s (BF16_Optimizer)",
              aug_grad_reduce_name(p->grad_reduce));
+    }
+    if (f->fp8_params > 0 && p->dtype == AUG_DTYPE_FP8 && !(explicit_mask & AUG_FWSET_FP8_PARAMS)) {
+        p->fp8_params = 1;
+        note(applied, applied_size, "%sfp8-params %s", "on");
     }
     if (f->cuda_graphs >= 0 && !(explicit_mask & AUG_FWSET_CUDA_GRAPHS)) {
         p->cuda_graphs = f->cuda_graphs;

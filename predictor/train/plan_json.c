@@ -48,7 +48,7 @@ static int read_plan(const char *ctx, json_t *o, struct aug_plan *p) {
     static const char *const known[] = {
         "gpus", "tp", "pp", "dp", "cp", "ep", "sp", "interleave", "micro_batch", "global_batch",
         "seq", "recompute", "recompute_modules", "recompute_layers", "zero", "fsdp", "dtype", "attention", "attention_kernel", "cross_entropy",
-        "fp8_scaling",
+        "fp8_scaling", "fp8_params",
         "dp_overlap", "cp_algo", "etp", "ep_placement", "moe_capacity_factor", "moe_imbalance", "ternary_kernel", "tp_overlap",
         "pp_overlap", "comm_slowdown", "uneven_pp", "pp_embed_loss_slots", "moe_overlap", "moe_dispatcher", "moe_overlap_realized", "framework", "pp_scatter",
         "tp_async_allreduce", "pp_first_layers", "pp_last_layers", "main_grads", "cuda_graphs", "bucket_params", "param_gather_overlap", "zero3_gather", "grad_reduce", NULL};
@@ -156,6 +156,13 @@ static int read_plan(const char *ctx, json_t *o, struct aug_plan *p) {
         return aug_errorf(AUG_EDATA, "%s: field 'fp8_scaling': set on a plan whose dtype is %s, "
                           "not fp8", ctx, aug_dtype_name(p->dtype));
     s[0] = '\0';
+    /* null: a plan of another dtype, as augur train writes it */
+    if (!json_is_null(json_object_get(o, "fp8_params")) &&
+        (st = bool_key(ctx, o, "fp8_params", &p->fp8_params)))
+        return st;
+    if (p->fp8_params && p->dtype != AUG_DTYPE_FP8)
+        return aug_errorf(AUG_EDATA, "%s: field 'fp8_params': true on a plan whose dtype is %s, "
+                          "not fp8", ctx, aug_dtype_name(p->dtype));
     if ((st = string_key(ctx, o, "cp_algo", s, sizeof s)))
         return st;
     if (s[0] && aug_cp_algo_from_name(s, &p->cp_algo) != AUG_OK)

@@ -407,19 +407,30 @@ static int train_run(const struct aug_model *m, const struct aug_system *s,
     /* the stage holding the most parameters (first, last, or with embedding and loss
      * slots a middle one) reduces the most gradients */
     double layer_experts = aug_train_layer_expert_params_per_gpu(m, p);
-    double stage_params = 0.0, expert_params = 0.0;
+    double stage_params = 0.0, expert_params = 0.0, stage_linear = 0.0;
     long stages[3] = {0, p->pp - 1, p->pp > 2 ? 1 : 0};
     for (int i = 0; i < 3; i++) {
         double sp = aug_train_stage_params_per_gpu(m, p, stages[i]);
         if (sp > stage_params) {
             stage_params = sp;
             expert_params = aug_train_stage_expert_params_per_gpu(m, p, stages[i]);
+            stage_linear = aug_train_stage_linear_params_per_gpu(m, p, stages[i]);
         }
     }
     double dense_params = stage_params - expert_params;
     double layer_dense = aug_train_layer_params_per_gpu(m, p) - layer_experts;
     /* fp32 main gradients are reduced in fp32 (Megatron-Core DDP grad_reduce_in_fp32) */
     double wbytes = e, gbytes = p->main_grads == AUG_GRADS_FP32 ? 4.0 : e;
+    /* fp8 parameters are gathered in fp8 (Megatron-Core fp8_param_gather: the distributed
+     * optimizer's and FSDP's all-gathers move the fp8 weights); the embedding, output layer,
+     * norms and router stay 16-bit (model/memory.c, fp8_linear_bytes) */
+    double lin_saved = p->dtype == AUG_DTYPE_FP8 && p->fp8_params ? wbytes - 1.0 : 0.0;
+    double dense_gather = dense_params * wbytes - (stage_linear - expert_params) * lin_saved;
+    double expert_gather = expert_params * (wbytes - lin_saved);
+    double layer_dense_gather =
+        layer_dense * wbytes - (aug_train_layer_linear_params_per_gpu(m, p) - layer_experts) *
+                                   lin_saved;
+    double layer_expert_gather = layer_experts * (wbytes - lin_saved);
     long dp = p->dp * p->cp; /* ranks holding the same dense weights */
     long edp = aug_plan_edp(p);
     int dp_domain = aug_ranks_per_domain(s, dp, p->tp);
@@ -451,10 +462,10 @@ static int train_run(const struct aug_model *m, const struct aug_system *s,
         srcs[src] += exposed;
         double t_ag = 0.0;
         if (zero >= 1) {
-            t_ag = coll(&ctx, AUG_COLL_ALL_GATHER, dense_params * wbytes, dp, dp_domain, &src, &st);
+            t_ag = coll(&ctx, AUG_COLL_ALL_GATHER, dense_gather, dp, dp_domain, &src, &st);
             if (has_experts)
-                t_ag += coll(&ctx, AUG_COLL_ALL_GATHER, expert_params * wbytes, edp, edp_domain,
-                             &s2, &st);
+                t_ag += coll(&ctx, AUG_COLL_ALL_GATHER, expert_gather, edp, edp_domain, &s2,
+                             &st);
             /* Megatron-Core's overlap_param_gather: each bucket's all-gather is issued
              * ahead of the next iteration's first forward, which waits only for the
              * buckets it reaches (the first one is never hidden) */
@@ -466,21 +477,22 @@ static int train_run(const struct aug_model *m, const struct aug_system *s,
     } else if (dp > 1 && p->zero3_gather == AUG_ZERO3_SERIAL) {
         /* DeepSpeed's 2021 ZeRO-3: tensor by tensor, after the compute (zero3_serial.h) */
         double per_mb;
-        st = aug_zero3_serial_s(&ctx, m, p, layer, L_stage, full_share, shard, dp_domain, wbytes,
-                                gbytes, opt ? opt->zero3_serial_rate : 0.0, &per_mb, &src);
+        st = aug_zero3_serial_s(&ctx, m, p, layer, L_stage, full_share, shard, dp_domain,
+                                wbytes - lin_saved, gbytes,
+                                opt ? opt->zero3_serial_rate : 0.0, &per_mb, &src);
         srcs[src] += (double)nmb * per_mb;
         bd->dp_comm_s = (double)nmb * per_mb;
     } else if (dp > 1 || has_experts) {
         int shard_domain = p->fsdp == AUG_FSDP_HYBRID ? (int)shard : dp_domain;
         int eshard_domain = p->fsdp == AUG_FSDP_HYBRID ? (int)eshard : edp_domain;
         double w = (double)nmb * L_stage;
-        double ag = coll(&ctx, AUG_COLL_ALL_GATHER, layer_dense * wbytes, shard, shard_domain,
+        double ag = coll(&ctx, AUG_COLL_ALL_GATHER, layer_dense_gather, shard, shard_domain,
                          &src, &st);
         double rs = coll(&ctx, AUG_COLL_REDUCE_SCATTER, layer_dense * gbytes, shard, shard_domain,
                          &src, &st);
         if (layer_experts > 0) {
             enum aug_source s2;
-            ag += coll(&ctx, AUG_COLL_ALL_GATHER, layer_experts * wbytes, eshard, eshard_domain,
+            ag += coll(&ctx, AUG_COLL_ALL_GATHER, layer_expert_gather, eshard, eshard_domain,
                        &s2, &st);
             rs += coll(&ctx, AUG_COLL_REDUCE_SCATTER, layer_experts * gbytes, eshard,
                        eshard_domain, &s2, &st);

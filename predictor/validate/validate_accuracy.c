@@ -31,8 +31,8 @@ static const struct {
  * graphs, no per-kernel host issue), ternary_kernel, attention_kernel (cudnn|fa3|fa2),
  * main_grads (dtype|fp32|fp32-copy: the gradient bytes a run's notes state, e.g. FSDP
  * reducing gradients in fp32),
- * zero3_gather (prefetch|serial), grad_reduce (reduce-scatter|all-reduce) and fp8_scaling
- * (delayed|current). */
+ * zero3_gather (prefetch|serial), grad_reduce (reduce-scatter|all-reduce), fp8_scaling
+ * (delayed|current) and fp8_params (0|1: the layers' weights kept and gathered in fp8). */
 static int read_extra(const struct aug_csv *t, size_t i, struct aug_plan *p) {
     int st;
     long v;
@@ -91,9 +91,9 @@ static int read_extra(const struct aug_csv *t, size_t i, struct aug_plan *p) {
     else if (st != AUG_ENOTFOUND)
         return st;
     static const char *const flags[] = {"tp_overlap", "pp_overlap", "pp_embed_loss_slots",
-                                        "tp_async_allreduce", "cuda_graphs"};
+                                        "tp_async_allreduce", "cuda_graphs", "fp8_params"};
     int *dst[] = {&p->tp_overlap, &p->pp_overlap, &p->pp_embed_loss_slots,
-                  &p->tp_async_allreduce, &p->cuda_graphs};
+                  &p->tp_async_allreduce, &p->cuda_graphs, &p->fp8_params};
     for (size_t k = 0; k < sizeof flags / sizeof *flags; k++) {
         v = -1;
         if ((st = aug_vrow_long(t, i, flags[k], AUG_CSV_NONNEG, &v)) != AUG_OK)
@@ -160,6 +160,9 @@ static int read_plan(const struct aug_csv *t, size_t i, struct aug_plan *p) {
         return aug_csv_cell_error(t, i, "dtype", "unknown dtype '%s'", dt);
     if (aug_vrow_cell(t, i, "fp8_scaling")[0] && p->dtype != AUG_DTYPE_FP8)
         return aug_csv_cell_error(t, i, "fp8_scaling", "set on a row whose dtype is %s, not fp8",
+                                  aug_dtype_name(p->dtype));
+    if (strcmp(aug_vrow_cell(t, i, "fp8_params"), "1") == 0 && p->dtype != AUG_DTYPE_FP8)
+        return aug_csv_cell_error(t, i, "fp8_params", "1 on a row whose dtype is %s, not fp8",
                                   aug_dtype_name(p->dtype));
     return aug_vrow_attention(t, i, &p->flash_attention);
 }
