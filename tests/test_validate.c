@@ -892,6 +892,7 @@ static void test_bad_rows_name_file_and_line(void **state) {
         {"fp8_scaling", "current", "dtype is fp16, not fp8"},
         {"fp8_params", "2", "column 'fp8_params'"},
         {"fp8_params", "1", "fp8_params': 1 on a row whose dtype is fp16, not fp8"},
+        {"param_gather_overlap", "yes", "column 'param_gather_overlap'"},
     };
     for (size_t i = 0; i < sizeof bad_opt / sizeof *bad_opt; i++) {
         snprintf(csv, sizeof csv,

@@ -32,7 +32,9 @@ static const struct {
  * main_grads (dtype|fp32|fp32-copy: the gradient bytes a run's notes state, e.g. FSDP
  * reducing gradients in fp32),
  * zero3_gather (prefetch|serial), grad_reduce (reduce-scatter|all-reduce), fp8_scaling
- * (delayed|current) and fp8_params (0|1: the layers' weights kept and gathered in fp8). */
+ * (delayed|current), fp8_params (0|1: the layers' weights kept and gathered in fp8) and
+ * param_gather_overlap (0|1: the sharded optimizer's parameter all-gather behind the next
+ * forward, Megatron-Core overlap_param_gather). */
 static int read_extra(const struct aug_csv *t, size_t i, struct aug_plan *p) {
     int st;
     long v;
@@ -91,9 +93,11 @@ static int read_extra(const struct aug_csv *t, size_t i, struct aug_plan *p) {
     else if (st != AUG_ENOTFOUND)
         return st;
     static const char *const flags[] = {"tp_overlap", "pp_overlap", "pp_embed_loss_slots",
-                                        "tp_async_allreduce", "cuda_graphs", "fp8_params"};
+                                        "tp_async_allreduce", "cuda_graphs", "fp8_params",
+                                        "param_gather_overlap"};
     int *dst[] = {&p->tp_overlap, &p->pp_overlap, &p->pp_embed_loss_slots,
-                  &p->tp_async_allreduce, &p->cuda_graphs, &p->fp8_params};
+                  &p->tp_async_allreduce, &p->cuda_graphs, &p->fp8_params,
+                  &p->param_gather_overlap};
     for (size_t k = 0; k < sizeof flags / sizeof *flags; k++) {
         v = -1;
         if ((st = aug_vrow_long(t, i, flags[k], AUG_CSV_NONNEG, &v)) != AUG_OK)

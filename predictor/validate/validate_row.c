@@ -289,7 +289,8 @@ int aug_vrow_framework(const struct aug_csv *t, size_t i, struct aug_validate_ca
                  {"zero3_gather", AUG_FWSET_ZERO3_GATHER},
                  {"grad_reduce", AUG_FWSET_GRAD_REDUCE},
                  {"cuda_graphs", AUG_FWSET_CUDA_GRAPHS},
-                 {"fp8_params", AUG_FWSET_FP8_PARAMS}};
+                 {"fp8_params", AUG_FWSET_FP8_PARAMS},
+                 {"param_gather_overlap", AUG_FWSET_PARAM_GATHER}};
     for (size_t k = 0; k < sizeof given / sizeof *given; k++)
         if (aug_vrow_cell(t, i, given[k].col)[0])
             vc->fw_set |= given[k].bit;
