@@ -60,6 +60,15 @@ static double routed_params(const struct aug_model *m) {
     return aug_model_routed_expert_params(m) / (double)m->layers;
 }
 
+/* The MoE router of the mean layer (replicated on every rank, a plain linear outside
+ * Transformer Engine). */
+static double router_params(const struct aug_model *m) {
+    if (m->arch != AUG_ARCH_MOE)
+        return 0.0;
+    return moe_share(m) * (double)m->moe_experts *
+           ((double)m->hidden + (m->linear_bias ? 1.0 : 0.0));
+}
+
 double aug_train_layer_expert_params_per_gpu(const struct aug_model *m, const struct aug_plan *p) {
     return routed_params(m) / (double)(p->ep * aug_plan_etp(p));
 }
@@ -73,8 +82,7 @@ double aug_train_layer_params_per_gpu(const struct aug_model *m, const struct au
     if (m->arch == AUG_ARCH_MOE) {
         /* routed experts are split over EP and expert TP; the router is replicated;
          * attention and shared experts are split over TP */
-        double router = moe_share(m) * (double)m->moe_experts *
-                        ((double)m->hidden + (m->linear_bias ? 1.0 : 0.0));
+        double router = router_params(m);
         double routed = routed_params(m);
         return (sharded - routed - router) / (double)p->tp + router +
                aug_train_layer_expert_params_per_gpu(m, p) + norms;
@@ -86,11 +94,7 @@ double aug_train_layer_linear_params_per_gpu(const struct aug_model *m, const st
     if (m->arch == AUG_ARCH_MATMULFREE) /* BitLinear layers are not Transformer Engine's */
         return 0.0;
     double norms = (double)aug_model_block_norms(m) * norm_params(m);
-    double router = m->arch == AUG_ARCH_MOE
-                        ? moe_share(m) * (double)m->moe_experts *
-                              ((double)m->hidden + (m->linear_bias ? 1.0 : 0.0))
-                        : 0.0;
-    return aug_train_layer_params_per_gpu(m, p) - norms - router;
+    return aug_train_layer_params_per_gpu(m, p) - norms - router_params(m);
 }
 
 double aug_train_stage_linear_params_per_gpu(const struct aug_model *m, const struct aug_plan *p,
