@@ -106,14 +106,6 @@ static void test_ceilings_from_gpus_csv(void **state)
     assert_true(a100.gemm_scale == 0 && h100.gemm_scale == 0);
 }
 
-/* A100 bf16 4096^3 with 256 x 128 tiles: 16 x 32 = 512 tiles, one CTA per SM (65536 /
- * (2 x 256 x 128) = 1), waves = ceil(512 / 108) = 5; a tile's main loop is 2 x 256 x 128 x
- * 4096 = 268,435,456 FLOPs at the sustained 0.89 x 267.9e12 / 108 per SM = 121.591 us;
- * HBM: A + B = 67 MB do not fit in 20 MiB (half the L2), a wave of 10 x 11 tiles reads
- * (10 x 256 + 11 x 128) x 4096 x 2 B = 32.5 MB, 5 waves + 33.5 MB of C = 196 MB at 1795
- * GB/s = 109 us: compute binds. Data-parallel: t = 2.5 + 5 x 121.591 = 610.45 us. With
- * 4097 rows a 17th row of tiles makes 544 tiles = 6 waves: 2.5 + 6 x 121.591 = 732.05 us,
- * 20% more for 0.02% more work. */
 /* Main-loop share of a 16-bit tile of intensity `i` FLOP/B against the largest tile, 256 x
  * 128 (I = 2 x 256 x 128 / (384 x 2 B) = 85.33), at rate / L2 bandwidth = `i0` FLOP/B
  * (hw/gemm_model.c: s(I) = I / (I + I0), relative to the largest tile's). */
@@ -123,6 +115,14 @@ static double tile_share(double i, double i0)
     return (i / (i + i0)) / (ib / (ib + i0));
 }
 
+/* A100 bf16 4096^3 with 256 x 128 tiles: 16 x 32 = 512 tiles, one CTA per SM (65536 /
+ * (2 x 256 x 128) = 1), waves = ceil(512 / 108) = 5; a tile's main loop is 2 x 256 x 128 x
+ * 4096 = 268,435,456 FLOPs at the sustained 0.89 x 267.9e12 / 108 per SM = 121.591 us;
+ * HBM: A + B = 67 MB do not fit in 20 MiB (half the L2), a wave of 10 x 11 tiles reads
+ * (10 x 256 + 11 x 128) x 4096 x 2 B = 32.5 MB, 5 waves + 33.5 MB of C = 196 MB at 1795
+ * GB/s = 109 us: compute binds. Data-parallel: t = 2.5 + 5 x 121.591 = 610.45 us. With
+ * 4097 rows a 17th row of tiles makes 544 tiles = 6 waves: 2.5 + 6 x 121.591 = 732.05 us,
+ * 20% more for 0.02% more work. */
 static void test_tiles_waves_and_the_4097_step(void **state)
 {
     (void)state;

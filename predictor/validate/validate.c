@@ -140,12 +140,12 @@ static void group_key(const struct aug_csv *t, size_t i, const int *cols, int n,
     }
 }
 
-/* Aggregate errors overall and per source. */
 int aug_validate_over_memory(const struct aug_validate_row *row) {
     return !row->skipped && row->memory_capacity_gib > 0 &&
            row->memory_gib > row->memory_capacity_gib;
 }
 
+/* Aggregate errors overall and per source. */
 static int aggregate(struct aug_validate_report *r) {
     double *abs_err = malloc((r->n_rows + 1) * sizeof *abs_err);
     if (!abs_err)
