@@ -67,6 +67,35 @@
 #define ATTN_BWD_MIN_BLOCKS 16.0
 #define ATTN_BWD_BLACKWELL 0.80
 
+/* Kernels without a causal mask run faster per useful FLOP than causal ones of the same
+ * shape, by more the fewer keys each query block walks: in NVIDIA's cudnn-frontend
+ * attention benchmark (commit 505fcfe, H200, bf16, head dim 128, locked clocks) the causal
+ * kernels' time per FLOP over the full ones' is 1.21 / 1.17 / 1.09 / 1.06 / 1.06 (cuDNN 9.1
+ * forward) and 1.13 / 1.09 / 1.10 / 1.01 / 1.03 (FlashAttention-2) at 4k / 8k / 16k / 32k /
+ * 64k tokens, the backward alike, where this model's tiles alone give 1.00-1.04: the
+ * diagonal blocks' masking and the unequal CTAs of a causal grid. The rates above are
+ * those of causal kernels (the training and prefill case), so an unmasked kernel gains
+ *
+ *   g = exp(ATTN_FULL_GAIN sqrt(2048 / max(keys, 4096))).
+ *
+ * ATTN_FULL_GAIN is the least-squares fit of ln(ratio / model's ratio) on sqrt(2048 / keys)
+ * through the origin over that run's 20 pairs (both kernels, both passes; `bench_attention`
+ * prints the fit). Below 4096 keys, where the run has no point, the gain is held at its
+ * 4096 value, as the held-out kernels disagree there (cuDNN 9.19 and 9.22 with Llama 3.1's
+ * heads at 2048: about 1.2; cuDNN 9.19 with 32 full heads in augur-profile's own H100 points
+ * at 512-2048: about 1.0). Causal kernels keep the rates whatever their shape (no kernel
+ * timed here has fewer queries than keys under a mask), and so do windowed ones. */
+#define ATTN_FULL_GAIN 0.174
+#define ATTN_FULL_GAIN_MIN_KEYS 4096.0
+
+double aug_attention_full_gain(double seq_kv)
+{
+    if (!(seq_kv > 0))
+        return 1.0;
+    double keys = seq_kv > ATTN_FULL_GAIN_MIN_KEYS ? seq_kv : ATTN_FULL_GAIN_MIN_KEYS;
+    return exp(ATTN_FULL_GAIN * sqrt(2048.0 / keys));
+}
+
 static double attn_bwd_of_fwd(int sm_arch, double q_walked)
 {
     if (sm_arch >= 100)
@@ -123,6 +152,8 @@ static double attn_split_us(const struct aug_gemm_ceiling *c, double bh, double 
     double t_block = 4.0 * bq * bkv * hd * (backward ? 2.5 : 1.0) / (rate / slots);
     double load = sum / slots;
     double t_comp = (load > maxb ? load : maxb) * t_block;
+    if (!causal && !(window > 0))
+        t_comp /= aug_attention_full_gain(skv);
     double red = split > 1 ? 2.0 * split * bh * sq * hd * 4.0 : 0.0;
     double t_mem = (bytes + red) / (c->hbm_gbps * 1e9);
     double t = c->overhead_us * 1e-6 + (t_comp > t_mem ? t_comp : t_mem);
@@ -145,9 +176,11 @@ static double attn_split_us(const struct aug_gemm_ceiling *c, double bh, double 
  * FlashAttention-3, 1.5-2.0x faster in both passes (Shah et al., "FlashAttention-3",
  * arXiv 2407.08608, abstract and sec. 4.1). The native forward main loop above runs at
  * ATTN_FWD_OF_GEMM x the achievable GEMM rate (0.722 x 792.1 = 572 TFLOP/s on H100 SXM);
- * FA2's at 0.35 of the dense peak (346): both passes are scaled by that ratio (0.605 on
- * H100). Blackwell has no published FA2 figure; the Hopper fraction is kept for it. */
-#define FA2_HOPPER_OF_PEAK 0.35
+ * FA2's causal forward at 0.34 of the dense peak: 335 TFLOP/s at 16k tokens, head dim 128,
+ * on H100 SXM5 (the paper's Fig. 5, causal panel; 370 without the mask, the full-mask gain
+ * above). Both passes are scaled by that ratio (0.588 on H100). Blackwell has no published
+ * FA2 figure; the Hopper fraction is kept for it. */
+#define FA2_HOPPER_OF_PEAK 0.34
 
 double aug_attention_fa2_factor(const struct aug_gemm_ceiling *c, int sm_arch)
 {

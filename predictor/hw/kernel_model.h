@@ -37,6 +37,11 @@ double aug_attention_model_us(const struct aug_gemm_ceiling *c, double batch_hea
                               double window, int chunked, int backward, double bytes,
                               struct aug_attn_plan *plan);
 
+/* How much faster per FLOP an unmasked kernel over seq_kv keys runs than the causal
+ * kernels the attention rates describe: 1.13 up to 4096 keys, 1.06 at 16384, 1.03 at
+ * 65536 (attention_model.c). */
+double aug_attention_full_gain(double seq_kv);
+
 /* What FlashAttention-2 reaches of the main-loop rate this model gives the GPU's native
  * fused kernel (cuDNN, FlashAttention-3): 1 before Hopper (sm_arch < 90, or unknown: 0),
  * below 1 from Hopper on; multiply c->rate_tflops by it (attention_model.c). */

@@ -75,7 +75,8 @@ static void attn_shape(const struct aug_model *m, const struct aug_plan *p,
         a->seq_q = N;
         a->pairs = N * (N + 1.0) / 2.0;
     } else if (p->cp > 1 && p->cp_algo == AUG_CP_RING) {
-        /* cp blockwise kernels of n queries against n keys, the pairs spread evenly */
+        /* cp blockwise kernels of n queries against n keys, the pairs spread evenly (the
+         * unfused path; fused, attn_plan_init splits the steps by mask) */
         a->seq_kv = n;
         a->pairs = n * (N + 1.0) / 2.0 / cp;
         *steps = cp;
@@ -101,6 +102,10 @@ static void attn_shape(const struct aug_model *m, const struct aug_plan *p,
 struct attn_plan {
     struct aug_attn_shape a;
     double steps;
+    /* fused ring CP: step 0 is `a` (causal, once); the other steps run `full` (no mask) */
+    struct aug_attn_shape full;
+    struct aug_attn_io full_io;
+    double full_steps;
     double share; /* of the stage's layers that run this attention (global or windowed) */
     struct aug_attn_io io;
     enum aug_dtype adt;
@@ -114,6 +119,7 @@ struct attn_plan {
 static void attn_plan_init(const struct aug_model *m, const struct aug_plan *p,
                            const struct aug_system *s, const struct aug_dims *x, double window,
                            double share, struct attn_plan *ap) {
+    memset(ap, 0, sizeof *ap);
     attn_shape(m, p, x, window, &ap->a, &ap->steps);
     ap->share = share;
     /* the kernel skips the key blocks outside the window (its pairs are already bounded);
@@ -132,31 +138,53 @@ static void attn_plan_init(const struct aug_model *m, const struct aug_plan *p,
     /* fp8 recipes (Transformer Engine) keep attention in bf16 */
     ap->adt = x->dt == AUG_DTYPE_FP8 ? AUG_DTYPE_BF16 : x->dt;
     ap->kernel = (int)p->attn_kernel;
-    if (p->flash_attention)
-        aug_attention_io(&ap->a, s->gpu.smem_kib_per_sm * 1024.0, (double)s->gpu.sm_count, &ap->io);
+    if (!p->flash_attention)
+        return;
+    double sram = s->gpu.smem_kib_per_sm * 1024.0, sms = (double)s->gpu.sm_count;
+    if (p->cp > 1 && p->cp_algo == AUG_CP_RING) {
+        /* Transformer Engine's load-balanced ring (AttnFuncWithCPAndKVP2P, TE 1.x-2.x): step
+         * 0 is the causal kernel of the rank's two local chunks (n queries, n keys, n (n + 1)
+         * / 2 pairs); at each of the other cp - 1 steps the arriving chunks are wholly in
+         * the past of the queries that see them, an unmasked kernel of n (n / 2) pairs (all
+         * n queries against the earlier half of the keys, or the later half of the queries
+         * against all n keys): n (N + 1) / 2 pairs in all, as before the split. */
+        double n = ap->a.seq_q;
+        ap->full = ap->a;
+        ap->full.causal = 0;
+        ap->full.seq_kv = n / 2.0;
+        ap->full.pairs = n * n / 2.0;
+        ap->full_steps = (double)p->cp - 1.0;
+        ap->a.pairs = n * (n + 1.0) / 2.0;
+        aug_attention_io(&ap->full, sram, sms, &ap->full_io);
+    }
+    aug_attention_io(&ap->a, sram, sms, &ap->io);
 }
 
-static struct aug_op flash_op(const struct attn_plan *ap, int backward) {
+/* The fused kernel of `ap`, or with `full` its ring's unmasked steps. */
+static struct aug_op flash_op(const struct attn_plan *ap, int backward, int full) {
+    const struct aug_attn_shape *a = full ? &ap->full : &ap->a;
+    const struct aug_attn_io *io = full ? &ap->full_io : &ap->io;
     struct aug_op fa;
     memset(&fa, 0, sizeof fa);
-    fa.name = ap->local ? (backward ? "attn_bwd_local" : "attn_fwd_local")
-                        : (backward ? "attn_bwd" : "attn_fwd");
+    fa.name = full        ? (backward ? "attn_bwd_ring" : "attn_fwd_ring")
+              : ap->local ? (backward ? "attn_bwd_local" : "attn_fwd_local")
+                          : (backward ? "attn_bwd" : "attn_fwd");
     fa.kind = AUG_OP_ATTENTION;
     fa.dtype = ap->adt;
-    fa.count = ap->steps * ap->share;
-    fa.batch_heads = ap->a.batch * ap->a.heads;
-    fa.seq_q = ap->a.seq_q;
-    fa.seq_kv = ap->a.seq_kv;
-    fa.head_dim = ap->a.head_dim;
+    fa.count = (full ? ap->full_steps : ap->full_steps > 0 ? 1.0 : ap->steps) * ap->share;
+    fa.batch_heads = a->batch * a->heads;
+    fa.seq_q = a->seq_q;
+    fa.seq_kv = a->seq_kv;
+    fa.head_dim = a->head_dim;
     if (ap->d_v != ap->d_qk)
         fa.head_dim_v = ap->d_v; /* MLA: head_dim is the mean of 192 and 128 */
-    fa.causal = 1;
+    fa.causal = a->causal;
     fa.window = ap->window;
     fa.chunked = ap->chunked;
     fa.backward = backward;
     fa.attn_kernel = ap->kernel;
-    fa.flops = backward ? ap->io.bwd_flops : ap->io.fwd_flops;
-    fa.bytes = backward ? ap->io.bwd_bytes : ap->io.fwd_bytes;
+    fa.flops = backward ? io->bwd_flops : io->fwd_flops;
+    fa.bytes = backward ? io->bwd_bytes : io->fwd_bytes;
     return fa;
 }
 
@@ -183,7 +211,10 @@ static void attention_fwd(const struct attn_plan *ap, const struct aug_plan *p,
     if (p->flash_attention) {
         /* selective recomputation re-runs the fused core attention forward too
          * (Megatron-Core 0.12 recompute_modules ["core_attn"]) */
-        aug_gb_add(g->fwd, &g->n_fwd, flash_op(ap, 0), AUG_CAT_ATTENTION, AUG_RC_CORE_ATTN);
+        aug_gb_add(g->fwd, &g->n_fwd, flash_op(ap, 0, 0), AUG_CAT_ATTENTION, AUG_RC_CORE_ATTN);
+        if (ap->full_steps > 0)
+            aug_gb_add(g->fwd, &g->n_fwd, flash_op(ap, 0, 1), AUG_CAT_ATTENTION,
+                       AUG_RC_CORE_ATTN);
         *last = g->n_fwd - 1;
         return;
     }
@@ -203,7 +234,9 @@ static void attention_bwd(const struct attn_plan *ap, const struct aug_plan *p,
                           const struct aug_dims *x, struct aug_graph *g, int *first, int *last) {
     *first = g->n_bwd;
     if (p->flash_attention) {
-        aug_gb_add(g->bwd, &g->n_bwd, flash_op(ap, 1), AUG_CAT_ATTENTION, 0);
+        aug_gb_add(g->bwd, &g->n_bwd, flash_op(ap, 1, 0), AUG_CAT_ATTENTION, 0);
+        if (ap->full_steps > 0)
+            aug_gb_add(g->bwd, &g->n_bwd, flash_op(ap, 1, 1), AUG_CAT_ATTENTION, 0);
         *last = g->n_bwd - 1;
         return;
     }
