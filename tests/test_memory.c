@@ -394,18 +394,24 @@ static void test_fp32_states(void **state) {
     assert_rel(states_bytes(&m, 1, AUG_FSDP_NONE, AUG_DTYPE_FP32, &mem) / n, 8.0 + 8.0 / 64.0, 1e-12);
 }
 
+/* The 7.2B GPT of the tests below at TP 8, micro-batch 1, 2048 tokens (not resolved). */
+static struct aug_plan tp8_plan(long gpus, long global_batch) {
+    struct aug_plan p;
+    aug_plan_init(&p);
+    p.gpus = gpus;
+    p.tp = 8;
+    p.micro_batch = 1;
+    p.global_batch = global_batch;
+    p.seq = 2048;
+    return p;
+}
+
 static void test_tensor_parallel_weights(void **state) {
     (void)state;
     /* TP splits every matrix and bias but the LayerNorms (4h per layer) and the learned
      * positions; the vocabulary-parallel embedding is split too */
     struct aug_model m = gpt(32, 4096, 32, 51200, 2048);
-    struct aug_plan p;
-    aug_plan_init(&p);
-    p.gpus = 8;
-    p.tp = 8;
-    p.micro_batch = 1;
-    p.global_batch = 1;
-    p.seq = 2048;
+    struct aug_plan p = tp8_plan(8, 1);
     assert_int_equal(aug_plan_resolve(&p, &m, &sys), AUG_OK);
     double h = 4096, L = 32, V = 51200, s = 2048;
     double layer = aug_model_layer_params(&m);
@@ -434,13 +440,7 @@ static double fp8_weight_bytes(const char *system, long gpus, int zero, enum aug
     if (aug_system_load(KDB, system, &s) != AUG_OK)
         fail_msg("system: %s", aug_last_error());
     struct aug_model m = gpt(32, 4096, 32, 51200, 2048);
-    struct aug_plan p;
-    aug_plan_init(&p);
-    p.gpus = gpus;
-    p.tp = 8;
-    p.micro_batch = 1;
-    p.global_batch = 64;
-    p.seq = 2048;
+    struct aug_plan p = tp8_plan(gpus, 64);
     p.zero = zero;
     p.dtype = dt;
     p.fp8_params = fp8_params;
@@ -463,12 +463,7 @@ static void test_fp8_weight_copies(void **state) {
     assert_rel(fp8_weight_bytes("dgx-b200", 64, 3, AUG_DTYPE_FP8, 1), 109465600.0, 1e-12);
     /* fp8 parameters on a plan that is not fp8 are refused */
     struct aug_model m = gpt(32, 4096, 32, 51200, 2048);
-    struct aug_plan p;
-    aug_plan_init(&p);
-    p.gpus = 8;
-    p.tp = 8;
-    p.micro_batch = 1;
-    p.global_batch = 8;
+    struct aug_plan p = tp8_plan(8, 8);
     p.fp8_params = 1;
     assert_int_equal(aug_plan_resolve(&p, &m, &sys), AUG_EUSAGE);
     assert_non_null(strstr(aug_last_error(), "fp8 parameters need dtype fp8"));

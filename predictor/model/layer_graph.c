@@ -101,7 +101,7 @@ static void attn_shape(const struct aug_model *m, const struct aug_plan *p,
  * its IO counts (computed once for both passes). */
 struct attn_plan {
     struct aug_attn_shape a;
-    double steps;
+    double steps; /* kernels of shape `a` per layer */
     /* fused ring CP: step 0 is `a` (causal, once); the other steps run `full` (no mask) */
     struct aug_attn_shape full;
     struct aug_attn_io full_io;
@@ -154,6 +154,7 @@ static void attn_plan_init(const struct aug_model *m, const struct aug_plan *p,
         ap->full.seq_kv = n / 2.0;
         ap->full.pairs = n * n / 2.0;
         ap->full_steps = (double)p->cp - 1.0;
+        ap->steps = 1.0;
         ap->a.pairs = n * (n + 1.0) / 2.0;
         aug_attention_io(&ap->full, sram, sms, &ap->full_io);
     }
@@ -171,7 +172,7 @@ static struct aug_op flash_op(const struct attn_plan *ap, int backward, int full
                           : (backward ? "attn_bwd" : "attn_fwd");
     fa.kind = AUG_OP_ATTENTION;
     fa.dtype = ap->adt;
-    fa.count = (full ? ap->full_steps : ap->full_steps > 0 ? 1.0 : ap->steps) * ap->share;
+    fa.count = (full ? ap->full_steps : ap->steps) * ap->share;
     fa.batch_heads = a->batch * a->heads;
     fa.seq_q = a->seq_q;
     fa.seq_kv = a->seq_kv;
