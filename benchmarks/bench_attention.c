@@ -13,7 +13,9 @@
  *    PyTorch's FlashAttention-2 kernel beside cuDNN 9.1 in the same 2024 run.
  * 2. augur-profile's own fused attention points, kernels-db/{h100-80g,h200-141g}/raw/
  *    attention.csv (cuDNN 9.19.0, CUPTI kernel time; forward only: prefill `fused_fwd` and
- *    decode `fused_decode_fwd`).
+ *    decode `fused_decode_fwd`), and their head-dim 64 / 128 pairs of equal FLOPs, on which
+ *    fit_softmax() fits the softmax step of attention_model.c and checks it against the H200
+ *    pairs and the FlashAttention-3 paper's and a Blackwell run's published rates.
  * 3. DeepSeek-V3's latent attention (q.k 192, p.v 128) as DeepSeek's own H800 training
  *    trace timed it (FlashAttention-3 kernels of its fork, four layers, forward and
  *    backward; see dsv3_h800 below).
@@ -23,7 +25,8 @@
  * error of the backward's share of the forward rate (bwd TFLOP/s over fwd TFLOP/s, which no
  * clock lock moves). The backward share law of attention_model.c was fitted on the FA2
  * set's five non-causal points, and its full-mask gain on the 2024 run's full/causal pairs,
- * which fit_full_gain() refits and prints; the 2026 sets and the own points are held out. */
+ * which fit_full_gain() refits and prints; the 2026 sets and the own points are held out
+ * from both (the own H100 points' head-dim pairs fit the softmax step, fit_softmax()). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -325,6 +328,180 @@ static int mla(const char *kdb)
     return 0;
 }
 
+/* Head dim 64 against 128 (attention_model.c, aug_attention_softmax_cols): the softmax step
+ * of one pair is worth e = k F / 64 head-dim columns, F the GPU's dense FLOPs per clock per
+ * SM, k the exposed share. */
+static double softmax_cols_at(const struct aug_gpu *g, double k)
+{
+    return k * g->peak_tflops[AUG_DTYPE_BF16] * 1e12 / (g->sm_count * g->clock_mhz * 1e6) / 64.0;
+}
+
+/* Device time (us) of a prefill op whose softmax step is worth e columns: the structural
+ * model with the head-dim factor of that e (the fit below varies e). */
+static double device_us_at(const struct aug_gpu *g, const struct aug_op *op, double e)
+{
+    struct aug_gemm_ceiling c;
+    if (!aug_gemm_ceiling_of(g, op->dtype, &c))
+        return NAN;
+    c.rate_tflops *= aug_attention_head_dim_factor(op->head_dim, e);
+    return aug_attention_model_us(&c, op->batch_heads, op->seq_q, op->seq_kv, op->head_dim,
+                                  op->causal, 0, 0, 0, op->bytes, NULL);
+}
+
+/* The pairs of one GPU's own fused forward points at head dims 64 and 128 with the same
+ * tokens and mask (equal FLOPs), 512 tokens and more (256 is launch-bound): measured
+ * t64 / t128 into meas[], the ops into o64[] / o128[]. */
+static int own_pairs(const struct aug_samples *s, double *meas, struct aug_op *o64,
+                     struct aug_op *o128, int max)
+{
+    int n = 0;
+    for (size_t i = 0; i < s->n; i++) {
+        const struct aug_sample *a = &s->v[i];
+        if (strcmp(a->op, "fused_fwd") || a->dtype != AUG_DTYPE_BF16 || a->head_dim != 64 ||
+            a->seq_q < 512)
+            continue;
+        for (size_t j = 0; j < s->n && n < max; j++) {
+            const struct aug_sample *b = &s->v[j];
+            if (strcmp(b->op, "fused_fwd") || b->dtype != AUG_DTYPE_BF16 ||
+                b->head_dim != 128 || b->seq_q != a->seq_q || b->seq_kv != a->seq_kv ||
+                b->causal != a->causal)
+                continue;
+            meas[n] = a->time_us / b->time_us;
+            o64[n] = attn_op(a->batch, a->heads, a->heads, a->seq_q, a->seq_kv, 64, a->causal, 0);
+            o128[n] = attn_op(b->batch, b->heads, b->heads, b->seq_q, b->seq_kv, 128, b->causal,
+                              0);
+            n++;
+        }
+    }
+    return n;
+}
+
+/* Sum of squared log errors of the pairs' model ratio under exposed share k. */
+static double pairs_sse(const struct aug_gpu *g, const double *meas, const struct aug_op *o64,
+                        const struct aug_op *o128, int n, double k, struct stats *st)
+{
+    double e = softmax_cols_at(g, k), sse = 0;
+    for (int i = 0; i < n; i++) {
+        double r = device_us_at(g, &o64[i], e) / device_us_at(g, &o128[i], e);
+        sse += pow(log(r / meas[i]), 2);
+        if (st)
+            add(st, r, meas[i]);
+    }
+    return sse;
+}
+
+/* FlashAttention-3 paper (Shah et al. 2024, arXiv 2407.08608, Fig. 5; the flash-attention
+ * repository's assets/flash3_fp16_fwd.png): forward TFLOP/s on H100 SXM5, fp16, at 512, 1k,
+ * 2k, 4k, 8k, 16k tokens with batch x tokens = 16k and heads x head dim = 2048, head dims
+ * 64 and 128, without and with the causal mask. */
+struct fa3_fig {
+    const char *kernel;
+    enum aug_attn_kernel k;
+    double full64[6], full128[6], causal64[6], causal128[6];
+};
+static const struct fa3_fig fa3_fig5[] = {
+    {"FA2", AUG_ATTN_KERNEL_FA2,
+     {282, 306, 318, 321, 322, 324}, {309, 350, 362, 366, 370, 370},
+     {180, 229, 262, 284, 295, 299}, {191, 260, 298, 319, 333, 335}},
+    {"cuDNN", AUG_ATTN_KERNEL_CUDNN,
+     {335, 373, 395, 408, 412, 413}, {497, 574, 617, 609, 600, 595},
+     {225, 288, 334, 363, 379, 388}, {315, 410, 484, 518, 529, 539}},
+    {"FA3", AUG_ATTN_KERNEL_FA3,
+     {333, 392, 460, 476, 496, 497}, {467, 565, 625, 638, 646, 648},
+     {197, 265, 371, 420, 460, 473}, {292, 423, 521, 579, 602, 616}},
+};
+
+/* ATTN_SOFTMAX_EXPOSED_NATIVE of attention_model.c: k minimizing the squared log error of
+ * t64 / t128 over augur-profile's own H100 pairs (golden-section search on [0, 4]); then the
+ * held-out checks through aug_op_time (the compiled constant): the H200 pairs and the
+ * FlashAttention-3 paper's H100 rate ratios. */
+static int fit_softmax(const char *kdb)
+{
+    enum { MAXP = 64 };
+    static const char *gpus[] = {"h100-80g", "h200-141g"};
+    for (int gi = 0; gi < 2; gi++) {
+        char path[2048];
+        snprintf(path, sizeof path, "%s/%s/raw/attention.csv", kdb ? kdb : aug_kdb_dir(),
+                 gpus[gi]);
+        struct aug_samples s;
+        aug_samples_init(&s);
+        struct aug_gpu g;
+        if (aug_samples_load_raw(path, &s) != AUG_OK || aug_gpu_lookup(kdb, gpus[gi], &g)) {
+            printf("  %s: %s\n", gpus[gi], aug_last_error());
+            aug_samples_free(&s);
+            continue;
+        }
+        double meas[MAXP];
+        struct aug_op o64[MAXP], o128[MAXP];
+        int n = own_pairs(&s, meas, o64, o128, MAXP);
+        aug_samples_free(&s);
+        double lo = 0, hi = 4, gr = (sqrt(5.0) - 1) / 2;
+        for (int it = 0; gi == 0 && it < 80; it++) {
+            double a = hi - gr * (hi - lo), b = lo + gr * (hi - lo);
+            if (pairs_sse(&g, meas, o64, o128, n, a, NULL) <
+                pairs_sse(&g, meas, o64, o128, n, b, NULL))
+                hi = b;
+            else
+                lo = a;
+        }
+        struct aug_gemm_ceiling c;
+        aug_gemm_ceiling_of(&g, AUG_DTYPE_BF16, &c);
+        double k = gi == 0 ? 0.5 * (lo + hi)
+                           : aug_attention_softmax_cols(&c, g.sm_arch, AUG_ATTN_KERNEL_CUDNN) /
+                                 softmax_cols_at(&g, 1.0);
+        struct stats st = {.n = 0};
+        pairs_sse(&g, meas, o64, o128, n, k, &st);
+        char what[96];
+        snprintf(what, sizeof what, "%s (%s)", gpus[gi], gi == 0 ? "fit" : "held out");
+        print_stats(what, &st);
+        if (gi == 0)
+            printf("  exposed softmax share fitted on %d %s pairs: k = %.3f, e = %.1f columns "
+                   "(attention_model.c ATTN_SOFTMAX_EXPOSED_NATIVE)\n", n, gpus[gi], k,
+                   softmax_cols_at(&g, k));
+    }
+    struct aug_system sys;
+    memset(&sys, 0, sizeof sys);
+    if (aug_gpu_lookup(kdb, "h100-80g", &sys.gpu) != AUG_OK)
+        return 1;
+    static const double toks[6] = {512, 1024, 2048, 4096, 8192, 16384};
+    printf("  FlashAttention-3 paper, H100 SXM5, rate at head dim 64 over 128 (held out):\n");
+    for (size_t i = 0; i < N_OF(fa3_fig5); i++) {
+        const struct fa3_fig *f = &fa3_fig5[i];
+        for (int causal = 0; causal < 2; causal++) {
+            struct stats st = {.n = 0};
+            const double *r64 = causal ? f->causal64 : f->full64;
+            const double *r128 = causal ? f->causal128 : f->full128;
+            for (int j = 0; j < 6; j++) {
+                struct aug_op a = attn_op(16384 / toks[j], 32, 32, toks[j], toks[j], 64, causal,
+                                          0);
+                struct aug_op b = attn_op(16384 / toks[j], 16, 16, toks[j], toks[j], 128,
+                                          causal, 0);
+                a.attn_kernel = b.attn_kernel = f->k;
+                /* equal FLOPs: the rate ratio is the time ratio inverted */
+                add(&st, model_ms(&sys, &b) / model_ms(&sys, &a), r64[j] / r128[j]);
+            }
+            char what[96];
+            snprintf(what, sizeof what, "%s %s (16k %.2f)", f->kernel,
+                     causal ? "causal" : "full", r64[5] / r128[5]);
+            print_stats(what, &st);
+        }
+    }
+    /* Dao-AILab/flash-attention pull request #2605 (2026), its benchmark's cuDNN columns on a
+     * Blackwell GPU whose MFU column implies a 2.5 PFLOP/s bf16 peak (GB200's row): forward,
+     * no mask, batch 32 x 1024 tokens, heads x head dim = 2048: 979 TFLOP/s at head dim 64,
+     * 1428 at 128; the only pair its table shows for both */
+    if (aug_gpu_lookup(kdb, "gb200-186g", &sys.gpu) != AUG_OK)
+        return 1;
+    struct aug_op a = attn_op(32, 32, 32, 1024, 1024, 64, 0, 0);
+    struct aug_op b = attn_op(32, 16, 16, 1024, 1024, 128, 0, 0);
+    struct stats st = {.n = 0};
+    add(&st, model_ms(&sys, &b) / model_ms(&sys, &a), 979.0 / 1428.0);
+    printf("  Blackwell cuDNN, 1k tokens, no mask (flash-attention PR #2605): measured %.3f, "
+           "model %.3f (%+.1f%%)\n", 979.0 / 1428.0, (st.e[0] + 1) * 979.0 / 1428.0,
+           100 * st.e[0]);
+    return 0;
+}
+
 /* augur-profile's fused forward rows of one GPU (prefill and decode apart). */
 static int own(const char *kdb, const char *gpu)
 {
@@ -383,6 +560,8 @@ int main(int argc, char **argv)
     int rc = published(kdb) || fit_full_gain(kdb);
     printf("2. augur-profile's own fused forward points (cuDNN 9.19.0, bf16)\n");
     rc = rc || own(kdb, "h100-80g") || own(kdb, "h200-141g");
+    printf("   head dim 64 against 128 on the same FLOPs\n");
+    rc = rc || fit_softmax(kdb);
     printf("3. DeepSeek-V3 latent attention (q.k 192, p.v 128, 128 heads, 4K causal) in "
            "DeepSeek's H800 training trace (deepseek-ai/profile-data@4496024 train.json, "
            "FlashAttention-3 kernels of DeepSeek's fork; model: h800-80g, --attention-kernel "

@@ -510,7 +510,9 @@ static void test_attention_backward_share(void **state)
  * 160, 192, 256 (static_switch.h), FA3 64, 96, 128, 192, 256 (round_up_headdim); cuDNN
  * takes the head as it is. A head of 80 under FA2 costs the main loop of 96: a long causal
  * forward on A100 (compute-bound, FA2 at the native rate before Hopper) takes the same
- * time at 80 as at 96, and cuDNN's 80 takes 80 / 96 of it. */
+ * time at 80 as at 96. cuDNN's 80 takes (80 + e) / (96 + e) of it, a pair costing its
+ * columns plus the softmax step's e = 0.5 x 312e12 / (108 x 1.41e9) / 64 = 16.0067
+ * columns (attention_model.c): 96.0067 / 112.0067 = 0.857151. */
 static void test_flash_head_dim_padding(void **state)
 {
     (void)state;
@@ -543,7 +545,67 @@ static void test_flash_head_dim_padding(void **state)
     double launch = a100.launch_us * 1e-6;
     assert_true(t80.compute_bound);
     assert_rel(t80.time_s, t96.time_s, 1e-12);
-    assert_rel((native80.time_s - launch) / (t80.time_s - launch), 80.0 / 96.0, 1e-12);
+    assert_rel((native80.time_s - launch) / (t80.time_s - launch), 0.857151, 1e-5);
+}
+
+/* The softmax step of a query-key pair in head-dim columns, e = k F / (4 x 16): F the dense
+ * bf16 FLOPs per clock per SM, k the share left exposed (attention_model.c), and the rate at
+ * head dim d against 128, f(d) = d / (d + e) x (128 + e) / 128:
+ *   A100 (mma.sync, k 0.5): F = 312e12 / (108 x 1.41e9) = 2048.86, e = 16.0067,
+ *     f(64) = 64 / 80.0067 x 144.0067 / 128 = 0.899967 (FA2's "10% slower", Dao 2023);
+ *   H100 native (k 1.13): F = 989.4e12 / (132 x 1.98e9) = 3785.58, e = 66.8392,
+ *     f(64) = 0.744575, f(96) = 0.897385;
+ *   H100 FA2 (k 0.5 at its 0.58821 share of the native rate): e = 17.3963, f(64) = 0.893138
+ *     (FlashAttention-3 paper, Fig. 5: 0.88 / 0.89 at 16k, full / causal);
+ *   B200 native: F = 2250e12 / (148 x 1.98e9) = 7678.13, e = 135.567, f(64) = 0.660347.
+ * Heads of 128 and wider keep f = 1. Through aug_op_time a long causal H100 forward at head
+ * dim 64 with 64 heads takes 1 / 0.744575 of the time of 128 with 32 heads (the same
+ * FLOPs and tiles per head-pair). */
+static void test_attention_head_dim(void **state)
+{
+    (void)state;
+    struct aug_gemm_ceiling ca, ch;
+    assert_true(aug_gemm_ceiling_of(&a100, AUG_DTYPE_BF16, &ca));
+    assert_true(aug_gemm_ceiling_of(&h100, AUG_DTYPE_BF16, &ch));
+    double ea = aug_attention_softmax_cols(&ca, a100.sm_arch, AUG_ATTN_KERNEL_FA2);
+    double eh = aug_attention_softmax_cols(&ch, h100.sm_arch, AUG_ATTN_KERNEL_CUDNN);
+    double e2 = aug_attention_softmax_cols(&ch, h100.sm_arch, AUG_ATTN_KERNEL_FA2);
+    assert_rel(ea, 16.0067, 1e-5);
+    assert_rel(aug_attention_softmax_cols(&ca, a100.sm_arch, AUG_ATTN_KERNEL_CUDNN), ea, 1e-12);
+    assert_rel(eh, 66.8392, 1e-5);
+    assert_rel(aug_attention_softmax_cols(&ch, h100.sm_arch, AUG_ATTN_KERNEL_FA3), eh, 1e-12);
+    assert_rel(e2, 17.3963, 1e-5);
+    assert_rel(aug_attention_head_dim_factor(64, ea), 0.899967, 1e-5);
+    assert_rel(aug_attention_head_dim_factor(64, eh), 0.744575, 1e-5);
+    assert_rel(aug_attention_head_dim_factor(96, eh), 0.897385, 1e-5);
+    assert_rel(aug_attention_head_dim_factor(64, e2), 0.893138, 1e-5);
+    assert_rel(aug_attention_head_dim_factor(128, eh), 1.0, 0);
+    assert_rel(aug_attention_head_dim_factor(256, eh), 1.0, 0);
+    struct aug_gemm_ceiling cb = ch;
+    cb.peak_tflops = 2250;
+    cb.sms = 148;
+    cb.clock_mhz = 1980;
+    double eb = aug_attention_softmax_cols(&cb, 100, AUG_ATTN_KERNEL_CUDNN);
+    assert_rel(eb, 135.567, 1e-5);
+    assert_rel(aug_attention_head_dim_factor(64, eb), 0.660347, 1e-5);
+    /* no clock: the generation's reference GPU (H100 SXM's F) */
+    cb.clock_mhz = 0;
+    assert_rel(aug_attention_softmax_cols(&cb, 90, AUG_ATTN_KERNEL_CUDNN), 1.13 * 3786.0 / 64,
+               1e-12);
+    struct aug_system sys;
+    memset(&sys, 0, sizeof sys);
+    sys.gpu = h100;
+    struct aug_op_ctx ctx = {&sys, NULL, 0};
+    struct aug_op h64 = aug_op_attention("a", AUG_DTYPE_BF16, 1, 64, 64, 16384, 16384, 64, 1, 0,
+                                         0, 0);
+    struct aug_op h128 = aug_op_attention("a", AUG_DTYPE_BF16, 1, 32, 32, 16384, 16384, 128, 1,
+                                          0, 0, 0);
+    struct aug_op_time t64, t128;
+    assert_int_equal(aug_op_time(&ctx, &h64, &t64), AUG_OK);
+    assert_int_equal(aug_op_time(&ctx, &h128, &t128), AUG_OK);
+    double launch = h100.launch_us * 1e-6;
+    assert_true(t64.compute_bound && t128.compute_bound);
+    assert_rel((t64.time_s - launch) / (t128.time_s - launch), 1.0 / 0.744575, 1e-3);
 }
 
 /* FlashAttention-2 on Hopper: 34% of the dense peak (FlashAttention-3 paper, Fig. 5: 335
@@ -967,6 +1029,7 @@ int main(void)
         cmocka_unit_test(test_gemm_tile_fit_recovers),
         cmocka_unit_test(test_host_timed_samples_fit_kernel_time),
         cmocka_unit_test(test_fa2_on_hopper),
+        cmocka_unit_test(test_attention_head_dim),
         cmocka_unit_test(test_flash_head_dim_padding),
         cmocka_unit_test(test_fp8_split_accumulator),
     };

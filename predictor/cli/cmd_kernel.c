@@ -49,6 +49,10 @@ static void help(void) {
            "(flash-attn 2.x) reaches about 34%% of the dense peak from Hopper on (causal).\n"
            "Without --causal a kernel runs faster per FLOP: 1.13x up to 4096 keys, 1.06x at\n"
            "16384 (causal kernels' masked diagonal and unequal CTAs).\n"
+           "Heads narrower than 128 run at a lower rate per FLOP (model_head_dim_rate): each\n"
+           "query-key pair adds a softmax step (an SFU exponential) that does not shrink with\n"
+           "the head; head dim 64 runs at 0.74 of 128's rate on H100 with cudnn or fa3, at\n"
+           "0.89-0.90 with fa2 and before Hopper. Wider heads run at 128's rate.\n"
            "--head-dim-v: the p.v (value) width where it differs from the q.k width of\n"
            "--head-dim, as in multi-head latent attention (DeepSeek-V2/V3: --head-dim 192\n"
            "--head-dim-v 128).\n"
@@ -352,10 +356,15 @@ int aug_cmd_kernel(int argc, char **argv) {
             json_object_set_new(o, "chunked", json_true());
         /* the head dim the structural model's main loop runs on (flash-attn pads to its
          * builds); a roofline has no main loop */
-        if (!roof)
-            json_object_set_new(o, "model_head_dim",
-                                json_real(aug_attention_kernel_width((int)akernel, op.head_dim,
-                                                                     op.head_dim_v)));
+        struct aug_gemm_ceiling ac;
+        if (!roof && aug_gemm_ceiling_of(&sys.gpu, dt, &ac)) {
+            double w = aug_attention_kernel_width((int)akernel, op.head_dim, op.head_dim_v);
+            double e = aug_attention_softmax_cols(&ac, sys.gpu.sm_arch, (int)akernel);
+            json_object_set_new(o, "model_head_dim", json_real(w));
+            /* the main loop's rate at that width against head dim 128 (softmax step) */
+            json_object_set_new(o, "model_head_dim_rate",
+                                json_real(aug_attention_head_dim_factor(w, e)));
+        }
     }
     if (t.source == AUG_SOURCE_CURVE && origin[0])
         json_object_set_new(o, "curve_origin", json_string(origin));

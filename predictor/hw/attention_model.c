@@ -16,8 +16,8 @@
  * rate: the forward main loop reaches 0.722 of the GPU's achievable GEMM rate: FA2 on A100
  * at the 2k-token sequences of training runs about 190 TFLOP/s forward at head dim 128
  * (Dao 2023, Fig. 4) against the 267.9 TFLOP/s cuBLAS reaches (gpus.csv): 0.62 of the 312
- * peak, the documented default of efficiency.c; head dim 64 runs 10% slower (same
- * figures). The backward (5 GEMMs for the forward's 2, hence 2.5) runs at a share of the
+ * peak, the documented default of efficiency.c; other head dims scale it by
+ * aug_attention_head_dim_factor() below, which the caller applies. The backward (5 GEMMs for the forward's 2, hence 2.5) runs at a share of the
  * forward rate that grows with the query blocks its key-major CTAs walk (FA2 Algorithm 2),
  * as fixed per-CTA work (loading K and V, writing dK and dV, the dO.O and dQ passes)
  * amortizes: attn_bwd_of_fwd() below. When batch_heads x query blocks leaves SMs idle (decode,
@@ -147,8 +147,6 @@ static double attn_split_us(const struct aug_gemm_ceiling *c, double bh, double 
     double rate = c->rate_tflops * 1e12 * ATTN_FWD_OF_GEMM;
     if (backward)
         rate *= attn_bwd_of_fwd(c->sm_arch, window > 0 && window + bq < sq ? window + bq : sq);
-    if (hd < 128)
-        rate *= 0.9;
     double t_block = 4.0 * bq * bkv * hd * (backward ? 2.5 : 1.0) / (rate / slots);
     double load = sum / slots;
     double t_comp = (load > maxb ? load : maxb) * t_block;
@@ -168,6 +166,63 @@ static double attn_split_us(const struct aug_gemm_ceiling *c, double bh, double 
         p->t_us = t * 1e6;
     }
     return t * 1e6;
+}
+
+/* The main loop's rate at head dim d below 128 against head dim 128. Each query-key pair
+ * costs the two GEMMs' 4 d FLOPs on the tensor cores plus a softmax step whose cost does not
+ * shrink with d: an exponential on the SFU, which issues 16 per clock per SM on sm_80 to
+ * sm_100 (CUDA C++ Programming Guide, "Arithmetic Instructions" throughput table, exp2f),
+ * and the running max and sum (Dao 2023, Algorithm 1; Shah et al. 2024, "FlashAttention-3",
+ * sec. 3.1: H100 SXM5 has 989 TFLOP/s of matmul but 3.9 TFLOP/s of exponentials). In
+ * head-dim columns that step is worth
+ *
+ *   e = k x F x s / (4 x 16),   F = dense peak FLOPs per clock per SM of the dtype,
+ *
+ * the exponential's SFU time in units of one column's tensor-core time (s: the kernel's
+ * share of the native GEMM rate, aug_attention_fa2_factor() for FA2 on Hopper, else 1),
+ * times the share k of it the kernel leaves exposed. A pair then takes d + e and
+ *
+ *   f(d) = d / (d + e) / (128 / (128 + e)).
+ *
+ * The backward loses as much (FA2 on A100 and H100 runs head dim 64 at 0.87-0.91 of 128's
+ * rate forward and backward together, Dao 2023, Fig. 4 and the flash-attention README's H100
+ * figure, as forward alone), so both passes take f.
+ *   - Kernels on mma.sync (everything before Hopper, FA2 on any GPU): k = 0.5, from FA2 on
+ *     A100 (F = 2049) running head dim 64 about 10% slower per FLOP (Dao 2023, Fig. 4):
+ *     e = 16, f(64) = 0.90. Held out: FA2 on H100, e = 17.4, f(64) = 0.89 against 0.88 / 0.89
+ *     at 16k tokens, no mask / causal (FlashAttention-3 paper, Fig. 5).
+ *   - Hopper's and Blackwell's native kernels (cuDNN, FlashAttention-3), which issue their
+ *     GEMMs asynchronously beside the softmax: k = ATTN_SOFTMAX_EXPOSED_NATIVE, the
+ *     least-squares fit of ln(t64 / t128) over augur-profile's own H100 cuDNN 9.19 forward
+ *     points at 512-16384 tokens, both masks (kernels-db/h100-80g/raw/attention.csv: equal
+ *     FLOPs at head dims 64 and 128); `bench_attention` refits it and prints the held-out
+ *     H200 points and FlashAttention-3 paper's H100 rates. Blackwell keeps the SFU's 16 per
+ *     clock beside twice Hopper's tensor rate per SM, so its e is about twice Hopper's.
+ * Heads wider than 128 keep f = 1: the kernels shrink their tiles to fit the registers, and
+ * at head dim 256 FA2 runs at 0.88 of 128's rate, cuDNN 0.94-0.98, FA3 1.04-1.17 (same
+ * figure): no common direction. Without a clock in gpus.csv, F is the generation's
+ * reference GPU's (A100: 2049, H100 SXM: 3786). */
+#define ATTN_SFU_EXP_PER_CLK 16.0
+#define ATTN_SOFTMAX_EXPOSED_MMA_SYNC 0.5
+#define ATTN_SOFTMAX_EXPOSED_NATIVE 1.13
+
+double aug_attention_softmax_cols(const struct aug_gemm_ceiling *c, int sm_arch, int kernel)
+{
+    int hopper = sm_arch >= 90, fa2 = kernel == AUG_ATTN_KERNEL_FA2;
+    double flop_per_clk = hopper ? 3786.0 : 2049.0;
+    if (c && c->peak_tflops > 0 && c->sms > 0 && c->clock_mhz > 0)
+        flop_per_clk = c->peak_tflops * 1e12 / (c->sms * c->clock_mhz * 1e6);
+    double k = hopper && !fa2 ? ATTN_SOFTMAX_EXPOSED_NATIVE : ATTN_SOFTMAX_EXPOSED_MMA_SYNC;
+    double share = fa2 ? aug_attention_fa2_factor(c, sm_arch) : 1.0;
+    return k * flop_per_clk * share / (4.0 * ATTN_SFU_EXP_PER_CLK);
+}
+
+double aug_attention_head_dim_factor(double head_dim, double softmax_cols)
+{
+    double d = head_dim, e = softmax_cols;
+    if (!(d > 0) || !(d < 128.0) || !(e >= 0))
+        return 1.0;
+    return d / (d + e) * (128.0 + e) / 128.0;
 }
 
 /* FlashAttention-2 issues Ampere's mma.sync instructions on every GPU. On Hopper they reach

@@ -185,6 +185,7 @@ int aug_gemm_ceiling_of(const struct aug_gpu *gpu, enum aug_dtype dt, struct aug
     c->out_bytes = dt == AUG_DTYPE_FP32 || dt == AUG_DTYPE_TF32 || dt == AUG_DTYPE_INT8 ? 4.0
                                                                                          : 2.0;
     c->sms = gpu->sm_count > 0 ? gpu->sm_count : 1;
+    c->clock_mhz = gpu->clock_mhz;
     c->stream_k = !c->simt && gpu->sm_arch >= 80;
     c->sm_arch = gpu->sm_arch;
     return 1;

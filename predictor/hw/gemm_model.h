@@ -21,6 +21,7 @@ struct aug_gemm_ceiling {
     double overhead_us;  /* prologue, epilogue and grid launch of one GEMM kernel (device) */
     double elt_bytes;    /* operand element size */
     double out_bytes;    /* output element size */
+    double clock_mhz;    /* boost clock the peaks assume (0: unknown) */
     int sms;
     int simt;            /* 1: CUDA-core SGEMM tiles (fp32), 0: tensor-core tiles */
     int stream_k;        /* 1: the library also has stream-K kernels (tensor cores, sm_80+) */

@@ -47,6 +47,18 @@ double aug_attention_full_gain(double seq_kv);
  * below 1 from Hopper on; multiply c->rate_tflops by it (attention_model.c). */
 double aug_attention_fa2_factor(const struct aug_gemm_ceiling *c, int sm_arch);
 
+/* The softmax step of one query-key pair in head-dim columns (attention_model.c): the
+ * exponential's SFU time against one column's tensor-core time at c's peak and clock, times
+ * the share a kernel leaves exposed (mma.sync kernels: A100's FA2 gives e = 16; fitted for
+ * Hopper's and Blackwell's native kernels). `kernel` is an enum aug_attn_kernel
+ * (plan.h). */
+double aug_attention_softmax_cols(const struct aug_gemm_ceiling *c, int sm_arch, int kernel);
+
+/* The main-loop rate at `head_dim` (the kernel's padded width) against head dim 128, with a
+ * softmax step of `softmax_cols`: d / (d + e) x (128 + e) / 128 below 128, 1 from 128 on;
+ * multiply c->rate_tflops by it (both passes). */
+double aug_attention_head_dim_factor(double head_dim, double softmax_cols);
+
 /* The head dim the attention kernel computes on: flash-attn pads a head to the next head
  * dim it was compiled for (fa2: 32, 64, 96, 128, 160, 192, 256; fa3: 64, 96, 128, 192,
  * 256), cuDNN takes the head as it is. `kernel` is an enum aug_attn_kernel (plan.h). */

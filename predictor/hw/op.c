@@ -127,18 +127,24 @@ static double model_time_s(const struct aug_gpu *gpu, const struct aug_op *op, d
     double mnk = 2.0 * op->m * op->n * op->k * (op->batch > 0 ? op->batch : 1.0);
     if (op->kind == AUG_OP_GEMM && !(fabs(op->flops - mnk) <= 1e-9 * mnk))
         return 0.0;
-    if (op->kind == AUG_OP_ATTENTION && op->attn_kernel == AUG_ATTN_KERNEL_FA2)
-        c.rate_tflops *= aug_attention_fa2_factor(&c, gpu->sm_arch);
+    double width = op->kind == AUG_OP_ATTENTION ? aug_attention_kernel_width(op->attn_kernel,
+                                                                             op->head_dim,
+                                                                             op->head_dim_v)
+                                                : 0.0;
+    if (op->kind == AUG_OP_ATTENTION) {
+        /* the softmax step is read off the native rate, before FA2's share is applied */
+        double e = aug_attention_softmax_cols(&c, gpu->sm_arch, op->attn_kernel);
+        if (op->attn_kernel == AUG_ATTN_KERNEL_FA2)
+            c.rate_tflops *= aug_attention_fa2_factor(&c, gpu->sm_arch);
+        c.rate_tflops *= aug_attention_head_dim_factor(width, e);
+    }
     if (op->kind == AUG_OP_GEMM && op->split_acc)
         aug_gemm_ceiling_split_acc(&c, op->dtype, gpu->sm_arch);
     double us = op->kind == AUG_OP_GEMM
                     ? aug_gemm_model_us(&c, op->m, op->n, op->k, op->batch > 0 ? op->batch : 1,
                                         NULL)
                     : aug_attention_model_us(&c, op->batch_heads, op->seq_q, op->seq_kv,
-                                             aug_attention_kernel_width(op->attn_kernel,
-                                                                        op->head_dim,
-                                                                        op->head_dim_v),
-                                             op->causal, op->window, op->chunked,
+                                             width, op->causal, op->window, op->chunked,
                                              op->backward, op->bytes, NULL);
     /* the model's own fixed cost (prologue, epilogue, grid launch) is part of the GPU's
      * launch_us, the per-kernel launch and tail of eager launches (gpus.csv): counted once */
