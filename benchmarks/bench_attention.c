@@ -10,7 +10,9 @@
  *    cuDNN version of each run (the tables below, cited per set): bf16, head dim 128,
  *    causal (top-left) and full masks, forward and backward, 2K to 64K tokens, on H200 with
  *    cuDNN 9.1.0 (2024) and 9.19.1 (2026) and on GB200 with cuDNN 9.22.0 (2026), and
- *    PyTorch's FlashAttention-2 kernel beside cuDNN 9.1 in the same 2024 run.
+ *    PyTorch's FlashAttention-2 kernel beside cuDNN 9.1 in the same 2024 run; and gpt-oss
+ *    attention (head dim 64, causal under a sliding window) on H200 (9.19.1) and GB200
+ *    (9.22.0).
  * 2. augur-profile's own fused attention points, kernels-db/{h100-80g,h200-141g}/raw/
  *    attention.csv (cuDNN 9.19.0, CUPTI kernel time; forward only: prefill `fused_fwd` and
  *    decode `fused_decode_fwd`), and their head-dim 64 / 128 pairs of equal FLOPs, on which
@@ -51,6 +53,7 @@ struct sdpa_set {
     int rates; /* 1: fwd/bwd are TFLOP/s with the source's FLOP count, 0: milliseconds */
     const struct sdpa_pt *pt;
     int n;
+    double window; /* sliding window of every point (0: none) */
 };
 
 /* NVIDIA/cudnn-frontend commit 505fcfe (2024-05-07), benchmark/benchmark_results.csv:
@@ -100,25 +103,57 @@ static const struct sdpa_pt cudnn922_gb200[] = {
 
 #define N_OF(a) ((int)(sizeof a / sizeof *a))
 
-static const struct sdpa_set sets[] = {
-    {"cuDNN 9.1.0, H200", "h200-141g", "cudnn-frontend@505fcfe benchmark_results.csv",
-     AUG_ATTN_KERNEL_CUDNN, 1, cudnn91_h200, N_OF(cudnn91_h200)},
-    {"FlashAttention-2 (PyTorch flash SDPA), H200", "h200-141g",
-     "cudnn-frontend@505fcfe benchmark_results.csv, pytorch columns", AUG_ATTN_KERNEL_FA2, 1,
-     fa2_h200, N_OF(fa2_h200)},
-    {"cuDNN 9.19.1, H200", "h200-141g",
-     "cudnn-frontend@df73764 results/h200_919_only_cudnn/llama3.1", AUG_ATTN_KERNEL_CUDNN, 0,
-     cudnn919_h200, N_OF(cudnn919_h200)},
-    {"cuDNN 9.22.0, GB200", "gb200-186g", "cudnn-frontend@fb682ce results/llama3.1/gb200",
-     AUG_ATTN_KERNEL_CUDNN, 0, cudnn922_gb200, N_OF(cudnn922_gb200)},
+/* The same commit's results/h200_919_only_cudnn/gpt_oss_20260227_034819.csv: cuDNN 9.19.1 on
+ * H200, gpt-oss attention (64 query / 8 KV heads of 64, causal with a 1024-token sliding
+ * window, batch 2), fwd_time_ms / bwd_time_ms: held out for the head-dim and window
+ * models. */
+static const struct sdpa_pt cudnn919_gptoss_h200[] = {
+    {2, 64, 8, 32768, 64, 1, 3.021, 9.045}, {2, 64, 8, 16384, 64, 1, 1.499, 4.392},
+    {2, 64, 8, 8192, 64, 1, 0.738, 2.149},  {2, 64, 8, 4096, 64, 1, 0.358, 1.042},
+    {2, 64, 8, 2048, 64, 1, 0.166, 0.488},
 };
 
-/* The fused attention op `augur kernel attention` times (op.h, aug_op_attention). */
+/* NVIDIA/cudnn-frontend commit 3929da2 (2026), results/gpt_oss/gb200/
+ * gpt_oss_20260424_100011.csv: cuDNN 9.22.0 on GB200, 128 heads of 64 (MHA), causal with a
+ * 128-token sliding window, batch 2, time_ms per pass (non-deterministic backward). */
+static const struct sdpa_pt cudnn922_gptoss_gb200[] = {
+    {2, 128, 128, 32768, 64, 1, 2.634, 3.692}, {2, 128, 128, 16384, 64, 1, 0.822, 1.818},
+    {2, 128, 128, 8192, 64, 1, 0.414, 0.911},  {2, 128, 128, 4096, 64, 1, 0.210, 0.465},
+    {2, 128, 128, 2048, 64, 1, 0.109, 0.237},
+};
+
+static const struct sdpa_set sets[] = {
+    {"cuDNN 9.1.0, H200", "h200-141g", "cudnn-frontend@505fcfe benchmark_results.csv",
+     AUG_ATTN_KERNEL_CUDNN, 1, cudnn91_h200, N_OF(cudnn91_h200), 0},
+    {"FlashAttention-2 (PyTorch flash SDPA), H200", "h200-141g",
+     "cudnn-frontend@505fcfe benchmark_results.csv, pytorch columns", AUG_ATTN_KERNEL_FA2, 1,
+     fa2_h200, N_OF(fa2_h200), 0},
+    {"cuDNN 9.19.1, H200", "h200-141g",
+     "cudnn-frontend@df73764 results/h200_919_only_cudnn/llama3.1", AUG_ATTN_KERNEL_CUDNN, 0,
+     cudnn919_h200, N_OF(cudnn919_h200), 0},
+    {"cuDNN 9.22.0, GB200", "gb200-186g", "cudnn-frontend@fb682ce results/llama3.1/gb200",
+     AUG_ATTN_KERNEL_CUDNN, 0, cudnn922_gb200, N_OF(cudnn922_gb200), 0},
+    {"cuDNN 9.19.1, gpt-oss (64 / 8 heads of 64, window 1024), H200", "h200-141g",
+     "cudnn-frontend@df73764 results/h200_919_only_cudnn/gpt_oss", AUG_ATTN_KERNEL_CUDNN, 0,
+     cudnn919_gptoss_h200, N_OF(cudnn919_gptoss_h200), 1024},
+    {"cuDNN 9.22.0, gpt-oss (128 heads of 64, window 128), GB200", "gb200-186g",
+     "cudnn-frontend@3929da2 results/gpt_oss/gb200", AUG_ATTN_KERNEL_CUDNN, 0,
+     cudnn922_gptoss_gb200, N_OF(cudnn922_gptoss_gb200), 128},
+};
+
+/* The fused attention op `augur kernel attention` times (op.h, aug_op_attention), with a
+ * sliding window of `window` keys (0: none). */
+static struct aug_op attn_op_win(double b, double hq, double hkv, double sq, double skv,
+                                 double d, int causal, double window, int backward)
+{
+    return aug_op_attention("attention", AUG_DTYPE_BF16, b, hq, hkv, sq, skv, d, causal,
+                            window, 0, backward);
+}
+
 static struct aug_op attn_op(double b, double hq, double hkv, double sq, double skv,
                              double d, int causal, int backward)
 {
-    return aug_op_attention("attention", AUG_DTYPE_BF16, b, hq, hkv, sq, skv, d, causal,
-                            0, 0, backward);
+    return attn_op_win(b, hq, hkv, sq, skv, d, causal, 0, backward);
 }
 
 /* Model time (ms) of one op on a GPU without curves; NaN when it cannot be timed. */
@@ -237,7 +272,8 @@ static int fit_full_gain(const char *kdb)
 
 static int published(const char *kdb)
 {
-    printf("1. cuDNN SDPA kernels published in NVIDIA/cudnn-frontend (bf16, head dim 128)\n");
+    printf("1. cuDNN SDPA kernels published in NVIDIA/cudnn-frontend (bf16, head dim 128 unless "
+           "named)\n");
     for (size_t k = 0; k < sizeof sets / sizeof *sets; k++) {
         const struct sdpa_set *st = &sets[k];
         struct aug_system sys;
@@ -250,10 +286,10 @@ static int published(const char *kdb)
         for (int i = 0; i < st->n; i++) {
             const struct sdpa_pt *p = &st->pt[i];
             double meas[2] = {meas_ms(st, p, 0), meas_ms(st, p, 1)};
-            struct aug_op of = attn_op(p->batch, p->q_heads, p->kv_heads, p->seq, p->seq,
-                                       p->head_dim, p->causal, 0);
-            struct aug_op ob = attn_op(p->batch, p->q_heads, p->kv_heads, p->seq, p->seq,
-                                       p->head_dim, p->causal, 1);
+            struct aug_op of = attn_op_win(p->batch, p->q_heads, p->kv_heads, p->seq, p->seq,
+                                           p->head_dim, p->causal, st->window, 0);
+            struct aug_op ob = attn_op_win(p->batch, p->q_heads, p->kv_heads, p->seq, p->seq,
+                                           p->head_dim, p->causal, st->window, 1);
             of.attn_kernel = ob.attn_kernel = st->kernel;
             double mf = model_ms(&sys, &of), mb = model_ms(&sys, &ob);
             add(&sf, mf, meas[0]);
