@@ -253,6 +253,47 @@ static void test_head_dim_v_option(void **state) {
     err_has("--head-dim-v");
 }
 
+/* --kv-heads: a decode step of 16 sequences over 8192 cached tokens, 64 query heads of 128
+ * in bf16, reads Q and writes O (2 x 64 x 1 rows) and reads K and V once per KV head
+ * (2 x kv x 8192 rows): 2 B x 16 x 128 x (128 + 2 kv 8192) = 537,395,200 bytes with 8 KV
+ * heads and 4,295,491,584 without grouping. Both are memory-bound with 1,024 CTAs (no
+ * split-KV on 132 SMs), so the times differ by the extra bytes over H100's achievable HBM
+ * bandwidth, 0.9 x 3350 GB/s. Heads must split into equal groups. */
+static void test_kv_heads_option(void **state) {
+    (void)state;
+    double t[2], b[2];
+    for (int i = 0; i < 2; i++) {
+        if (i)
+            expect_exit(RUN("kernel", "attention", "--gpu", "h100-80g", "--batch", "16",
+                            "--heads", "64", "--seq", "1", "--seq-kv", "8192", "--head-dim",
+                            "128", "--format", "json"), 0);
+        else
+            expect_exit(RUN("kernel", "attention", "--gpu", "h100-80g", "--batch", "16",
+                            "--heads", "64", "--kv-heads", "8", "--seq", "1", "--seq-kv",
+                            "8192", "--head-dim", "128", "--format", "json"), 0);
+        json_t *o = json_out();
+        assert_string_equal(json_string_value(json_object_get(o, "bound")), "memory");
+        b[i] = json_real_value(json_object_get(o, "bytes"));
+        t[i] = json_real_value(json_object_get(o, "time_s"));
+        json_decref(o);
+    }
+    assert_rel(b[0], 537395200.0, 1e-12);
+    assert_rel(b[1], 4295491584.0, 1e-12);
+    assert_rel(t[1] - t[0], (b[1] - b[0]) / (0.9 * 3350e9), 1e-6);
+    expect_exit(RUN("kernel", "attention", "--gpu", "h100-80g", "--batch", "16", "--heads",
+                    "64", "--kv-heads", "7", "--seq", "1", "--seq-kv", "8192", "--head-dim",
+                    "128"), 2);
+    err_has("--kv-heads 7 must be a whole divisor of --heads 64");
+    expect_exit(RUN("kernel", "attention", "--gpu", "h100-80g", "--batch", "16", "--heads",
+                    "64", "--kv-heads", "128", "--seq", "1", "--seq-kv", "8192", "--head-dim",
+                    "128"), 2);
+    err_has("--kv-heads 128");
+    expect_exit(RUN("kernel", "attention", "--gpu", "h100-80g", "--batch", "16", "--heads",
+                    "64", "--kv-heads", "2.5", "--seq", "1", "--seq-kv", "8192", "--head-dim",
+                    "128"), 2);
+    err_has("not a whole number");
+}
+
 /* --accumulator split on an H100 fp8 8192^3 GEMM: the main loop runs at 1280 / 1.15 =
  * 1113.04 TFLOP/s (the ceiling stays 1280) and the time grows by 0.15 x 858.993 us =
  * 128.849 us (test_kernel_model.c derives it); bf16 and non-GEMM kernels refuse it. */
@@ -296,6 +337,7 @@ int main(void) {
         cmocka_unit_test(test_attention_kernel_option),
         cmocka_unit_test(test_window_option),
         cmocka_unit_test(test_head_dim_v_option),
+        cmocka_unit_test(test_kv_heads_option),
         cmocka_unit_test(test_accumulator_option),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);

@@ -19,7 +19,7 @@ static void help(void) {
     printf("usage: augur kernel gemm      --gpu ID --m M --n N --k K [--batch B] [--dtype D]\n"
            "                              [--accumulator fast|split]\n"
            "       augur kernel attention --gpu ID --batch B --heads H --seq S --head-dim D\n"
-           "                              [--head-dim-v DV] [--seq-kv S]\n"
+           "                              [--kv-heads HKV] [--head-dim-v DV] [--seq-kv S]\n"
            "                              [--causal [--window W [--chunked]]]\n"
            "                              [--backward]\n"
            "                              [--dtype D] [--attention-kernel cudnn|fa3|fa2]\n"
@@ -53,6 +53,9 @@ static void help(void) {
            "query-key pair adds a softmax step (an SFU exponential) that does not shrink with\n"
            "the head; head dim 64 runs at 0.74 of 128's rate on H100 with cudnn or fa3, at\n"
            "0.89-0.90 with fa2 and before Hopper. Wider heads run at 128's rate.\n"
+           "--kv-heads: grouped-query attention, each KV head serving heads / HKV query heads\n"
+           "and read once for its group (default: --heads, no grouping); it sets the bytes\n"
+           "a decode kernel streams.\n"
            "--head-dim-v: the p.v (value) width where it differs from the q.k width of\n"
            "--head-dim, as in multi-head latent attention (DeepSeek-V2/V3: --head-dim 192\n"
            "--head-dim-v 128).\n"
@@ -70,7 +73,7 @@ enum {
     OPT_GPU = 256, OPT_SYSTEM, OPT_M, OPT_N, OPT_K, OPT_BATCH, OPT_DTYPE, OPT_HEADS, OPT_SEQ,
     OPT_SEQKV, OPT_HD, OPT_CAUSAL, OPT_BACKWARD, OPT_BYTES, OPT_OP, OPT_COLL, OPT_RANKS, OPT_RPN,
     OPT_KDB, OPT_ROOF, OPT_FORMAT, OPT_OUTPUT, OPT_TIMING, OPT_HOSTUS, OPT_HELP, OPT_AKERNEL,
-    OPT_ACCUM, OPT_WINDOW, OPT_CHUNKED, OPT_HDV
+    OPT_ACCUM, OPT_WINDOW, OPT_CHUNKED, OPT_HDV, OPT_KVHEADS
 };
 static const struct option options[] = {
     {"gpu", required_argument, 0, OPT_GPU},       {"system", required_argument, 0, OPT_SYSTEM},
@@ -79,7 +82,7 @@ static const struct option options[] = {
     {"dtype", required_argument, 0, OPT_DTYPE},   {"heads", required_argument, 0, OPT_HEADS},
     {"seq", required_argument, 0, OPT_SEQ},       {"seq-kv", required_argument, 0, OPT_SEQKV},
     {"head-dim", required_argument, 0, OPT_HD},   {"causal", no_argument, 0, OPT_CAUSAL},
-    {"head-dim-v", required_argument, 0, OPT_HDV},
+    {"head-dim-v", required_argument, 0, OPT_HDV}, {"kv-heads", required_argument, 0, OPT_KVHEADS},
     {"backward", no_argument, 0, OPT_BACKWARD},   {"bytes", required_argument, 0, OPT_BYTES},
     {"op", required_argument, 0, OPT_OP},         {"collective", required_argument, 0, OPT_COLL},
     {"ranks", required_argument, 0, OPT_RANKS},   {"ranks-per-node", required_argument, 0, OPT_RPN},
@@ -150,7 +153,7 @@ int aug_cmd_kernel(int argc, char **argv) {
 
     const char *gpu = NULL, *system = NULL, *kdb_dir = NULL, *output = NULL, *mem_op = "elementwise";
     double m = 0, n = 0, k = 0, batch = 1, heads = 0, seq = 0, seq_kv = 0, hd = 0, hdv = 0,
-           bytes = 0;
+           bytes = 0, kv_heads = 0;
     double window = 0;
     int chunked = 0;
     long ranks = 0, rpn = 0;
@@ -172,6 +175,9 @@ int aug_cmd_kernel(int argc, char **argv) {
         case OPT_K: if ((rc = size_opt(cmd, "--k", optarg, &k))) return rc; break;
         case OPT_BATCH: if ((rc = size_opt(cmd, "--batch", optarg, &batch))) return rc; break;
         case OPT_HEADS: if ((rc = size_opt(cmd, "--heads", optarg, &heads))) return rc; break;
+        case OPT_KVHEADS:
+            if ((rc = size_opt(cmd, "--kv-heads", optarg, &kv_heads))) return rc;
+            break;
         case OPT_SEQ: if ((rc = size_opt(cmd, "--seq", optarg, &seq))) return rc; break;
         case OPT_SEQKV: if ((rc = size_opt(cmd, "--seq-kv", optarg, &seq_kv))) return rc; break;
         case OPT_HD: if ((rc = size_opt(cmd, "--head-dim", optarg, &hd))) return rc; break;
@@ -266,6 +272,14 @@ int aug_cmd_kernel(int argc, char **argv) {
             return aug_cli_usage(cmd, "attention needs --heads, --seq and --head-dim (and --batch)");
         if (seq_kv <= 0)
             seq_kv = seq;
+        /* grouped-query attention: each KV head serves heads / kv_heads query heads, and
+         * the kernel reads it once per group (the IO count of op.c) */
+        if (kv_heads <= 0)
+            kv_heads = heads;
+        if (kv_heads > heads || fmod(heads, kv_heads) != 0 || kv_heads != floor(kv_heads))
+            return aug_cli_usage(cmd, "--kv-heads %.17g must be a whole divisor of --heads "
+                                 "%.17g (query heads share KV heads in equal groups)",
+                                 kv_heads, heads);
         if (window > 0 && !causal)
             return aug_cli_usage(cmd, "--window needs --causal (a sliding window over the "
                                  "keys before each query)");
@@ -275,8 +289,8 @@ int aug_cmd_kernel(int argc, char **argv) {
          * FLOPs (q.k and p.v over the same pairs) and Q, K, V, O bytes are those of the two
          * widths, and the value width beside it (op.h) */
         double d_op = hdv > 0 && hdv != hd ? 0.5 * (hd + hdv) : hd;
-        op = aug_op_attention("attention", dt, batch, heads, heads, seq, seq_kv, d_op, causal,
-                              window, chunked, backward);
+        op = aug_op_attention("attention", dt, batch, heads, kv_heads, seq, seq_kv, d_op,
+                              causal, window, chunked, backward);
         if (d_op != hd)
             op.head_dim_v = hdv;
         op.attn_kernel = (int)akernel;

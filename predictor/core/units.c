@@ -91,8 +91,9 @@ int aug_parse_size(const char *s, const char *what, double *out_bytes) {
         return aug_errorf(AUG_EDATA, "%s: size '%s' is negative", what, s);
     if (!isfinite(v * mult) || v * mult > 9e18)
         return aug_errorf(AUG_EDATA, "%s: size '%s' is out of range", what, s);
-    if (v * mult != floor(v * mult)) /* "1.5Ki" is 1536 bytes; "0.5" is no byte count */
-        return aug_errorf(AUG_EDATA, "%s: size '%s' is not a whole number of bytes", what, s);
+    /* "1.5Ki" is 1536; "0.5" is no count of bytes, heads or rows */
+    if (v * mult != floor(v * mult))
+        return aug_errorf(AUG_EDATA, "%s: size '%s' is not a whole number", what, s);
     *out_bytes = v * mult;
     return AUG_OK;
 }
