@@ -10,9 +10,10 @@
  *    cuDNN version of each run (the tables below, cited per set): bf16, head dim 128,
  *    causal (top-left) and full masks, forward and backward, 2K to 64K tokens, on H200 with
  *    cuDNN 9.1.0 (2024) and 9.19.1 (2026) and on GB200 with cuDNN 9.22.0 (2026), and
- *    PyTorch's FlashAttention-2 kernel beside cuDNN 9.1 in the same 2024 run; and gpt-oss
+ *    PyTorch's FlashAttention-2 kernel beside cuDNN 9.1 in the same 2024 run; gpt-oss
  *    attention (head dim 64, causal under a sliding window) on H200 (9.19.1) and GB200
- *    (9.22.0).
+ *    (9.22.0); and on GB200 the latent attention of DeepSeek-V3 and Kimi K2 (q.k 192, p.v
+ *    128) and Qwen3.5's heads of 256.
  * 2. augur-profile's own fused attention points, kernels-db/{h100-80g,h200-141g}/raw/
  *    attention.csv (cuDNN 9.19.0, CUPTI kernel time; forward only: prefill `fused_fwd` and
  *    decode `fused_decode_fwd`), and their head-dim 64 / 128 pairs of equal FLOPs, on which
@@ -53,7 +54,8 @@ struct sdpa_set {
     int rates; /* 1: fwd/bwd are TFLOP/s with the source's FLOP count, 0: milliseconds */
     const struct sdpa_pt *pt;
     int n;
-    double window; /* sliding window of every point (0: none) */
+    double window;     /* sliding window of every point (0: none) */
+    double head_dim_v; /* p.v width where it differs from the points' q.k width (0: same) */
 };
 
 /* NVIDIA/cudnn-frontend commit 505fcfe (2024-05-07), benchmark/benchmark_results.csv:
@@ -122,23 +124,57 @@ static const struct sdpa_pt cudnn922_gptoss_gb200[] = {
     {2, 128, 128, 2048, 64, 1, 0.109, 0.237},
 };
 
+/* The same commit's results/{dsv3,kimiK26,qwen35}/gb200 files (cuDNN 9.22.0, GB200, time_ms
+ * per pass, non-deterministic backward): DeepSeek-V3's latent attention (128 heads, q.k
+ * 192 / p.v 128; dsv3_20260424_101009.csv), Kimi K2's (64 heads, the same widths;
+ * kimiK26_20260424_100953.csv) and Qwen3.5's (32 query / 2 KV heads of 256, causal, forward
+ * only; qwen35_20260424_095249.csv). head_dim below is the q.k width. */
+static const struct sdpa_pt cudnn922_dsv3_gb200[] = {
+    {2, 128, 128, 32768, 192, 1, 50.456, 212.546}, {2, 128, 128, 32768, 192, 0, 111.031, 421.194},
+    {2, 128, 128, 16384, 192, 1, 13.103, 50.424},  {2, 128, 128, 16384, 192, 0, 24.27, 105.115},
+    {2, 128, 128, 8192, 192, 1, 3.47, 11.984},     {2, 128, 128, 8192, 192, 0, 6.249, 25.403},
+    {2, 128, 128, 4096, 192, 1, 0.977, 3.383},     {2, 128, 128, 4096, 192, 0, 1.65, 6.085},
+    {2, 128, 128, 2048, 192, 1, 0.321, 1.056},     {2, 128, 128, 2048, 192, 0, 0.461, 1.706},
+};
+static const struct sdpa_pt cudnn922_kimi_gb200[] = {
+    {2, 64, 64, 32768, 192, 1, 25.72, 105.445}, {2, 64, 64, 32768, 192, 0, 51.776, 213.066},
+    {2, 64, 64, 16384, 192, 1, 6.398, 24.921},  {2, 64, 64, 16384, 192, 0, 12.457, 50.963},
+    {2, 64, 64, 8192, 192, 1, 1.733, 6.005},    {2, 64, 64, 8192, 192, 0, 3.087, 11.719},
+    {2, 64, 64, 4096, 192, 1, 0.518, 1.698},    {2, 64, 64, 4096, 192, 0, 0.841, 3.009},
+    {2, 64, 64, 2048, 192, 1, 0.167, 0.536},    {2, 64, 64, 2048, 192, 0, 0.237, 0.879},
+};
+static const struct sdpa_pt cudnn922_qwen35_gb200[] = {
+    {1, 32, 2, 32768, 256, 1, 10.148, NAN}, {1, 32, 2, 16384, 256, 1, 2.438, NAN},
+    {1, 32, 2, 8192, 256, 1, 0.644, NAN},   {1, 32, 2, 4096, 256, 1, 0.191, NAN},
+    {1, 32, 2, 2048, 256, 1, 0.061, NAN},
+};
+
 static const struct sdpa_set sets[] = {
     {"cuDNN 9.1.0, H200", "h200-141g", "cudnn-frontend@505fcfe benchmark_results.csv",
-     AUG_ATTN_KERNEL_CUDNN, 1, cudnn91_h200, N_OF(cudnn91_h200), 0},
+     AUG_ATTN_KERNEL_CUDNN, 1, cudnn91_h200, N_OF(cudnn91_h200), 0, 0},
     {"FlashAttention-2 (PyTorch flash SDPA), H200", "h200-141g",
      "cudnn-frontend@505fcfe benchmark_results.csv, pytorch columns", AUG_ATTN_KERNEL_FA2, 1,
-     fa2_h200, N_OF(fa2_h200), 0},
+     fa2_h200, N_OF(fa2_h200), 0, 0},
     {"cuDNN 9.19.1, H200", "h200-141g",
      "cudnn-frontend@df73764 results/h200_919_only_cudnn/llama3.1", AUG_ATTN_KERNEL_CUDNN, 0,
-     cudnn919_h200, N_OF(cudnn919_h200), 0},
+     cudnn919_h200, N_OF(cudnn919_h200), 0, 0},
     {"cuDNN 9.22.0, GB200", "gb200-186g", "cudnn-frontend@fb682ce results/llama3.1/gb200",
-     AUG_ATTN_KERNEL_CUDNN, 0, cudnn922_gb200, N_OF(cudnn922_gb200), 0},
+     AUG_ATTN_KERNEL_CUDNN, 0, cudnn922_gb200, N_OF(cudnn922_gb200), 0, 0},
     {"cuDNN 9.19.1, gpt-oss (64 / 8 heads of 64, window 1024), H200", "h200-141g",
      "cudnn-frontend@df73764 results/h200_919_only_cudnn/gpt_oss", AUG_ATTN_KERNEL_CUDNN, 0,
-     cudnn919_gptoss_h200, N_OF(cudnn919_gptoss_h200), 1024},
+     cudnn919_gptoss_h200, N_OF(cudnn919_gptoss_h200), 1024, 0},
     {"cuDNN 9.22.0, gpt-oss (128 heads of 64, window 128), GB200", "gb200-186g",
      "cudnn-frontend@3929da2 results/gpt_oss/gb200", AUG_ATTN_KERNEL_CUDNN, 0,
-     cudnn922_gptoss_gb200, N_OF(cudnn922_gptoss_gb200), 128},
+     cudnn922_gptoss_gb200, N_OF(cudnn922_gptoss_gb200), 128, 0},
+    {"cuDNN 9.22.0, DeepSeek-V3 (128 heads, q.k 192 / p.v 128), GB200", "gb200-186g",
+     "cudnn-frontend@3929da2 results/dsv3/gb200", AUG_ATTN_KERNEL_CUDNN, 0, cudnn922_dsv3_gb200,
+     N_OF(cudnn922_dsv3_gb200), 0, 128},
+    {"cuDNN 9.22.0, Kimi K2 (64 heads, q.k 192 / p.v 128), GB200", "gb200-186g",
+     "cudnn-frontend@3929da2 results/kimiK26/gb200", AUG_ATTN_KERNEL_CUDNN, 0,
+     cudnn922_kimi_gb200, N_OF(cudnn922_kimi_gb200), 0, 128},
+    {"cuDNN 9.22.0, Qwen3.5 (32 / 2 heads of 256), GB200, forward only", "gb200-186g",
+     "cudnn-frontend@3929da2 results/qwen35/gb200", AUG_ATTN_KERNEL_CUDNN, 0,
+     cudnn922_qwen35_gb200, N_OF(cudnn922_qwen35_gb200), 0, 0},
 };
 
 /* The fused attention op `augur kernel attention` times (op.h, aug_op_attention), with a
@@ -286,19 +322,27 @@ static int published(const char *kdb)
         for (int i = 0; i < st->n; i++) {
             const struct sdpa_pt *p = &st->pt[i];
             double meas[2] = {meas_ms(st, p, 0), meas_ms(st, p, 1)};
-            struct aug_op of = attn_op_win(p->batch, p->q_heads, p->kv_heads, p->seq, p->seq,
-                                           p->head_dim, p->causal, st->window, 0);
-            struct aug_op ob = attn_op_win(p->batch, p->q_heads, p->kv_heads, p->seq, p->seq,
-                                           p->head_dim, p->causal, st->window, 1);
+            /* a p.v width apart from q.k (MLA): the op carries their mean and the p.v
+             * width, as `augur kernel attention --head-dim-v` builds it */
+            int mla = st->head_dim_v > 0 && st->head_dim_v != p->head_dim;
+            double d = mla ? 0.5 * (p->head_dim + st->head_dim_v) : p->head_dim;
+            struct aug_op of = attn_op_win(p->batch, p->q_heads, p->kv_heads, p->seq, p->seq, d,
+                                           p->causal, st->window, 0);
+            struct aug_op ob = attn_op_win(p->batch, p->q_heads, p->kv_heads, p->seq, p->seq, d,
+                                           p->causal, st->window, 1);
             of.attn_kernel = ob.attn_kernel = st->kernel;
+            of.head_dim_v = ob.head_dim_v = mla ? st->head_dim_v : 0.0;
             double mf = model_ms(&sys, &of), mb = model_ms(&sys, &ob);
             add(&sf, mf, meas[0]);
             add(&sb, mb, meas[1]);
             /* rate shares: (2.5 F / t_bwd) / (F / t_fwd) = 2.5 t_fwd / t_bwd */
             add(&share[p->causal], mf / mb, meas[0] / meas[1]);
-            printf("  %6.0f %6.0f %5s | %9.3f %9.3f %+5.1f%% | %9.3f %9.3f %+5.1f%%\n", p->seq,
-                   p->batch * p->q_heads, p->causal ? "causal" : "full", meas[0], mf,
-                   100 * (mf / meas[0] - 1), meas[1], mb, 100 * (mb / meas[1] - 1));
+            printf("  %6.0f %6.0f %5s | %9.3f %9.3f %+5.1f%% | ", p->seq, p->batch * p->q_heads,
+                   p->causal ? "causal" : "full", meas[0], mf, 100 * (mf / meas[0] - 1));
+            if (isfinite(meas[1])) /* a set without backward points prints the model alone */
+                printf("%9.3f %9.3f %+5.1f%%\n", meas[1], mb, 100 * (mb / meas[1] - 1));
+            else
+                printf("%9s %9.3f %6s\n", "-", mb, "-");
         }
         print_stats("forward", &sf);
         print_stats("backward", &sb);
