@@ -17,8 +17,9 @@
  * at the 2k-token sequences of training runs about 190 TFLOP/s forward at head dim 128
  * (Dao 2023, Fig. 4) against the 267.9 TFLOP/s cuBLAS reaches (gpus.csv): 0.62 of the 312
  * peak, the documented default of efficiency.c; other head dims scale it by
- * aug_attention_head_dim_factor() below, which the caller applies. The backward (5 GEMMs for the forward's 2, hence 2.5) runs at a share of the
- * forward rate that grows with the query blocks its key-major CTAs walk (FA2 Algorithm 2),
+ * aug_attention_head_dim_factor() below, which the caller applies. The backward (5 GEMMs
+ * for the forward's 2, hence 2.5) runs at a share of the forward rate that grows with the
+ * query blocks its key-major CTAs walk (FA2 Algorithm 2),
  * as fixed per-CTA work (loading K and V, writing dK and dV, the dO.O and dQ passes)
  * amortizes: attn_bwd_of_fwd() below. When batch_heads x query blocks leaves SMs idle (decode,
  * short prefill), the key range is split over up to 32 CTAs (flash-decoding) at the cost of
