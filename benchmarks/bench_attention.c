@@ -423,7 +423,7 @@ static double device_us_at(const struct aug_gpu *g, const struct aug_op *op, dou
     struct aug_gemm_ceiling c;
     if (!aug_gemm_ceiling_of(g, op->dtype, &c))
         return NAN;
-    c.rate_tflops *= aug_attention_head_dim_factor(op->head_dim, e);
+    c.rate_tflops *= aug_attention_head_dim_factor(op->head_dim, e, 0);
     return aug_attention_model_us(&c, op->batch_heads, op->seq_q, op->seq_kv, op->head_dim,
                                   op->causal, 0, 0, 0, op->bytes, NULL);
 }
@@ -478,17 +478,21 @@ struct fa3_fig {
     const char *kernel;
     enum aug_attn_kernel k;
     double full64[6], full128[6], causal64[6], causal128[6];
+    double full256[6], causal256[6]; /* NAN: label hidden in the figure */
 };
 static const struct fa3_fig fa3_fig5[] = {
     {"FA2", AUG_ATTN_KERNEL_FA2,
      {282, 306, 318, 321, 322, 324}, {309, 350, 362, 366, 370, 370},
-     {180, 229, 262, 284, 295, 299}, {191, 260, 298, 319, 333, 335}},
+     {180, 229, 262, 284, 295, 299}, {191, 260, 298, 319, 333, 335},
+     {275, 313, 321, 323, 324, 326}, {208, 251, 278, 293, 297, 298}},
     {"cuDNN", AUG_ATTN_KERNEL_CUDNN,
      {335, 373, 395, 408, 412, 413}, {497, 574, 617, 609, 600, 595},
-     {225, 288, 334, 363, 379, 388}, {315, 410, 484, 518, 529, 539}},
+     {225, 288, 334, 363, 379, 388}, {315, 410, 484, 518, 529, 539},
+     {470, 546, 580, 581, 580, 581}, {308, 391, 450, 483, 497, 509}},
     {"FA3", AUG_ATTN_KERNEL_FA3,
      {333, 392, 460, 476, 496, 497}, {467, 565, 625, 638, 646, 648},
-     {197, 265, 371, 420, 460, 473}, {292, 423, 521, 579, 602, 616}},
+     {197, 265, 371, 420, 460, 473}, {292, 423, 521, 579, 602, 616},
+     {482, NAN, 707, 736, 746, 756}, {286, 427, 537, 612, 628, 642}},
 };
 
 /* ATTN_SOFTMAX_EXPOSED_NATIVE of attention_model.c: k minimizing the squared log error of
@@ -563,6 +567,29 @@ static int fit_softmax(const char *kdb)
             char what[96];
             snprintf(what, sizeof what, "%s %s (16k %.2f)", f->kernel,
                      causal ? "causal" : "full", r64[5] / r128[5]);
+            print_stats(what, &st);
+        }
+    }
+    /* head dim 256 against 128 (the figure's panels e and f): heads wider than 128 gain
+     * from the softmax step in FA3's forward only (aug_attention_wide_heads_gain) */
+    printf("  the same figure, rate at head dim 256 over 128:\n");
+    for (size_t i = 0; i < N_OF(fa3_fig5); i++) {
+        const struct fa3_fig *f = &fa3_fig5[i];
+        for (int causal = 0; causal < 2; causal++) {
+            struct stats st = {.n = 0};
+            const double *r256 = causal ? f->causal256 : f->full256;
+            const double *r128 = causal ? f->causal128 : f->full128;
+            for (int j = 0; j < 6; j++) {
+                struct aug_op a = attn_op(16384 / toks[j], 8, 8, toks[j], toks[j], 256, causal,
+                                          0);
+                struct aug_op b = attn_op(16384 / toks[j], 16, 16, toks[j], toks[j], 128,
+                                          causal, 0);
+                a.attn_kernel = b.attn_kernel = f->k;
+                add(&st, model_ms(&sys, &b) / model_ms(&sys, &a), r256[j] / r128[j]);
+            }
+            char what[96];
+            snprintf(what, sizeof what, "%s %s (16k %.2f)", f->kernel,
+                     causal ? "causal" : "full", r256[5] / r128[5]);
             print_stats(what, &st);
         }
     }
