@@ -202,14 +202,13 @@ static double attn_split_us(const struct aug_gemm_ceiling *c, double bh, double 
  * Heads wider than 128 gain the same way (f > 1) only where the kernel keeps its tiles at
  * that width, aug_attention_wide_heads_gain(): in the forward of FlashAttention-3 on Hopper
  * and of the native kernels from Blackwell on (whose accumulators sit in tensor memory, not
- * in registers). At
- * head dim 256 on H100 (same figure) FA3 runs at 1.17 / 1.04 of 128's rate (no mask /
- * causal; the model: 1.21), while FA2 (0.88) and the 2024 cuDNN (0.94-0.98), which shrink
- * their tiles to fit the registers, keep f = 1; so do all backward passes (DeepSeek-V3's
- * latent attention backward, q.k 192 / p.v 128, runs at 128's rate in DeepSeek's H800 FA3
- * trace and cuDNN 9.22's GB200 kernels, `bench_attention`), where dK and dV of the wide
- * head fill the registers. Without a clock in gpus.csv, F is the generation's reference
- * GPU's (A100: 2049, H100 SXM: 3786). */
+ * in registers). At head dim 256 on H100 (same figure) FA3 runs at 1.17 / 1.04 of 128's
+ * rate (no mask / causal; the model: 1.21), while FA2 (0.88) and the 2024 cuDNN
+ * (0.94-0.98), which shrink their tiles to fit the registers, keep f = 1; so do all
+ * backward passes (DeepSeek-V3's latent attention backward, q.k 192 / p.v 128, runs at
+ * 128's rate in DeepSeek's H800 FA3 trace and cuDNN 9.22's GB200 kernels,
+ * `bench_attention`), where dK and dV of the wide head fill the registers. Without a clock
+ * in gpus.csv, F is the generation's reference GPU's (A100: 2049, H100 SXM: 3786). */
 #define ATTN_SFU_EXP_PER_CLK 16.0
 #define ATTN_SOFTMAX_EXPOSED_MMA_SYNC 0.5
 #define ATTN_SOFTMAX_EXPOSED_NATIVE 1.13
