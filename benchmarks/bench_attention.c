@@ -423,7 +423,7 @@ static double device_us_at(const struct aug_gpu *g, const struct aug_op *op, dou
     struct aug_gemm_ceiling c;
     if (!aug_gemm_ceiling_of(g, op->dtype, &c))
         return NAN;
-    c.rate_tflops *= aug_attention_head_dim_factor(op->head_dim, e, 0);
+    c.rate_tflops *= aug_attention_head_dim_factor(op->head_dim, e);
     return aug_attention_model_us(&c, op->batch_heads, op->seq_q, op->seq_kv, op->head_dim,
                                   op->causal, 0, 0, 0, op->bytes, NULL);
 }
@@ -570,8 +570,8 @@ static int fit_softmax(const char *kdb)
             print_stats(what, &st);
         }
     }
-    /* head dim 256 against 128 (the figure's panels e and f): heads wider than 128 gain
-     * from the softmax step in FA3's forward only (aug_attention_wide_heads_gain) */
+    /* head dim 256 against 128 (the figure's panels e and f): the model runs heads wider
+     * than 128 at 128's rate (attention_model.c) */
     printf("  the same figure, rate at head dim 256 over 128:\n");
     for (size_t i = 0; i < N_OF(fa3_fig5); i++) {
         const struct fa3_fig *f = &fa3_fig5[i];

@@ -52,9 +52,7 @@ static void help(void) {
            "Heads narrower than 128 run at a lower rate per FLOP (model_head_dim_rate): each\n"
            "query-key pair adds a softmax step (an SFU exponential) that does not shrink with\n"
            "the head; head dim 64 runs at 0.74 of 128's rate on H100 with cudnn or fa3, at\n"
-           "0.89-0.90 with fa2 and before Hopper. Wider heads run at 128's rate, except in\n"
-           "the forward of fa3 on Hopper and of cudnn/fa3 on Blackwell, which gain the same\n"
-           "way (head dim 256: 1.21x on H100).\n"
+           "0.89-0.90 with fa2 and before Hopper. Wider heads run at 128's rate.\n"
            "--kv-heads: grouped-query attention, each KV head serving heads / HKV query heads\n"
            "and read once for its group (default: --heads, no grouping); it sets the bytes\n"
            "a decode kernel streams.\n"
@@ -379,9 +377,7 @@ int aug_cmd_kernel(int argc, char **argv) {
             json_object_set_new(o, "model_head_dim", json_real(w));
             /* the main loop's rate at that width against head dim 128 (softmax step) */
             json_object_set_new(o, "model_head_dim_rate",
-                                json_real(aug_attention_head_dim_factor(
-                                    w, e, aug_attention_wide_heads_gain(
-                                              (int)akernel, sys.gpu.sm_arch, backward))));
+                                json_real(aug_attention_head_dim_factor(w, e)));
         }
     }
     if (t.source == AUG_SOURCE_CURVE && origin[0])

@@ -169,7 +169,7 @@ static double attn_split_us(const struct aug_gemm_ceiling *c, double bh, double 
     return t * 1e6;
 }
 
-/* The main loop's rate at head dim d against head dim 128. Each query-key pair
+/* The main loop's rate at head dim d below 128 against head dim 128. Each query-key pair
  * costs the two GEMMs' 4 d FLOPs on the tensor cores plus a softmax step whose cost does not
  * shrink with d: an exponential on the SFU, which issues 16 per clock per SM on sm_80 to
  * sm_100 (CUDA C++ Programming Guide, "Arithmetic Instructions" throughput table, exp2f),
@@ -199,16 +199,10 @@ static double attn_split_us(const struct aug_gemm_ceiling *c, double bh, double 
  *     FLOPs at head dims 64 and 128); `bench_attention` refits it and prints the held-out
  *     H200 points and FlashAttention-3 paper's H100 rates. Blackwell keeps the SFU's 16 per
  *     clock beside twice Hopper's tensor rate per SM, so its e is about twice Hopper's.
- * Heads wider than 128 gain the same way (f > 1) only where the kernel keeps its tiles at
- * that width, aug_attention_wide_heads_gain(): in the forward of FlashAttention-3 on Hopper
- * and of the native kernels from Blackwell on (whose accumulators sit in tensor memory, not
- * in registers). At head dim 256 on H100 (same figure) FA3 runs at 1.17 / 1.04 of 128's
- * rate (no mask / causal; the model: 1.21), while FA2 (0.88) and the 2024 cuDNN
- * (0.94-0.98), which shrink their tiles to fit the registers, keep f = 1; so do all
- * backward passes (DeepSeek-V3's latent attention backward, q.k 192 / p.v 128, runs at
- * 128's rate in DeepSeek's H800 FA3 trace and cuDNN 9.22's GB200 kernels,
- * `bench_attention`), where dK and dV of the wide head fill the registers. Without a clock
- * in gpus.csv, F is the generation's reference GPU's (A100: 2049, H100 SXM: 3786). */
+ * Heads wider than 128 keep f = 1: the kernels shrink their tiles to fit the registers, and
+ * at head dim 256 FA2 runs at 0.88 of 128's rate, cuDNN 0.94-0.98, FA3 1.04-1.17 (same
+ * figure): no common direction. Without a clock in gpus.csv, F is the generation's
+ * reference GPU's (A100: 2049, H100 SXM: 3786). */
 #define ATTN_SFU_EXP_PER_CLK 16.0
 #define ATTN_SOFTMAX_EXPOSED_MMA_SYNC 0.5
 #define ATTN_SOFTMAX_EXPOSED_NATIVE 1.13
@@ -224,21 +218,10 @@ double aug_attention_softmax_cols(const struct aug_gemm_ceiling *c, int sm_arch,
     return k * flop_per_clk * share / (4.0 * ATTN_SFU_EXP_PER_CLK);
 }
 
-/* FA3 on Hopper (its forward at head dim 256: 1.17 / 1.04 of 128's rate, FA3 paper Fig. 5)
- * and native kernels on Blackwell (cuDNN 9.22 on GB200 at q.k 192 / p.v 128 and at 256,
- * bench_attention), forward only. */
-int aug_attention_wide_heads_gain(int kernel, int sm_arch, int backward)
-{
-    if (backward)
-        return 0;
-    return (kernel == AUG_ATTN_KERNEL_FA3 && sm_arch >= 90) ||
-           (kernel != AUG_ATTN_KERNEL_FA2 && sm_arch >= 100);
-}
-
-double aug_attention_head_dim_factor(double head_dim, double softmax_cols, int wide_gain)
+double aug_attention_head_dim_factor(double head_dim, double softmax_cols)
 {
     double d = head_dim, e = softmax_cols;
-    if (!(d > 0) || !(e >= 0) || (d >= 128.0 && !wide_gain))
+    if (!(d > 0) || !(d < 128.0) || !(e >= 0))
         return 1.0;
     return d / (d + e) * (128.0 + e) / 128.0;
 }

@@ -55,14 +55,9 @@ double aug_attention_fa2_factor(const struct aug_gemm_ceiling *c, int sm_arch);
 double aug_attention_softmax_cols(const struct aug_gemm_ceiling *c, int sm_arch, int kernel);
 
 /* The main-loop rate at `head_dim` (the kernel's padded width) against head dim 128, with a
- * softmax step of `softmax_cols`: d / (d + e) x (128 + e) / 128 below 128, and above 128
- * where `wide_gain` (aug_attention_wide_heads_gain), else 1; multiply c->rate_tflops by
- * it. */
-double aug_attention_head_dim_factor(double head_dim, double softmax_cols, int wide_gain);
-
-/* 1 where heads wider than 128 gain from the softmax step too (attention_model.c): the
- * forward of FlashAttention-3 on Hopper and of the native kernels from Blackwell on. */
-int aug_attention_wide_heads_gain(int kernel, int sm_arch, int backward);
+ * softmax step of `softmax_cols`: d / (d + e) x (128 + e) / 128 below 128, 1 from 128 on;
+ * multiply c->rate_tflops by it (both passes). */
+double aug_attention_head_dim_factor(double head_dim, double softmax_cols);
 
 /* The head dim the attention kernel computes on: flash-attn pads a head to the next head
  * dim it was compiled for (fa2: 32, 64, 96, 128, 160, 192, 256; fa3: 64, 96, 128, 192,

@@ -136,8 +136,7 @@ static double model_time_s(const struct aug_gpu *gpu, const struct aug_op *op, d
         double e = aug_attention_softmax_cols(&c, gpu->sm_arch, op->attn_kernel);
         if (op->attn_kernel == AUG_ATTN_KERNEL_FA2)
             c.rate_tflops *= aug_attention_fa2_factor(&c, gpu->sm_arch);
-        c.rate_tflops *= aug_attention_head_dim_factor(
-            width, e, aug_attention_wide_heads_gain(op->attn_kernel, gpu->sm_arch, op->backward));
+        c.rate_tflops *= aug_attention_head_dim_factor(width, e);
     }
     if (op->kind == AUG_OP_GEMM && op->split_acc)
         aug_gemm_ceiling_split_acc(&c, op->dtype, gpu->sm_arch);
