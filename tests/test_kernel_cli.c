@@ -273,6 +273,10 @@ static void test_kv_heads_option(void **state) {
                             "8192", "--head-dim", "128", "--format", "json"), 0);
         json_t *o = json_out();
         assert_string_equal(json_string_value(json_object_get(o, "bound")), "memory");
+        if (i) /* no grouping: no kv_heads line */
+            assert_null(json_object_get(o, "kv_heads"));
+        else
+            assert_near(json_real_value(json_object_get(o, "kv_heads")), 8, 0);
         b[i] = json_real_value(json_object_get(o, "bytes"));
         t[i] = json_real_value(json_object_get(o, "time_s"));
         json_decref(o);

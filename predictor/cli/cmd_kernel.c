@@ -364,6 +364,8 @@ int aug_cmd_kernel(int argc, char **argv) {
     json_object_set_new(o, "source", json_string(aug_source_name(t.source)));
     if (fam == AUG_OP_ATTENTION) {
         json_object_set_new(o, "attention_kernel", json_string(aug_attn_kernel_name(akernel)));
+        if (kv_heads < heads) /* grouped-query attention: the KV heads its bytes count */
+            json_object_set_new(o, "kv_heads", json_real(kv_heads));
         if (op.window > 0)
             json_object_set_new(o, "window", json_real(op.window));
         if (op.chunked)
