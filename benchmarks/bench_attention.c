@@ -495,6 +495,35 @@ static const struct fa3_fig fa3_fig5[] = {
      {482, NAN, 707, 736, 746, 756}, {286, 427, 537, 612, 628, 642}},
 };
 
+/* The model's rate at head dim `hd` (64 or 256) over its rate at 128 against the figure's,
+ * per kernel and mask, at its sizes (batch x tokens = 16k, heads x head dim = 2048: equal
+ * FLOPs, so the rate ratio is the time ratio inverted). */
+static void fig5_ratios(const struct aug_system *sys, double hd)
+{
+    static const double toks[6] = {512, 1024, 2048, 4096, 8192, 16384};
+    for (size_t i = 0; i < N_OF(fa3_fig5); i++) {
+        const struct fa3_fig *f = &fa3_fig5[i];
+        for (int causal = 0; causal < 2; causal++) {
+            struct stats st = {.n = 0};
+            const double *rd = hd == 64 ? (causal ? f->causal64 : f->full64)
+                                        : (causal ? f->causal256 : f->full256);
+            const double *r128 = causal ? f->causal128 : f->full128;
+            for (int j = 0; j < 6; j++) {
+                double b = 16384 / toks[j];
+                struct aug_op a = attn_op(b, 2048 / hd, 2048 / hd, toks[j], toks[j], hd, causal,
+                                          0);
+                struct aug_op c = attn_op(b, 16, 16, toks[j], toks[j], 128, causal, 0);
+                a.attn_kernel = c.attn_kernel = f->k;
+                add(&st, model_ms(sys, &c) / model_ms(sys, &a), rd[j] / r128[j]);
+            }
+            char what[96];
+            snprintf(what, sizeof what, "%s %s (16k %.2f)", f->kernel,
+                     causal ? "causal" : "full", rd[5] / r128[5]);
+            print_stats(what, &st);
+        }
+    }
+}
+
 /* ATTN_SOFTMAX_EXPOSED_NATIVE of attention_model.c: k minimizing the squared log error of
  * t64 / t128 over augur-profile's own H100 pairs (golden-section search on [0, 4]); then the
  * held-out checks through aug_op_time (the compiled constant): the H200 pairs and the
@@ -547,52 +576,12 @@ static int fit_softmax(const char *kdb)
     memset(&sys, 0, sizeof sys);
     if (aug_gpu_lookup(kdb, "h100-80g", &sys.gpu) != AUG_OK)
         return 1;
-    static const double toks[6] = {512, 1024, 2048, 4096, 8192, 16384};
     printf("  FlashAttention-3 paper, H100 SXM5, rate at head dim 64 over 128 (held out):\n");
-    for (size_t i = 0; i < N_OF(fa3_fig5); i++) {
-        const struct fa3_fig *f = &fa3_fig5[i];
-        for (int causal = 0; causal < 2; causal++) {
-            struct stats st = {.n = 0};
-            const double *r64 = causal ? f->causal64 : f->full64;
-            const double *r128 = causal ? f->causal128 : f->full128;
-            for (int j = 0; j < 6; j++) {
-                struct aug_op a = attn_op(16384 / toks[j], 32, 32, toks[j], toks[j], 64, causal,
-                                          0);
-                struct aug_op b = attn_op(16384 / toks[j], 16, 16, toks[j], toks[j], 128,
-                                          causal, 0);
-                a.attn_kernel = b.attn_kernel = f->k;
-                /* equal FLOPs: the rate ratio is the time ratio inverted */
-                add(&st, model_ms(&sys, &b) / model_ms(&sys, &a), r64[j] / r128[j]);
-            }
-            char what[96];
-            snprintf(what, sizeof what, "%s %s (16k %.2f)", f->kernel,
-                     causal ? "causal" : "full", r64[5] / r128[5]);
-            print_stats(what, &st);
-        }
-    }
-    /* head dim 256 against 128 (the figure's panels e and f): the model runs heads wider
-     * than 128 at 128's rate (attention_model.c) */
+    fig5_ratios(&sys, 64);
+    /* the figure's panels e and f: the model runs heads wider than 128 at 128's rate
+     * (attention_model.c) */
     printf("  the same figure, rate at head dim 256 over 128:\n");
-    for (size_t i = 0; i < N_OF(fa3_fig5); i++) {
-        const struct fa3_fig *f = &fa3_fig5[i];
-        for (int causal = 0; causal < 2; causal++) {
-            struct stats st = {.n = 0};
-            const double *r256 = causal ? f->causal256 : f->full256;
-            const double *r128 = causal ? f->causal128 : f->full128;
-            for (int j = 0; j < 6; j++) {
-                struct aug_op a = attn_op(16384 / toks[j], 8, 8, toks[j], toks[j], 256, causal,
-                                          0);
-                struct aug_op b = attn_op(16384 / toks[j], 16, 16, toks[j], toks[j], 128,
-                                          causal, 0);
-                a.attn_kernel = b.attn_kernel = f->k;
-                add(&st, model_ms(&sys, &b) / model_ms(&sys, &a), r256[j] / r128[j]);
-            }
-            char what[96];
-            snprintf(what, sizeof what, "%s %s (16k %.2f)", f->kernel,
-                     causal ? "causal" : "full", r256[5] / r128[5]);
-            print_stats(what, &st);
-        }
-    }
+    fig5_ratios(&sys, 256);
     /* Dao-AILab/flash-attention pull request #2605 (2026), its benchmark's cuDNN columns on a
      * Blackwell GPU whose MFU column implies a 2.5 PFLOP/s bf16 peak (GB200's row): forward,
      * no mask, batch 32 x 1024 tokens, heads x head dim = 2048: 979 TFLOP/s at head dim 64,

@@ -94,8 +94,11 @@ static void test_train_usage_errors(void **state) {
                     "--fp8-params", "yes"), 2);
     err_has("--fp8-params: use on or off, not 'yes'");
     expect_exit(RUN("sweep", "train", "--model", "llama2-7b", "--system", "dgx-h100", "--gpus",
-                    "8", "--global-batch", "8", "--fp8-params"), 2);
-    err_has("--fp8-params needs --dtype fp8 (not bf16)");
+                    "8", "--global-batch", "8", "--fp8-params", "on"), 2);
+    err_has("--fp8-params on needs --dtype fp8 (not bf16)");
+    expect_exit(RUN("sweep", "train", "--model", "llama2-7b", "--system", "dgx-h100", "--gpus",
+                    "8", "--global-batch", "8", "--dtype", "fp8", "--fp8-params", "yes"), 2);
+    err_has("--fp8-params: use on or off, not 'yes'");
     /* the plan line and JSON say which weights an fp8 plan keeps; megatron-core's recipes
      * keep fp8 parameters unless told otherwise */
     expect_exit(RUN("train", "--model", "llama2-7b", "--system", "dgx-h100", "--gpus", "8",

@@ -33,7 +33,7 @@ static void help(void) {
         "                    --max-interleave V --max-micro-batch B --uneven-pp]\n"
         "                   [--cp-algo ring|ulysses|allgather] [--dtype D] [--attention fused|unfused]\n"
         "                   [--attention-kernel cudnn|fa3|fa2] [--cross-entropy fused|unfused|te]\n"
-        "                   [--fp8-scaling delayed|current] [--fp8-params]\n"
+        "                   [--fp8-scaling delayed|current] [--fp8-params on|off]\n"
         "                   [--no-dp-overlap] [--tp-overlap] [--pp-overlap] [--etp E]\n"
         "                   [--tp-async-allreduce on|off (without SP: the input-gradient\n"
         "                    all-reduce beside the weight gradient, as Megatron)]\n"
@@ -124,7 +124,7 @@ static const struct option options[] = {
     {"attention-kernel", required_argument, 0, OPT_ATTN_KERNEL},
     {"cross-entropy", required_argument, 0, OPT_CROSS_ENTROPY},
     {"fp8-scaling", required_argument, 0, OPT_FP8_SCALING},
-    {"fp8-params", no_argument, 0, OPT_FP8_PARAMS},
+    {"fp8-params", required_argument, 0, OPT_FP8_PARAMS},
     {"no-dp-overlap", no_argument, 0, OPT_NO_OVERLAP},
     {"kdb", required_argument, 0, OPT_KDB},
     {"roofline", no_argument, 0, OPT_ROOFLINE},
@@ -282,8 +282,10 @@ static int parse(int argc, char **argv, struct aug_sweep_opts *o) {
                 return aug_cli_usage(cmd, "--fp8-scaling: %s", aug_last_error());
             o->train_only = 1;
             break;
-        case OPT_FP8_PARAMS:
-            o->base.fp8_params = 1;
+        case OPT_FP8_PARAMS: /* on|off, as augur train takes it */
+            if (strcmp(optarg, "on") != 0 && strcmp(optarg, "off") != 0)
+                return aug_cli_usage(cmd, "--fp8-params: use on or off, not '%s'", optarg);
+            o->base.fp8_params = strcmp(optarg, "on") == 0;
             o->train_only = 1;
             break;
         case OPT_NO_OVERLAP: o->base.dp_overlap = 0; break;
@@ -428,7 +430,7 @@ static int parse(int argc, char **argv, struct aug_sweep_opts *o) {
         return aug_cli_usage(cmd, "--fp8-scaling current needs --dtype fp8 (not %s)",
                              aug_dtype_name(o->base.dtype));
     if (o->base.fp8_params && o->base.dtype != AUG_DTYPE_FP8)
-        return aug_cli_usage(cmd, "--fp8-params needs --dtype fp8 (not %s)",
+        return aug_cli_usage(cmd, "--fp8-params on needs --dtype fp8 (not %s)",
                              aug_dtype_name(o->base.dtype));
     int scaling = strcmp(o->mode, "scaling") == 0;
     if (!scaling && (o->along || o->factors || o->systems || o->generations || o->improve > 0))
