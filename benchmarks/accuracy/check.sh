@@ -56,6 +56,9 @@ SHARED=$HERE/../../../shared
 # three Llama 3 paper rows, whose plans without it need 191 GiB per GPU (`augur validate`
 # lists such plans): 7.03% / 7.98% -> 7.30% / 8.30% (bars 7.25 / 8.0 -> 7.5 / 8.5). The
 # infeasible encoding had hidden a Llama 3 405B step that augur predicts a sixth too fast.
+# The 14 dense Blackwell rows of the NeMo 2 performance summary pages (containers 25.02,
+# 25.04, 25.07), nothing fitted to them, and CUDA graphs on Megatron-Bridge's two 8B rows:
+# training 7.15% / 8.19% -> 7.26% / 8.19%.
 TRAINING_BAR=7.5
 TRAINING_FALLBACK_BAR=8.5
 VTRAIN_BAR=7.25
