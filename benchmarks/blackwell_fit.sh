@@ -3,7 +3,8 @@
 # Fits the gemm_scale of the Blackwell rows of kernels-db/gpus.csv (sm_arch 100: B200,
 # GB200), the share of their achievable tensor-core rates the GEMM main loop holds in
 # training, on the dense B200/GB200 runs of benchmarks/accuracy/training.csv, and reports
-# the MoE set's B200/GB200 runs held out (no MoE row takes part in the fit).
+# the MoE set's B200/GB200 runs held out (no MoE row takes part in the fit) and, for each
+# software release among the dense runs, its error when the share is fitted on the others.
 #
 #   benchmarks/blackwell_fit.sh build/predictor/augur [kernels-db]
 #
@@ -51,6 +52,13 @@ for i in $(seq 60 100); do
         --group-by system | blackwell_mape)
     all=$("$AUGUR" validate "$HERE/accuracy/training_moe.csv" --kdb "$TMP/kdb" --summary |
         awk '/^rows predicted/ { gsub("[%,]", "", $7); print $7 }')
+    # the dense Blackwell rows by software release (the 'NN.NN' container or release
+    # version each source names), for the leave-one-release-out check below
+    "$AUGUR" validate "$HERE/accuracy/training.csv" --kdb "$TMP/kdb" --group-by system,source \
+        --summary | awk -v v="$v" '$1 == "rows" && $0 ~ /(b200|gb200-nvl72) \// &&
+                                    match($0, /25\.[0-9][0-9]/) {
+            r = substr($0, RSTART, RLENGTH); gsub("%", "", $4); print v, r, $2, $2 * $4 }' \
+        >> "$TMP/by_release"
     printf '%-8s %12s (%s) %18s (%s) %12s\n' "$v" "$dm" "$dn" "$mm" "$mn" "$all"
     if [ -z "$best" ] || awk -v a="$dm" -v b="$best_mape" 'BEGIN { exit !(a < b) }'; then
         best=$v
@@ -58,3 +66,20 @@ for i in $(seq 60 100); do
     fi
 done
 echo "fit on the dense B200/GB200 rows: gemm_scale $best (dense MAPE $best_mape%)"
+
+# Leave one release out: the share fitted on the dense rows of the other software releases,
+# and the MAPE of the release left out at that share (in brackets: at the fit on all).
+echo "leave one release out (dense B200/GB200 rows):"
+awk -v all="$best" '
+    { n[$1, $2] += $3; s[$1, $2] += $4; N[$1] += $3; S[$1] += $4; rel[$2] = 1; sc[$1] = 1 }
+    END {
+        for (r in rel) {
+            b = ""
+            for (v in sc) {
+                m = (S[v] - s[v, r]) / (N[v] - n[v, r])
+                if (b == "" || m < bm || (m == bm && v < b)) { b = v; bm = m }
+            }
+            printf "  release %s (%d rows): fitted on the others %s, its MAPE %.2f%% [%.2f%% at %s]\n",
+                   r, n[b, r], b, s[b, r] / n[b, r], s[all, r] / n[all, r], all
+        }
+    }' "$TMP/by_release" | sort
