@@ -7,6 +7,7 @@
 
 #include "augur/augur.h"
 #include "augur/scaling.h"
+#include "hw/gemm_model.h"
 
 static void load(const char *name, struct aug_system *s) {
     if (aug_system_load(NULL, name, s) != AUG_OK)
@@ -123,6 +124,9 @@ static void test_scale_system(void **state) {
     assert_rel(w.gpu.peak_tflops[AUG_DTYPE_FP8], 2.0 * 1978.9, 1e-12);
     assert_rel(w.gpu.vector_tflops, 134.0, 1e-12);
     assert_rel(w.gpu.hbm_gbps, 5025.0, 1e-12);
+    /* the achievable ceilings with them (gpus.csv: H100 792.1 bf16, 1280 fp8 TFLOP/s) */
+    assert_rel(w.gpu.ach_tflops_bf16, 2.0 * 792.1, 1e-12);
+    assert_rel(w.gpu.ach_tflops_fp8, 2.0 * 1280.0, 1e-12);
     assert_rel(w.gpu.hbm_gib, 2.0 * h100.gpu.hbm_gib, 1e-12);
     assert_rel(w.link[AUG_LINK_NVLINK].bw_gbps, 900.0, 1e-12);
     assert_rel(w.link[AUG_LINK_NVLINK].latency_us, 0.95, 1e-12);
@@ -134,6 +138,28 @@ static void test_scale_system(void **state) {
     assert_int_equal(w.gpus_per_node, 8);
     sc.f[AUG_RES_COMPUTE] = 0.0;
     assert_int_equal(aug_scale_system(&h100, &sc, &w), AUG_EUSAGE);
+}
+
+/* A GPU without curves runs its GEMMs on the structural model at the achievable rates of
+ * gpus.csv, so a compute what-if must move them: B200's bf16 main loop from 0.89 x 0.75 x
+ * 1745 = 1164.8 TFLOP/s to twice that, and its HBM stream (0.9 x 8000 GB/s, no achievable
+ * figure) with hbm_bw. */
+static void test_scale_system_structural(void **state) {
+    (void)state;
+    struct aug_system b200, w;
+    load("dgx-b200", &b200);
+    struct aug_scale sc;
+    aug_scale_init(&sc);
+    assert_int_equal(aug_scale_parse("compute=2,hbm_bw=1.5", &sc), AUG_OK);
+    assert_int_equal(aug_scale_system(&b200, &sc, &w), AUG_OK);
+    struct aug_gemm_ceiling c0, c1;
+    assert_int_equal(aug_gemm_ceiling_of(&b200.gpu, AUG_DTYPE_BF16, &c0), 1);
+    assert_int_equal(aug_gemm_ceiling_of(&w.gpu, AUG_DTYPE_BF16, &c1), 1);
+    assert_rel(c0.rate_tflops * c0.sustained, 0.89 * 0.75 * 1745.0, 1e-12);
+    assert_rel(c1.rate_tflops * c1.sustained, 2.0 * 0.89 * 0.75 * 1745.0, 1e-12);
+    assert_rel(c1.l2_gbps, 2.0 * c0.l2_gbps, 1e-12);
+    assert_rel(c0.hbm_gbps, 0.9 * 8000.0, 1e-12);
+    assert_rel(c1.hbm_gbps, 1.5 * 0.9 * 8000.0, 1e-12);
 }
 
 /* The largest x_max of the memory curves of op `name` (linear pieces beyond it extrapolate
@@ -323,6 +349,7 @@ int main(void) {
         cmocka_unit_test(test_parse_factors),
         cmocka_unit_test(test_generations),
         cmocka_unit_test(test_scale_system),
+        cmocka_unit_test(test_scale_system_structural),
         cmocka_unit_test(test_curves_carry_over),
         cmocka_unit_test(test_gemm_tile_hbm_scale),
         cmocka_unit_test(test_bottleneck_study),

@@ -164,8 +164,9 @@ static int emit(const struct aug_sweep_opts *o, const struct aug_model *m,
                    "the resource that bounds the workload there\n", k, k, k);
         fprintf(f, "# efficiencies: %s\n", o->roofline ? "pure roofline (peak rates)"
                    : "calibrated efficiencies of each point's GPU carried over to its what-if "
-                     "system (efficiencies against the scaled peaks; memory-bound and collective "
-                     "time curves rescaled by the bandwidth and latency factors)");
+                     "system (efficiencies against the scaled peaks, and gpus.csv's achievable "
+                     "ceilings scaled with them; memory-bound and collective time curves rescaled "
+                     "by the bandwidth and latency factors)");
         if (!o->roofline)
             fprintf(f, "# curves: %s (a GPU without curves uses the documented default "
                        "efficiencies)\n", used ? cal : "none");

@@ -27,6 +27,7 @@
 #include "augur/progress.h"
 #include "augur/status.h"
 #include "augur/units.h"
+#include "hw/gemm_model.h"
 
 static const char *const res_names[] = {"compute", "hbm_bw", "hbm_cap", "nvlink_bw",
                                         "nvlink_lat", "net_bw", "net_lat"};
@@ -290,6 +291,15 @@ int aug_scale_system(const struct aug_system *in, const struct aug_scale *sc,
     for (int d = 0; d < AUG_DTYPE_COUNT; d++)
         g->peak_tflops[d] *= sc->f[AUG_RES_COMPUTE];
     g->vector_tflops *= sc->f[AUG_RES_COMPUTE];
+    /* The achievable ceilings move with what they are a share of: the structural kernel
+     * models of a GPU without curves run at them (hw/gemm_model.c), so a what-if that left
+     * them would change nothing there. The on-chip L2 moves with compute, as the curves'
+     * L2 term does below. */
+    g->ach_tflops_bf16 *= sc->f[AUG_RES_COMPUTE];
+    g->ach_tflops_fp8 *= sc->f[AUG_RES_COMPUTE];
+    g->ach_tflops_fp32 *= sc->f[AUG_RES_COMPUTE];
+    g->l2_gbps = aug_gpu_l2_gbps(g) * sc->f[AUG_RES_COMPUTE];
+    g->ach_hbm_gbps *= sc->f[AUG_RES_HBM_BW];
     g->hbm_gbps *= sc->f[AUG_RES_HBM_BW];
     g->hbm_gib *= sc->f[AUG_RES_HBM_CAP];
     out->link[AUG_LINK_NVLINK].bw_gbps *= sc->f[AUG_RES_NVLINK_BW];

@@ -128,6 +128,12 @@
 #define FRAC_HBM 0.90
 #define L2_BYTES_PER_CLK 5120.0
 
+double aug_gpu_l2_gbps(const struct aug_gpu *gpu) {
+    if (gpu->l2_gbps > 0)
+        return gpu->l2_gbps;
+    return L2_BYTES_PER_CLK * (gpu->clock_mhz > 0 ? gpu->clock_mhz : 1400.0) * 1e-3;
+}
+
 int aug_gemm_ceiling_of(const struct aug_gpu *gpu, enum aug_dtype dt, struct aug_gemm_ceiling *c)
 {
     memset(c, 0, sizeof *c);
@@ -175,9 +181,7 @@ int aug_gemm_ceiling_of(const struct aug_gpu *gpu, enum aug_dtype dt, struct aug
     if (c->hbm_gbps > gpu->hbm_gbps)
         c->hbm_gbps = gpu->hbm_gbps;
     c->l2_bytes = gpu->l2_mib * 1048576.0;
-    c->l2_gbps = gpu->l2_gbps > 0 ? gpu->l2_gbps
-                                  : L2_BYTES_PER_CLK * (gpu->clock_mhz > 0 ? gpu->clock_mhz
-                                                                           : 1400.0) * 1e-3;
+    c->l2_gbps = aug_gpu_l2_gbps(gpu);
     c->overhead_us = AUG_GEMM_OVERHEAD_US;
     c->elt_bytes = aug_dtype_bytes(dt);
     /* outputs: fp32 stays fp32; 16-bit and fp8 GEMMs write 16-bit (fp8 training GEMMs

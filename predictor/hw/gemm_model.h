@@ -75,6 +75,9 @@ static inline double aug_gemm_mainloop_tflops(const struct aug_gemm_ceiling *c) 
     return c->rate_tflops * (c->sustained > 0 ? c->sustained : 1.0);
 }
 
+/* L2 bandwidth (GB/s) of `gpu`: its gpus.csv l2_gbps, else 5120 B/clk at its clock. */
+double aug_gpu_l2_gbps(const struct aug_gpu *gpu);
+
 /* Fill the ceiling of dtype `dt` on `gpu` from its gpus.csv row (achievable columns, else
  * the documented fractions of the datasheet peaks). Returns 0 when the GPU has no rate
  * for the dtype. */
