@@ -644,6 +644,24 @@ static void test_train_mla_blackwell_note(void **state) {
     assert_null(strstr(out_buf, note));
 }
 
+/* Two sources that share their first 60 characters (two releases of one page) keep
+ * apart in "by source": the labels run to the first character that differs. */
+static void test_validate_source_labels(void **state) {
+    (void)state;
+    char text[1024];
+    snprintf(text, sizeof text,
+             "%s"
+             "row-a,\"NVIDIA performance summary page of the framework user guide, container 25.02\","
+             "llama2-7b,dgx-h100,8,1,1,1,64,4096,tokens_per_s_per_gpu,3000,tokens/s/GPU\n"
+             "row-b,\"NVIDIA performance summary page of the framework user guide, container 25.04\","
+             "llama2-7b,dgx-h100,16,2,1,1,64,4096,step_time_s,2.5,s\n",
+             acc_header);
+    const char *path = fixture("acc_sources.csv", text);
+    expect_exit(RUN("validate", (char *)path), 0);
+    out_has("  NVIDIA performance summary page of the framework user guide, container 25.02 rows");
+    out_has("  NVIDIA performance summary page of the framework user guide, container 25.04 rows");
+}
+
 static void test_validate(void **state) {
     (void)state;
     char text[1024];
@@ -832,6 +850,7 @@ int main(void) {
         cmocka_unit_test(test_train_moe_dispatcher),
         cmocka_unit_test(test_train_mla_blackwell_note),
         cmocka_unit_test(test_validate),
+        cmocka_unit_test(test_validate_source_labels),
         cmocka_unit_test(test_validate_bad_row),
         cmocka_unit_test(test_validate_explain_serving),
         cmocka_unit_test(test_models_and_systems),

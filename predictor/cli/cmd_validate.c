@@ -144,6 +144,22 @@ static void check_table(FILE *f, const struct aug_validate_report *r, const char
             skipped);
 }
 
+/* Width of the source labels of "by source": 60 characters, or as many as it takes to
+ * tell apart two sources that share their first 60 (releases of one page, say). */
+static int source_label_width(const struct aug_validate_report *r) {
+    size_t w = 60;
+    for (size_t a = 0; a < r->n_sources; a++)
+        for (size_t b = a + 1; b < r->n_sources; b++) {
+            const char *x = r->sources[a].source, *y = r->sources[b].source;
+            size_t n = 0;
+            while (x[n] && x[n] == y[n])
+                n++;
+            if (x[n] != y[n] && n + 1 > w)
+                w = n + 1;
+        }
+    return w < sizeof r->sources[0].source ? (int)w : (int)sizeof r->sources[0].source - 1;
+}
+
 static void report_table(FILE *f, const struct aug_validate_report *r, int rows, const char *path) {
     fprintf(f, "# augur validate %s\n", path);
     fprintf(f, "# predicted: hybrid op model (calibrated curves where kernels-db has them, else "
@@ -177,8 +193,9 @@ static void report_table(FILE *f, const struct aug_validate_report *r, int rows,
                 fprintf(f, "  %-38.38s %s\n", r->rows[i].id, r->rows[i].reason);
     }
     fprintf(f, "by source:\n");
+    int w = source_label_width(r);
     for (size_t k = 0; k < r->n_sources; k++)
-        fprintf(f, "  %-60.60s rows %4d  MAPE %6.1f%%  max %6.1f%%\n", r->sources[k].source,
+        fprintf(f, "  %-*.*s rows %4d  MAPE %6.1f%%  max %6.1f%%\n", w, w, r->sources[k].source,
                 r->sources[k].rows, r->sources[k].mape_pct, r->sources[k].max_abs_error_pct);
     if (r->n_groups)
         fprintf(f, "by group:\n");
