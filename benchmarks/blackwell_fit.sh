@@ -52,11 +52,12 @@ for i in $(seq 60 100); do
         --group-by system | blackwell_mape)
     all=$("$AUGUR" validate "$HERE/accuracy/training_moe.csv" --kdb "$TMP/kdb" --summary |
         awk '/^rows predicted/ { gsub("[%,]", "", $7); print $7 }')
-    # the dense Blackwell rows by software release (the 'NN.NN' container or release
-    # version each source names), for the leave-one-release-out check below
+    # the dense Blackwell rows by software release (the first 'NN.NN' container or release
+    # version each source names; a source naming none takes part in the fit on all only),
+    # for the leave-one-release-out check below
     "$AUGUR" validate "$HERE/accuracy/training.csv" --kdb "$TMP/kdb" --group-by system,source \
         --summary | awk -v v="$v" '$1 == "rows" && $0 ~ /(b200|gb200-nvl72) \// &&
-                                    match($0, /25\.[0-9][0-9]/) {
+                                    match($0, /[0-9][0-9]\.[0-9][0-9]/) {
             r = substr($0, RSTART, RLENGTH); gsub("%", "", $4); print v, r, $2, $2 * $4 }' \
         >> "$TMP/by_release"
     printf '%-8s %12s (%s) %18s (%s) %12s\n' "$v" "$dm" "$dn" "$mm" "$mn" "$all"
