@@ -20,14 +20,11 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 
-# MAPE and row count of the groups of `augur validate --group-by system` whose system is
-# a Blackwell one (dgx-b200, gb200-nvl72), from the table's "by group" lines
+# MAPE and row count of the "by group" lines of `augur validate --group-by system[,...]`
+# whose system (the first cell of the key, field 9) is a Blackwell one
 blackwell_mape() {
-    awk '/^by group:/ { g = 1; next }
-         g && $1 == "rows" && ($NF ~ /b200/ || $0 ~ /gb200/) {
-             n += $2; gsub("%", "", $4); s += $2 * $4
-         }
-         END { if (n) printf "%.2f %d\n", s / n, n; else print "nan 0" }'
+    awk '$1 == "rows" && $9 ~ /^(dgx-b200|gb200-nvl72)$/ { n += $2; gsub("%", "", $4); s += $2 * $4 }
+         END { if (n) printf "%.2f %d\n", s / n, n; else print "nan 0" }' "$1"
 }
 
 scaled_kdb() { # $1: value -> $TMP/kdb with it in the sm_arch 100 rows
@@ -46,20 +43,22 @@ printf '%-8s %16s %22s %12s\n' "scale" "dense_MAPE%(n)" "moe_blackwell_MAPE%(n)"
 for i in $(seq 60 100); do
     v=$(awk -v i="$i" 'BEGIN { printf "%.2f", i / 100 }')
     scaled_kdb "$v"
-    read -r dm dn < <("$AUGUR" validate "$HERE/accuracy/training.csv" --kdb "$TMP/kdb" \
-        --group-by system | blackwell_mape)
-    read -r mm mn < <("$AUGUR" validate "$HERE/accuracy/training_moe.csv" --kdb "$TMP/kdb" \
-        --group-by system | blackwell_mape)
-    all=$("$AUGUR" validate "$HERE/accuracy/training_moe.csv" --kdb "$TMP/kdb" --summary |
-        awk '/^rows predicted/ { gsub("[%,]", "", $7); print $7 }')
+    # one run of each set per share: the training set by system and source (the dense
+    # Blackwell rows in all, and by software release below), the MoE set by system
+    "$AUGUR" validate "$HERE/accuracy/training.csv" --kdb "$TMP/kdb" --group-by system,source \
+        --summary > "$TMP/dense"
+    "$AUGUR" validate "$HERE/accuracy/training_moe.csv" --kdb "$TMP/kdb" --group-by system \
+        --summary > "$TMP/moe"
+    read -r dm dn < <(blackwell_mape "$TMP/dense")
+    read -r mm mn < <(blackwell_mape "$TMP/moe")
+    all=$(awk '/^rows predicted/ { gsub("[%,]", "", $7); print $7 }' "$TMP/moe")
     # the dense Blackwell rows by software release (the first 'NN.NN' container or release
     # version each source names; a source naming none takes part in the fit on all only),
     # for the leave-one-release-out check below
-    "$AUGUR" validate "$HERE/accuracy/training.csv" --kdb "$TMP/kdb" --group-by system,source \
-        --summary | awk -v v="$v" '$1 == "rows" && $0 ~ /(b200|gb200-nvl72) \// &&
-                                    match($0, /[0-9][0-9]\.[0-9][0-9]/) {
-            r = substr($0, RSTART, RLENGTH); gsub("%", "", $4); print v, r, $2, $2 * $4 }' \
-        >> "$TMP/by_release"
+    awk -v v="$v" '$1 == "rows" && $9 ~ /^(dgx-b200|gb200-nvl72)$/ &&
+                   match($0, /[0-9][0-9]\.[0-9][0-9]/) {
+        r = substr($0, RSTART, RLENGTH); gsub("%", "", $4); print v, r, $2, $2 * $4 }' \
+        "$TMP/dense" >> "$TMP/by_release"
     printf '%-8s %12s (%s) %18s (%s) %12s\n' "$v" "$dm" "$dn" "$mm" "$mn" "$all"
     if [ -z "$best" ] || awk -v a="$dm" -v b="$best_mape" 'BEGIN { exit !(a < b) }'; then
         best=$v
