@@ -644,6 +644,21 @@ static void test_train_mla_blackwell_note(void **state) {
     assert_null(strstr(out_buf, note));
 }
 
+/* A GPT-OSS plan (attention sinks) says that the published GPT-OSS-120B runs were slower
+ * than augur predicts; a model without sinks gets no such note. */
+static void test_train_gptoss_note(void **state) {
+    (void)state;
+    const char *note = "GPT-OSS-120B runs took 1.57-1.75x the step augur predicts";
+    expect_exit(RUN("train", "--model", "gpt-oss-120b", "--system", "dgx-h100", "--gpus", "64",
+                    "--pp", "4", "--ep", "8", "--micro-batch", "1", "--global-batch", "1280",
+                    "--seq", "4096"), 0);
+    out_has(note);
+    expect_exit(RUN("train", "--model", "mixtral-8x7b", "--system", "dgx-h100", "--gpus", "64",
+                    "--pp", "4", "--ep", "8", "--micro-batch", "1", "--global-batch", "1280",
+                    "--seq", "4096"), 0);
+    assert_null(strstr(out_buf, note));
+}
+
 /* Two sources that share their first 60 characters (two releases of one page) keep
  * apart in "by source": the labels run to the first character that differs. */
 static void test_validate_source_labels(void **state) {
@@ -849,6 +864,7 @@ int main(void) {
         cmocka_unit_test(test_train_first_last_layers),
         cmocka_unit_test(test_train_moe_dispatcher),
         cmocka_unit_test(test_train_mla_blackwell_note),
+        cmocka_unit_test(test_train_gptoss_note),
         cmocka_unit_test(test_validate),
         cmocka_unit_test(test_validate_source_labels),
         cmocka_unit_test(test_validate_bad_row),
