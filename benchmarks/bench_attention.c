@@ -177,13 +177,20 @@ static const struct sdpa_set sets[] = {
      cudnn922_qwen35_gb200, N_OF(cudnn922_qwen35_gb200), 0, 0},
 };
 
-/* The fused attention op `augur kernel attention` times (op.h, aug_op_attention), with a
- * sliding window of `window` keys (0: none). */
+/* The fused attention op `augur kernel attention` times (op.h, aug_op_attention_widths),
+ * with a sliding window of `window` keys (0: none) and a p.v width `d_v` apart from the
+ * q.k width `d` (0: the same). */
+static struct aug_op attn_op_mla(double b, double hq, double hkv, double sq, double skv,
+                                 double d, double d_v, int causal, double window, int backward)
+{
+    return aug_op_attention_widths("attention", AUG_DTYPE_BF16, b, hq, hkv, sq, skv, d, d_v,
+                                   causal, window, 0, backward);
+}
+
 static struct aug_op attn_op_win(double b, double hq, double hkv, double sq, double skv,
                                  double d, int causal, double window, int backward)
 {
-    return aug_op_attention("attention", AUG_DTYPE_BF16, b, hq, hkv, sq, skv, d, causal,
-                            window, 0, backward);
+    return attn_op_mla(b, hq, hkv, sq, skv, d, 0, causal, window, backward);
 }
 
 static struct aug_op attn_op(double b, double hq, double hkv, double sq, double skv,
@@ -322,16 +329,12 @@ static int published(const char *kdb)
         for (int i = 0; i < st->n; i++) {
             const struct sdpa_pt *p = &st->pt[i];
             double meas[2] = {meas_ms(st, p, 0), meas_ms(st, p, 1)};
-            /* a p.v width apart from q.k (MLA): the op carries their mean and the p.v
-             * width, as `augur kernel attention --head-dim-v` builds it */
-            int mla = st->head_dim_v > 0 && st->head_dim_v != p->head_dim;
-            double d = mla ? 0.5 * (p->head_dim + st->head_dim_v) : p->head_dim;
-            struct aug_op of = attn_op_win(p->batch, p->q_heads, p->kv_heads, p->seq, p->seq, d,
-                                           p->causal, st->window, 0);
-            struct aug_op ob = attn_op_win(p->batch, p->q_heads, p->kv_heads, p->seq, p->seq, d,
-                                           p->causal, st->window, 1);
+            /* a p.v width apart from q.k (MLA), as `augur kernel attention --head-dim-v` */
+            struct aug_op of = attn_op_mla(p->batch, p->q_heads, p->kv_heads, p->seq, p->seq,
+                                           p->head_dim, st->head_dim_v, p->causal, st->window, 0);
+            struct aug_op ob = attn_op_mla(p->batch, p->q_heads, p->kv_heads, p->seq, p->seq,
+                                           p->head_dim, st->head_dim_v, p->causal, st->window, 1);
             of.attn_kernel = ob.attn_kernel = st->kernel;
-            of.head_dim_v = ob.head_dim_v = mla ? st->head_dim_v : 0.0;
             double mf = model_ms(&sys, &of), mb = model_ms(&sys, &ob);
             add(&sf, mf, meas[0]);
             add(&sb, mb, meas[1]);

@@ -103,6 +103,15 @@ struct aug_op aug_op_collective(const char *name, enum aug_coll c, double size_b
 struct aug_op aug_op_attention(const char *name, enum aug_dtype dt, double batch, double q_heads,
                                double kv_heads, double seq_q, double seq_kv, double head_dim,
                                int causal, double window, int chunked, int backward);
+/* The same for a head whose p.v width `d_v` differs from its q.k width `d_qk` (multi-head
+ * latent attention, DeepSeek-V2/V3: 192 and 128): the op runs at their mean, whose FLOPs
+ * (q.k and p.v over the same pairs) and Q, K, V, O bytes are those of the two widths, and
+ * carries `d_v` in head_dim_v for the kernel model's padding of each width
+ * (aug_attention_kernel_width). A `d_v` of 0 or `d_qk` gives aug_op_attention's head. */
+struct aug_op aug_op_attention_widths(const char *name, enum aug_dtype dt, double batch,
+                                      double q_heads, double kv_heads, double seq_q,
+                                      double seq_kv, double d_qk, double d_v, int causal,
+                                      double window, int chunked, int backward);
 
 #ifdef __cplusplus
 }

@@ -285,14 +285,9 @@ int aug_cmd_kernel(int argc, char **argv) {
                                  "keys before each query)");
         if (chunked && !(window > 0))
             return aug_cli_usage(cmd, "--chunked needs --window W (the chunk size)");
-        /* a value width apart from the q.k width (MLA): the op carries their mean, whose
-         * FLOPs (q.k and p.v over the same pairs) and Q, K, V, O bytes are those of the two
-         * widths, and the value width beside it (op.h) */
-        double d_op = hdv > 0 && hdv != hd ? 0.5 * (hd + hdv) : hd;
-        op = aug_op_attention("attention", dt, batch, heads, kv_heads, seq, seq_kv, d_op,
-                              causal, window, chunked, backward);
-        if (d_op != hd)
-            op.head_dim_v = hdv;
+        /* a value width apart from the q.k width (MLA): op.h, aug_op_attention_widths */
+        op = aug_op_attention_widths("attention", dt, batch, heads, kv_heads, seq, seq_kv, hd,
+                                     hdv, causal, window, chunked, backward);
         op.attn_kernel = (int)akernel;
         break;
     }

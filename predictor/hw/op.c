@@ -65,6 +65,18 @@ struct aug_op aug_op_attention(const char *name, enum aug_dtype dt, double batch
     return op;
 }
 
+struct aug_op aug_op_attention_widths(const char *name, enum aug_dtype dt, double batch,
+                                      double q_heads, double kv_heads, double seq_q,
+                                      double seq_kv, double d_qk, double d_v, int causal,
+                                      double window, int chunked, int backward) {
+    int two = d_v > 0 && d_v != d_qk;
+    struct aug_op op = aug_op_attention(name, dt, batch, q_heads, kv_heads, seq_q, seq_kv,
+                                        two ? 0.5 * (d_qk + d_v) : d_qk, causal, window,
+                                        chunked, backward);
+    op.head_dim_v = two ? d_v : 0.0;
+    return op;
+}
+
 struct aug_op aug_op_memory(const char *name, const char *mem_op, enum aug_dtype dt, double bytes,
                             double flops) {
     struct aug_op op;
