@@ -279,6 +279,36 @@ static void test_fp32_doubles_activations(void **state) {
                1e-12);
 }
 
+/* fp8 plans keep each Transformer Engine linear's input as its 1 B fp8 cast (TE 1.8
+ * linear.py / layernorm_linear.py, TE 2.2 quantized inputs; model/memory.c,
+ * linear_input_bytes). Of Table 2's 34 sbh: the QKV and MLP inputs (norm outputs, 2 + 2)
+ * become 1 + 1 and the second linear's input 8 becomes 4: 34 - 6 = 28 sbh; the attention
+ * output's 1 B copy for the output projection adds 1 sbh beside the 16-bit output a
+ * fused kernel keeps (29 sbh + the log-sum-exp), and replaces it under unfused attention,
+ * whose backward reads the probabilities and V (34 - 6 - 1 = 27 sbh + 5as^2b). With TP
+ * and SP all of it splits over t. */
+static double layer_act_fp8(long t, int sp, int flash) {
+    struct aug_system h100;
+    if (aug_system_load(KDB, "dgx-h100", &h100) != AUG_OK)
+        fail_msg("system: %s", aug_last_error());
+    struct aug_model m = gpt(8, (long)H_, (long)A_, 51200, (long)S_);
+    struct aug_plan p = act_plan(t, sp, AUG_RECOMPUTE_NONE, flash);
+    p.dtype = AUG_DTYPE_FP8;
+    if (aug_plan_resolve(&p, &m, &h100) != AUG_OK)
+        fail_msg("plan: %s", aug_last_error());
+    return aug_train_layer_activation_bytes(&m, &p);
+}
+
+static void test_fp8_linear_inputs(void **state) {
+    (void)state;
+    double sbh = S_ * B_ * H_, lse = 4.0 * A_ * S_ * B_, scores = 5.0 * A_ * S_ * S_ * B_;
+    assert_rel(layer_act_fp8(1, 0, 1), 29.0 * sbh + lse, 1e-12);
+    assert_rel(layer_act_fp8(1, 0, 0), 27.0 * sbh + scores, 1e-12);
+    assert_rel(layer_act_fp8((long)T_, 1, 1), (29.0 * sbh + lse) / T_, 1e-12);
+    /* 29 sbh + 4asb = 486,539,264 + 524,288 bytes for these dimensions */
+    assert_near(layer_act_fp8(1, 0, 1), 487063552.0, 0.5);
+}
+
 /* The first pipeline stage holds min(m, p) micro-batches; interleaving multiplies by
  * 1 + (p-1)/(p v). */
 static void test_pipeline_in_flight(void **state) {
@@ -489,6 +519,7 @@ int main(void) {
         cmocka_unit_test(test_recompute_layers_block),
         cmocka_unit_test(test_recompute_modules_mla_and_moe),
         cmocka_unit_test(test_fp8_weight_copies),
+        cmocka_unit_test(test_fp8_linear_inputs),
     };
     return cmocka_run_group_tests(tests, group_setup, NULL);
 }

@@ -13,7 +13,8 @@
  * layer keeps sbh(34 + 5as/h) bytes without parallelism; TP splits 24 of the 34 and the
  * attention scores (sbh(10 + 24/t + 5as/ht)); TP+SP splits all of it; selective
  * recomputation and FlashAttention drop the 5as/h term; full recomputation keeps the
- * 2sbh layer input. The first pipeline stage holds p micro-batches in flight under 1F1B,
+ * 2sbh layer input. Under fp8 each linear keeps its input as a 1 B cast
+ * (linear_input_bytes). The first pipeline stage holds p micro-batches in flight under 1F1B,
  * times (1 + (p-1)/(pv)) with v interleaved stages (sec. 4.2.3).
  *
  * Data-parallel sharding follows Megatron-Core's distributed optimizer: dense parameters
@@ -129,6 +130,16 @@ double aug_train_stage_params_per_gpu(const struct aug_model *m, const struct au
     return params;
 }
 
+/* Bytes per element a linear layer keeps of its input for the weight-gradient GEMM. Under
+ * an fp8 plan Transformer Engine keeps the fp8 cast it made for the forward GEMM, not the
+ * 16-bit tensor: TE 1.8 module/linear.py saves `inputmat` or its fp8 transpose
+ * `inputmat_t`, layernorm_linear.py the norm output it wrote as uint8; TE 2.2 keeps the
+ * quantized `inputmat` / `ln_out` with one of its row- or column-wise copies
+ * (update_usage), and grouped_linear.py does the same per expert. 1 B per element. */
+static double linear_input_bytes(const struct aug_plan *p) {
+    return p->dtype == AUG_DTYPE_FP8 ? 1.0 : aug_train_act_bytes(p);
+}
+
 /* Routed-expert activations one MoE layer keeps on one rank (not split further by TP):
  * router logits and top-k state per token, then per routed row the expert input and the
  * inner activations (gate and up outputs and the activation output when gated); with
@@ -141,8 +152,12 @@ static double moe_routed_activation_bytes(const struct aug_model *m, const struc
     double E = (double)m->moe_experts, k = (double)m->moe_topk, h = (double)m->hidden;
     double fl = (double)m->ffn_hidden / (double)aug_plan_etp(p);
     double rows = r.tokens_per_expert * r.local_experts;
-    double inner = ((m->mlp == AUG_MLP_SWIGLU ? 3.0 : 2.0) - (act_recomputed ? 1.0 : 0.0)) * fl;
-    return tokens_local * (8.0 * E + 12.0 * k) + rows * e * (h + inner);
+    /* the up projection's input and the down projection's input are the expert linears'
+     * saved inputs (linear_input_bytes); the gate and up outputs stay 16-bit */
+    double lin = linear_input_bytes(p);
+    double gate_up = (m->mlp == AUG_MLP_SWIGLU ? 2.0 : 1.0) * fl * e;
+    double act_out = act_recomputed ? 0.0 : fl * lin;
+    return tokens_local * (8.0 * E + 12.0 * k) + rows * (h * lin + gate_up + act_out);
 }
 
 /* One layer's bytes under the plan's recomputation mode, every layer alike. */
@@ -163,7 +178,8 @@ static double layer_activation_bytes(const struct aug_model *m, const struct aug
 
     /* kept whole by TP without SP: two norm inputs, QKV and MLP inputs, dropout masks;
      * layernorm recomputation discards the two norm outputs (the QKV and MLP inputs) */
-    double whole = e * sb * h * ((rc & AUG_RC_LAYERNORM) ? 2.0 : 4.0) +
+    double lin = linear_input_bytes(p);
+    double whole = 2.0 * e * sb * h + ((rc & AUG_RC_LAYERNORM) ? 0.0 : 2.0 * lin * sb * h) +
                    (dropout ? 2.0 * sb * h : 0.0);
     /* split by TP: Q, K, V, attention output; mla_up_proj discards the up-projected Q, K
      * and V the core attention reads (a (d_n + d_r) twice and a d_v per token) */
@@ -174,16 +190,27 @@ static double layer_activation_bytes(const struct aug_model *m, const struct aug
         attn = attn > up ? attn - up : 0.0;
     }
     double split = e * sb * attn;
+    /* the attention output is the output projection's input: under fp8 that keeps its
+     * 1 B copy, beside the 16-bit output a fused attention kernel keeps for its own
+     * backward; unfused attention's backward reads the probabilities and V, not it */
+    if (p->dtype == AUG_DTYPE_FP8) {
+        double o = (double)m->heads *
+                   (double)(m->attention == AUG_ATTN_MLA ? m->v_head_dim : m->head_dim);
+        split += sb * o * (lin - (p->flash_attention ? 0.0 : e));
+    }
     /* gate and up outputs and the down-projection input (SwiGLU); GELU input and the
      * down-projection input (GELU): of the dense layers' MLP (dropped by mlp
      * recomputation) and the MoE layers' shared experts (dropped by shared_experts or moe) */
-    double fm = moe_share(m), per_f = m->mlp == AUG_MLP_SWIGLU ? 3.0 : 2.0;
+    double fm = moe_share(m);
+    /* bytes per inner column: the 16-bit gate and up outputs, and the down projection's
+     * input at the linear's saved width */
+    double per_f = (m->mlp == AUG_MLP_SWIGLU ? 2.0 : 1.0) * e + lin;
     double dense_f = m->arch == AUG_ARCH_MOE ? (1.0 - fm) * (double)aug_model_dense_ffn(m) : f;
     double shared_f = m->arch == AUG_ARCH_MOE ? fm * f * (double)m->moe_shared_experts : 0.0;
     if (!(rc & AUG_RC_MLP))
-        split += e * sb * per_f * dense_f;
+        split += sb * per_f * dense_f;
     if (!(rc & (AUG_RC_SHARED_EXPERTS | AUG_RC_MOE)))
-        split += e * sb * per_f * shared_f;
+        split += sb * per_f * shared_f;
     double routed = 0.0;
     if (m->arch == AUG_ARCH_MOE && !(rc & AUG_RC_MOE)) {
         int sp_ = p->sp && p->tp > 1;
