@@ -659,6 +659,60 @@ static void test_train_gptoss_note(void **state) {
     assert_null(strstr(out_buf, note));
 }
 
+/* A plan that does not fit lists what each memory-saving option would need (the table's
+ * lines and the JSON's "memory_options", the same numbers as the library's); a plan that
+ * fits has an empty list, so that CSV output keeps its columns. */
+static void test_train_memory_options(void **state) {
+    (void)state;
+    expect_exit(RUN("train", "--model", "llama3-70b", "--system", "dgx-h100", "--gpus", "64",
+                    "--tp", "8", "--micro-batch", "4", "--global-batch", "256", "--seq", "8192"),
+                0);
+    out_has("DOES NOT FIT");
+    out_has("memory per GPU after one change");
+    out_has("--recompute full");
+    out_has("all of the above");
+    expect_exit(RUN("train", "--model", "llama3-70b", "--system", "dgx-h100", "--gpus", "64",
+                    "--tp", "8", "--micro-batch", "4", "--global-batch", "256", "--seq", "8192",
+                    "--format", "json"),
+                0);
+    json_t *o = parse_stdout();
+    json_t *a = json_object_get(o, "memory_options");
+    assert_true(json_is_array(a) && json_array_size(a) >= 2);
+    json_t *sp = json_array_get(a, 0);
+    assert_string_equal(json_string_value(json_object_get(sp, "change")), "--sp");
+    assert_true(num(sp, "memory_gib") < num(o, "memory_gib_per_gpu"));
+    /* the library's count for the same plan with SP */
+    struct aug_model m;
+    struct aug_system s;
+    assert_int_equal(aug_model_load(NULL, "llama3-70b", &m), AUG_OK);
+    assert_int_equal(aug_system_load(NULL, "dgx-h100", &s), AUG_OK);
+    struct aug_plan p;
+    aug_plan_init(&p);
+    p.gpus = 64;
+    p.tp = 8;
+    p.sp = 1;
+    p.micro_batch = 4;
+    p.global_batch = 256;
+    p.seq = 8192;
+    assert_int_equal(aug_plan_resolve(&p, &m, &s), AUG_OK);
+    struct aug_train_memory mem;
+    aug_train_memory(&m, &s, &p, &mem);
+    assert_rel(num(sp, "memory_gib"), mem.total_gib, 1e-9);
+    json_t *last = json_array_get(a, json_array_size(a) - 1);
+    assert_string_equal(json_string_value(json_object_get(last, "change")), "all of the above");
+    assert_true(json_is_true(json_object_get(last, "fits")));
+    json_decref(o);
+    expect_exit(RUN("train", "--model", "llama2-7b", "--system", "dgx-h100", "--gpus", "16",
+                    "--tp", "2", "--micro-batch", "1", "--global-batch", "64", "--format",
+                    "json"),
+                0);
+    o = parse_stdout();
+    assert_true(json_is_true(json_object_get(o, "fits_in_memory")));
+    a = json_object_get(o, "memory_options");
+    assert_true(json_is_array(a) && json_array_size(a) == 0);
+    json_decref(o);
+}
+
 /* Two sources that share their first 60 characters (two releases of one page) keep
  * apart in "by source": the labels run to the first character that differs. */
 static void test_validate_source_labels(void **state) {
@@ -865,6 +919,7 @@ int main(void) {
         cmocka_unit_test(test_train_moe_dispatcher),
         cmocka_unit_test(test_train_mla_blackwell_note),
         cmocka_unit_test(test_train_gptoss_note),
+        cmocka_unit_test(test_train_memory_options),
         cmocka_unit_test(test_validate),
         cmocka_unit_test(test_validate_source_labels),
         cmocka_unit_test(test_validate_bad_row),

@@ -309,6 +309,42 @@ static void test_fp8_linear_inputs(void **state) {
     assert_near(layer_act_fp8(1, 0, 1), 487063552.0, 0.5);
 }
 
+/* What a plan needs after one memory-saving change (train/memory_options.c), on Table 2's
+ * layer at TP 4 without SP, FlashAttention, one stage of 8 layers, micro-batch 4:
+ * - --sp splits the 10 sbh TP kept whole: sbh (10 + 24/4) -> 34 sbh / 4 per layer,
+ *   7.5 sbh x 8 layers = 60 x 16,777,216 B = 0.9375 GiB less;
+ * - --recompute full keeps the 2 sbh layer input instead of 16 sbh and the log-sum-exp
+ *   (4 a s b / t = 131,072 B): (14 x 16,777,216 + 131,072) x 8 B = 1.7509765625 GiB less;
+ * - --recompute selective saves nothing beside FlashAttention (no scores kept): not
+ *   listed; no ZeRO stage either, with one data-parallel rank. */
+static void test_memory_options(void **state) {
+    (void)state;
+    struct aug_model m = gpt(8, (long)H_, (long)A_, 51200, (long)S_);
+    struct aug_plan p = act_plan((long)T_, 0, AUG_RECOMPUTE_NONE, 1);
+    assert_int_equal(aug_plan_resolve(&p, &m, &sys), AUG_OK);
+    struct aug_train_memory now;
+    aug_train_memory(&m, &sys, &p, &now);
+    struct aug_train_memory_option o[AUG_TRAIN_MEMORY_OPTIONS_MAX];
+    int n = aug_train_memory_options(&m, &sys, &p, o, AUG_TRAIN_MEMORY_OPTIONS_MAX);
+    assert_int_equal(n, 4);
+    assert_string_equal(o[0].change, "--sp");
+    assert_rel(now.total_gib - o[0].total_gib, 0.9375, 1e-9);
+    assert_string_equal(o[1].change, "--recompute full");
+    assert_rel(now.total_gib - o[1].total_gib, 1.7509765625, 1e-9);
+    assert_string_equal(o[2].change, "--micro-batch 1");
+    assert_true(o[2].total_gib < now.total_gib);
+    assert_string_equal(o[3].change, "all of the above");
+    assert_true(o[3].total_gib < o[1].total_gib);
+    for (int i = 0; i < n; i++)
+        assert_int_equal(o[i].fits, o[i].total_gib <= sys.gpu.hbm_gib);
+    /* with SP, full recomputation and micro-batch 1 already set nothing is left to offer */
+    p.sp = 1;
+    p.recompute = AUG_RECOMPUTE_FULL;
+    p.micro_batch = 1;
+    assert_int_equal(aug_plan_resolve(&p, &m, &sys), AUG_OK);
+    assert_int_equal(aug_train_memory_options(&m, &sys, &p, o, AUG_TRAIN_MEMORY_OPTIONS_MAX), 0);
+}
+
 /* The first pipeline stage holds min(m, p) micro-batches; interleaving multiplies by
  * 1 + (p-1)/(p v). */
 static void test_pipeline_in_flight(void **state) {
@@ -520,6 +556,7 @@ int main(void) {
         cmocka_unit_test(test_recompute_modules_mla_and_moe),
         cmocka_unit_test(test_fp8_weight_copies),
         cmocka_unit_test(test_fp8_linear_inputs),
+        cmocka_unit_test(test_memory_options),
     };
     return cmocka_run_group_tests(tests, group_setup, NULL);
 }

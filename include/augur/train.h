@@ -117,6 +117,25 @@ int aug_train_ops(const struct aug_model *m, const struct aug_system *s,
 void aug_train_memory(const struct aug_model *m, const struct aug_system *s,
                       const struct aug_plan *plan, struct aug_train_memory *out);
 
+/* Memory per GPU after one memory-saving change of a plan (train/memory_options.c). */
+struct aug_train_memory_option {
+    char change[32];   /* the `augur train` option(s): "--sp", "--zero 2", "--recompute
+                          full", "no --recompute-layers", "--micro-batch 1", "--fp8-params
+                          on", "all of the above" */
+    double total_gib;  /* memory per GPU with it (the most loaded GPU) */
+    int fits;          /* total_gib within the GPU's memory */
+};
+
+/* Rows enough for every change aug_train_memory_options() can list. */
+#define AUG_TRAIN_MEMORY_OPTIONS_MAX 9
+
+/* The changes that apply to the resolved `plan`, each alone, then all together: at most
+ * `cap` rows in `out`; returns their count. A change the plan's other settings refuse, or
+ * one that saves no memory, is left out. Nothing is timed. */
+int aug_train_memory_options(const struct aug_model *m, const struct aug_system *s,
+                             const struct aug_plan *plan, struct aug_train_memory_option *out,
+                             int cap);
+
 #ifdef __cplusplus
 }
 #endif

@@ -39,8 +39,11 @@ static void help(void) {
            "                   [--ops] [--format table|json|csv] [--output FILE]\n"
            "       augur train --plan FILE.json[#N] [options that override it]\n\n"
            "Predicts the time of one training iteration, tokens/s, MFU and HFU, the time\n"
-           "breakdown, memory per GPU and whether it fits. --model takes a preset name (augur\n"
-           "models), a Hugging Face config.json or an augur model JSON; --system a preset name\n"
+           "breakdown, memory per GPU and whether it fits; a plan that does not fit also lists\n"
+           "the memory per GPU after each option that would save some (--sp, --zero N,\n"
+           "--recompute, --micro-batch 1, --fp8-params on), alone and together. --model takes\n"
+           "a preset name (augur models), a Hugging Face config.json or an augur model JSON;\n"
+           "--system a preset name\n"
            "(augur systems) or a system JSON. --dp defaults to gpus/(tp*pp*cp). Op times use the\n"
            "GPU's calibrated curves in kernels-db (--kdb DIR names another kernels-db root: it\n"
            "holds gpus.csv and <gpu>/curves.csv), documented default\n"
@@ -599,6 +602,12 @@ int aug_cmd_train(int argc, char **argv) {
     }
     json_t *obj = aug_cli_train_json(&model, &sys, &plan, &res, kdb);
     json_object_set_new(obj, "framework", aug_cli_train_framework_json(&plan, &sys, applied));
+    /* a plan that does not fit: what each memory-saving change would need */
+    struct aug_train_memory_option mopt[AUG_TRAIN_MEMORY_OPTIONS_MAX];
+    int n_mopt = res.fits_in_memory ? 0
+                                    : aug_train_memory_options(&model, &sys, &plan, mopt,
+                                                               AUG_TRAIN_MEMORY_OPTIONS_MAX);
+    json_object_set_new(obj, "memory_options", aug_cli_train_memory_options_json(mopt, n_mopt));
     if (compare)
         json_object_set_new(obj, "compare",
                             aug_cli_train_json(&twin, &sys, &twin_plan, &twin_res, kdb));
@@ -606,6 +615,8 @@ int aug_cmd_train(int argc, char **argv) {
         json_object_set_new(obj, "ops", aug_cli_train_ops_json(ops, n_ops));
     if (fmt == AUG_FORMAT_TABLE) {
         aug_cli_train_table(f, &model, &sys, &plan, &res, kdb);
+        if (!res.fits_in_memory)
+            aug_cli_train_memory_options_table(f, mopt, n_mopt);
         if (framework != AUG_FW_NONE)
             fprintf(f, "# framework %s set: %s (options given on the command line win)\n",
                     aug_framework_name(framework), applied[0] ? applied : "nothing");

@@ -353,6 +353,32 @@ void aug_cli_train_table(FILE *f, const struct aug_model *m, const struct aug_sy
     fprintf(f, "  %-22s %12.2f GiB\n", "workspace", mem->workspace_gib);
 }
 
+json_t *aug_cli_train_memory_options_json(const struct aug_train_memory_option *o, int n) {
+    json_t *a = json_array();
+    for (int i = 0; i < n; i++) {
+        json_t *e = json_object();
+        json_object_set_new(e, "change", json_string(o[i].change));
+        json_object_set_new(e, "memory_gib", json_real(o[i].total_gib));
+        json_object_set_new(e, "fits", json_boolean(o[i].fits));
+        json_array_append_new(a, e);
+    }
+    return a;
+}
+
+void aug_cli_train_memory_options_table(FILE *f, const struct aug_train_memory_option *o,
+                                        int n) {
+    if (n == 0) {
+        fprintf(f, "memory: no single option of augur train saves memory on this plan; "
+                   "augur sweep train searches the plans that fit\n");
+        return;
+    }
+    fprintf(f, "memory per GPU after one change (analytical, nothing else changed; "
+               "augur sweep train searches every plan):\n");
+    for (int i = 0; i < n; i++)
+        fprintf(f, "  %-22s %12.2f GiB%s\n", o[i].change, o[i].total_gib,
+                o[i].fits ? "  fits" : "");
+}
+
 static void cmp_row(FILE *f, const char *name, double a, double b, const char *fmt) {
     char x[32], y[32];
     snprintf(x, sizeof x, fmt, a);

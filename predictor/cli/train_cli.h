@@ -23,6 +23,11 @@ void aug_cli_train_table(FILE *f, const struct aug_model *m, const struct aug_sy
 void aug_cli_train_compare(FILE *f, const struct aug_model *mmf, const struct aug_train_result *r,
                            const struct aug_model *tpp, const struct aug_train_result *t,
                            const struct aug_plan *p);
+/* A plan that does not fit: memory per GPU after each memory-saving change
+ * (aug_train_memory_options), as JSON and as the lines under the table's memory block. */
+json_t *aug_cli_train_memory_options_json(const struct aug_train_memory_option *o, int n);
+void aug_cli_train_memory_options_table(FILE *f, const struct aug_train_memory_option *o,
+                                        int n);
 /* The iteration op by op (--ops; train_ops_cli.c). */
 json_t *aug_cli_train_ops_json(const struct aug_train_op_report *ops, int n);
 void aug_cli_train_ops_table(FILE *f, const struct aug_train_result *r,
