@@ -881,6 +881,14 @@ static void test_validate_bad_row(void **state) {
     snprintf(missing, sizeof missing, "%s/none.csv", tmp_root);
     expect_exit(RUN("validate", missing), 1);
     err_has("none.csv");
+    /* a set with a header and no rows scores nothing: no MAPE printed as 0.00%, and a bar
+     * cannot pass on it */
+    const char *none = fixture("norows.csv", acc_header);
+    expect_exit(RUN("validate", (char *)none, "--summary"), 0);
+    out_has("rows predicted 0 of 0: no MAPE, no row was predicted");
+    assert_null(strstr(out_buf, "MAPE 0.00%"));
+    expect_exit(RUN("validate", (char *)none, "--summary", "--max-mape", "10"), 1);
+    err_has("no row could be predicted");
 }
 
 static void test_models_and_systems(void **state) {

@@ -203,6 +203,10 @@ static void report_table(FILE *f, const struct aug_validate_report *r, int rows,
         fprintf(f, "  rows %4d  MAPE %6.1f%%  mean %+6.1f%%  max %6.1f%%  %s\n", r->groups[k].rows,
                 r->groups[k].mape_pct, r->groups[k].mean_error_pct, r->groups[k].max_abs_error_pct,
                 r->groups[k].key);
+    if (r->predicted_rows == 0) { /* a MAPE over no rows would read as a perfect score */
+        fprintf(f, "rows predicted 0 of %zu: no MAPE, no row was predicted\n", r->n_rows);
+        return;
+    }
     fprintf(f, "rows predicted %zu of %zu: MAPE %.2f%%, median |error| %.2f%%, max |error| %.2f%%\n",
             r->predicted_rows, r->n_rows, r->mape_pct, r->median_abs_error_pct, r->max_abs_error_pct);
 }
