@@ -835,6 +835,26 @@ static void test_validate(void **state) {
     err_has("no row with id 'row-c' (did you mean: row-a, row-b?)");
     expect_exit(RUN("validate", (char *)path, "--ops"), 2);
     expect_exit(RUN("validate", (char *)path, "--explain", "row-b", "--baseline", base), 2);
+
+    /* a row whose plan augur counts above its GPU's memory: --explain lists what each
+     * memory-saving option would need (Llama 2 70B unsharded on 8 H100, micro-batch 4 at
+     * 4096 tokens), a row that fits none */
+    char big[1024];
+    snprintf(big, sizeof big, "%sbig,test set,llama2-70b,dgx-h100,8,8,1,4,64,4096,step_time_s,"
+                              "9.5,s\n", acc_header);
+    const char *bigp = fixture("bigplan.csv", big);
+    expect_exit(RUN("validate", (char *)bigp, "--explain", "big"), 0);
+    out_has("DOES NOT FIT");
+    out_has("memory per GPU after one change");
+    out_has("--sp");
+    expect_exit(RUN("validate", (char *)bigp, "--explain", "big", "--format", "json"), 0);
+    o = parse_stdout();
+    assert_true(json_array_size(json_object_get(o, "memory_options")) >= 1);
+    json_decref(o);
+    expect_exit(RUN("validate", (char *)path, "--explain", "row-b", "--format", "json"), 0);
+    o = parse_stdout();
+    assert_int_equal(json_array_size(json_object_get(o, "memory_options")), 0);
+    json_decref(o);
 }
 
 /* An offline serving row explained: the simulation `augur infer --mode offline` runs for

@@ -52,8 +52,16 @@ static int train_case(FILE *f, enum aug_format fmt, const struct aug_validate_ex
                       : AUG_OK;
     if (st != AUG_OK)
         return st;
+    /* a row whose plan augur counts above its GPU's memory ran: the options that would
+     * make it fit point at the setting the row may be missing */
+    struct aug_train_memory_option mopt[AUG_TRAIN_MEMORY_OPTIONS_MAX];
+    int n_mopt = res.fits_in_memory ? 0
+                                    : aug_train_memory_options(&e->model, &e->system, &e->plan,
+                                                               mopt, AUG_TRAIN_MEMORY_OPTIONS_MAX);
     if (fmt == AUG_FORMAT_TABLE) {
         aug_cli_train_table(f, &e->model, &e->system, &e->plan, &res, kdb);
+        if (!res.fits_in_memory)
+            aug_cli_train_memory_options_table(f, mopt, n_mopt);
         if (want_ops)
             aug_cli_train_ops_table(f, &res, ops, n_ops);
         return AUG_OK;
@@ -62,6 +70,7 @@ static int train_case(FILE *f, enum aug_format fmt, const struct aug_validate_ex
         return aug_cli_train_ops_csv(f, ops, n_ops) == 0 ? AUG_OK : AUG_EIO;
     json_t *obj = aug_cli_train_json(&e->model, &e->system, &e->plan, &res, kdb);
     json_object_set_new(obj, "framework", aug_cli_train_framework_json(&e->plan, &e->system, ""));
+    json_object_set_new(obj, "memory_options", aug_cli_train_memory_options_json(mopt, n_mopt));
     if (want_ops)
         json_object_set_new(obj, "ops", aug_cli_train_ops_json(ops, n_ops));
     json_object_set_new(obj, "validate_row", json_incref(row));
