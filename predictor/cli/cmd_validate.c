@@ -178,7 +178,7 @@ static void report_table(FILE *f, const struct aug_validate_report *r, int rows,
     if (r->over_memory_rows) {
         fprintf(f, "plans above their GPU's memory as augur counts it, %zu row(s) (the run "
                    "measured fit: a setting it had is missing from the row, or the count is "
-                   "high):\n",
+                   "high; --explain ID lists the options that would fit):\n",
                 r->over_memory_rows);
         for (size_t i = 0; i < r->n_rows; i++)
             if (aug_validate_over_memory(&r->rows[i]))
