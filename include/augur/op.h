@@ -112,6 +112,10 @@ struct aug_op aug_op_attention_widths(const char *name, enum aug_dtype dt, doubl
                                       double q_heads, double kv_heads, double seq_q,
                                       double seq_kv, double d_qk, double d_v, int causal,
                                       double window, int chunked, int backward);
+/* The two widths of an attention op as the kernel model reads them: head_dim their mean
+ * (d_qk alone when d_v is 0 or equal) and head_dim_v = d_v when they differ, else 0. The
+ * op's FLOPs and bytes are left to its builder. */
+void aug_op_attention_set_widths(struct aug_op *op, double d_qk, double d_v);
 
 #ifdef __cplusplus
 }

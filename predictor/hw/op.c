@@ -69,12 +69,19 @@ struct aug_op aug_op_attention_widths(const char *name, enum aug_dtype dt, doubl
                                       double q_heads, double kv_heads, double seq_q,
                                       double seq_kv, double d_qk, double d_v, int causal,
                                       double window, int chunked, int backward) {
-    int two = d_v > 0 && d_v != d_qk;
+    struct aug_op w;
+    memset(&w, 0, sizeof w);
+    aug_op_attention_set_widths(&w, d_qk, d_v);
     struct aug_op op = aug_op_attention(name, dt, batch, q_heads, kv_heads, seq_q, seq_kv,
-                                        two ? 0.5 * (d_qk + d_v) : d_qk, causal, window,
-                                        chunked, backward);
-    op.head_dim_v = two ? d_v : 0.0;
+                                        w.head_dim, causal, window, chunked, backward);
+    op.head_dim_v = w.head_dim_v;
     return op;
+}
+
+void aug_op_attention_set_widths(struct aug_op *op, double d_qk, double d_v) {
+    int two = d_v > 0 && d_v != d_qk;
+    op->head_dim = two ? 0.5 * (d_qk + d_v) : d_qk;
+    op->head_dim_v = two ? d_v : 0.0;
 }
 
 struct aug_op aug_op_memory(const char *name, const char *mem_op, enum aug_dtype dt, double bytes,

@@ -127,11 +127,8 @@ static void prefill_attention(const struct aug_infer_plan *p, const struct aug_i
             fa.batch_heads = ps * x->a_t;
             fa.seq_q = n;
             fa.seq_kv = c + n;
-            /* q.k over d_qk and p.v over d_v (MLA: 192 and 128; the kernel's mean width,
-             * as training's model/mla.c aug_mla_core_head_dim) */
-            fa.head_dim = 0.5 * (x->d_qk + x->d_v);
-            if (x->d_v != x->d_qk)
-                fa.head_dim_v = x->d_v;
+            /* q.k over d_qk and p.v over d_v (MLA: 192 and 128; the kernel's mean width) */
+            aug_op_attention_set_widths(&fa, x->d_qk, x->d_v);
             fa.causal = 1;
             fa.window = w;
             fa.chunked = w > 0 && x->win_chunked;

@@ -176,9 +176,7 @@ static struct aug_op flash_op(const struct attn_plan *ap, int backward, int full
     fa.batch_heads = a->batch * a->heads;
     fa.seq_q = a->seq_q;
     fa.seq_kv = a->seq_kv;
-    fa.head_dim = a->head_dim;
-    if (ap->d_v != ap->d_qk)
-        fa.head_dim_v = ap->d_v; /* MLA: head_dim is the mean of 192 and 128 */
+    aug_op_attention_set_widths(&fa, ap->d_qk, ap->d_v); /* MLA: the mean of 192 and 128 */
     fa.causal = a->causal;
     fa.window = ap->window;
     fa.chunked = ap->chunked;
