@@ -181,6 +181,24 @@ static double num(json_t *o, const char *key) {
     return json_number_value(v);
 }
 
+/* The plan `augur train --model MODEL --system dgx-h100 --gpus G --tp T [--sp]
+ * --micro-batch B --global-batch N [--seq L]` builds, resolved through the library (seq 0:
+ * the model's). */
+static void library_plan(const char *model, long gpus, long tp, int sp, long mb, long gb,
+                         long seq, struct aug_model *m, struct aug_system *s,
+                         struct aug_plan *p) {
+    assert_int_equal(aug_model_load(NULL, model, m), AUG_OK);
+    assert_int_equal(aug_system_load(NULL, "dgx-h100", s), AUG_OK);
+    aug_plan_init(p);
+    p->gpus = gpus;
+    p->tp = tp;
+    p->sp = sp;
+    p->micro_batch = mb;
+    p->global_batch = gb;
+    p->seq = seq;
+    assert_int_equal(aug_plan_resolve(p, m, s), AUG_OK);
+}
+
 static void test_train_json(void **state) {
     (void)state;
     expect_exit(RUN("train", "--model", "llama2-7b", "--system", "dgx-h100", "--gpus", "16",
@@ -220,15 +238,8 @@ static void test_train_json(void **state) {
     /* the same prediction through the library, with the same default kernels-db */
     struct aug_model m;
     struct aug_system s;
-    assert_int_equal(aug_model_load(NULL, "llama2-7b", &m), AUG_OK);
-    assert_int_equal(aug_system_load(NULL, "dgx-h100", &s), AUG_OK);
     struct aug_plan p;
-    aug_plan_init(&p);
-    p.gpus = 16;
-    p.tp = 2;
-    p.micro_batch = 1;
-    p.global_batch = 64;
-    assert_int_equal(aug_plan_resolve(&p, &m, &s), AUG_OK);
+    library_plan("llama2-7b", 16, 2, 0, 1, 64, 0, &m, &s, &p);
     struct aug_kdb *kdb = NULL;
     assert_int_equal(aug_kdb_open(NULL, s.gpu.id, &kdb), AUG_OK);
     struct aug_train_options opt = {kdb, 0, NULL, 0.0};
@@ -684,17 +695,8 @@ static void test_train_memory_options(void **state) {
     /* the library's count for the same plan with SP */
     struct aug_model m;
     struct aug_system s;
-    assert_int_equal(aug_model_load(NULL, "llama3-70b", &m), AUG_OK);
-    assert_int_equal(aug_system_load(NULL, "dgx-h100", &s), AUG_OK);
     struct aug_plan p;
-    aug_plan_init(&p);
-    p.gpus = 64;
-    p.tp = 8;
-    p.sp = 1;
-    p.micro_batch = 4;
-    p.global_batch = 256;
-    p.seq = 8192;
-    assert_int_equal(aug_plan_resolve(&p, &m, &s), AUG_OK);
+    library_plan("llama3-70b", 64, 8, 1, 4, 256, 8192, &m, &s, &p);
     struct aug_train_memory mem;
     aug_train_memory(&m, &s, &p, &mem);
     assert_rel(num(sp, "memory_gib"), mem.total_gib, 1e-9);
