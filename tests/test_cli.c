@@ -630,6 +630,68 @@ static void test_train_ops(void **state) {
     json_decref(o);
 }
 
+/* The CSV row of `list` and `op` in out_buf (an --ops listing), or fail. */
+static size_t ops_row(struct aug_csv *t, const char *list, const char *op) {
+    int cl = aug_csv_col(t, "list"), co = aug_csv_col(t, "op");
+    for (size_t i = 0; i < aug_csv_rows(t); i++)
+        if (!strcmp(aug_csv_cell(t, i, cl), list) && !strcmp(aug_csv_cell(t, i, co), op))
+            return i;
+    fail_msg("no %s row '%s' in the --ops CSV", list, op);
+    return 0;
+}
+
+/* --ops carries what augur-profile --shapes measures again: each op's dtype and a GEMM's
+ * m, n, k and batch. Llama-2-7B at TP 2, one sequence of 4096 tokens: the QKV GEMM is
+ * 4096 x (3 x 4096 / 2 = 6144) x 4096, its weight gradient 4096 x 6144 over k = 4096
+ * tokens' transposes (n and k as the data-gradient GEMM swaps them); the MLP's fused
+ * gate and up projection 4096 x (2 x 11008 / 2 = 11008) x 4096. Attention has no GEMM
+ * shape, a schedule row no dtype. Mixtral-8x7B at EP 4 holds 8 / 4 = 2 experts per GPU:
+ * its expert GEMMs are batches of 2, each 2 x 14336 = 28672 wide. */
+static void test_train_ops_shapes(void **state) {
+    (void)state;
+    expect_exit(RUN("train", "--model", "llama2-7b", "--system", "dgx-h100", "--gpus", "16",
+                    "--tp", "2", "--pp", "2", "--micro-batch", "1", "--global-batch", "16",
+                    "--seq", "4096", "--ops", "--format", "csv"), 0);
+    struct aug_csv *t = NULL;
+    if (aug_csv_load_mem("stdout", out_buf, strlen(out_buf), &t) != AUG_OK)
+        fail_msg("CSV output does not load: %s", aug_last_error());
+    size_t r = ops_row(t, "fwd", "qkv");
+    assert_string_equal(aug_csv_cell(t, r, aug_csv_col(t, "dtype")), "bf16");
+    double m = 0, n = 0, k = 0, b = 0;
+    assert_int_equal(aug_csv_get_double(t, r, "m", AUG_CSV_REQUIRED, &m), AUG_OK);
+    assert_int_equal(aug_csv_get_double(t, r, "n", AUG_CSV_REQUIRED, &n), AUG_OK);
+    assert_int_equal(aug_csv_get_double(t, r, "k", AUG_CSV_REQUIRED, &k), AUG_OK);
+    assert_int_equal(aug_csv_get_double(t, r, "batch", AUG_CSV_REQUIRED, &b), AUG_OK);
+    assert_true(m == 4096 && n == 6144 && k == 4096 && b == 1);
+    r = ops_row(t, "bwd", "qkv_dgrad");
+    assert_int_equal(aug_csv_get_double(t, r, "n", AUG_CSV_REQUIRED, &n), AUG_OK);
+    assert_int_equal(aug_csv_get_double(t, r, "k", AUG_CSV_REQUIRED, &k), AUG_OK);
+    assert_true(n == 4096 && k == 6144);
+    r = ops_row(t, "fwd", "mlp_up");
+    assert_int_equal(aug_csv_get_double(t, r, "n", AUG_CSV_REQUIRED, &n), AUG_OK);
+    assert_true(n == 11008);
+    r = ops_row(t, "fwd", "attn_fwd");
+    assert_string_equal(aug_csv_cell(t, r, aug_csv_col(t, "dtype")), "bf16");
+    assert_string_equal(aug_csv_cell(t, r, aug_csv_col(t, "m")), "");
+    r = ops_row(t, "iteration", "optimizer");
+    assert_string_equal(aug_csv_cell(t, r, aug_csv_col(t, "dtype")), "");
+    aug_csv_free(t);
+    expect_exit(RUN("train", "--model", "mixtral-8x7b", "--system", "dgx-h100", "--gpus", "8",
+                    "--ep", "4", "--micro-batch", "1", "--global-batch", "8", "--seq", "4096",
+                    "--ops", "--format", "json"), 0);
+    json_t *o = parse_stdout(), *ops = json_object_get(o, "ops"), *op;
+    size_t i;
+    int seen = 0;
+    json_array_foreach(ops, i, op) {
+        if (strcmp(json_string_value(json_object_get(op, "op")), "expert_up"))
+            continue;
+        seen = 1;
+        assert_true(num(op, "batch") == 2 && num(op, "n") == 28672 && num(op, "k") == 4096);
+    }
+    assert_true(seen);
+    json_decref(o);
+}
+
 static const char acc_header[] =
     "id,source,model,system,num_gpus,tp,pp,microbatch,global_batch,seq_len,metric,value,unit\n";
 
@@ -945,6 +1007,7 @@ int main(void) {
         cmocka_unit_test(test_train_grad_reduce),
         cmocka_unit_test(test_train_csv),
         cmocka_unit_test(test_train_ops),
+        cmocka_unit_test(test_train_ops_shapes),
         cmocka_unit_test(test_train_first_last_layers),
         cmocka_unit_test(test_train_moe_dispatcher),
         cmocka_unit_test(test_train_mla_blackwell_note),

@@ -8,6 +8,9 @@
 
 #include <jansson.h>
 
+#include "augur/csvio.h"
+#include "augur/status.h"
+
 static char csv_path[160];
 
 static int group_setup(void **state) {
@@ -133,6 +136,26 @@ static void test_ops_bound_analysis(void **state) {
     expect_exit(RUN(BASE, "--batch", "1", "--input-len", "2048", "--output-len", "64", "--ops",
                     "--format", "csv"), 0);
     assert_true(strncmp(out_buf, "phase,op,kind,count,flops,bytes", 31) == 0);
+    /* the shape columns: the prefill QKV GEMM of one 2048-token prompt on one GPU is
+     * 2048 x (3 x 4096) x 4096 */
+    struct aug_csv *t = NULL;
+    if (aug_csv_load_mem("stdout", out_buf, strlen(out_buf), &t) != AUG_OK)
+        fail_msg("CSV output does not load: %s", aug_last_error());
+    int found = 0;
+    for (size_t r = 0; r < aug_csv_rows(t); r++) {
+        if (strcmp(aug_csv_cell(t, r, aug_csv_col(t, "phase")), "prefill") ||
+            strcmp(aug_csv_cell(t, r, aug_csv_col(t, "op")), "qkv"))
+            continue;
+        double m = 0, n = 0, k = 0;
+        assert_int_equal(aug_csv_get_double(t, r, "m", AUG_CSV_REQUIRED, &m), AUG_OK);
+        assert_int_equal(aug_csv_get_double(t, r, "n", AUG_CSV_REQUIRED, &n), AUG_OK);
+        assert_int_equal(aug_csv_get_double(t, r, "k", AUG_CSV_REQUIRED, &k), AUG_OK);
+        assert_true(m == 2048 && n == 12288 && k == 4096);
+        assert_string_equal(aug_csv_cell(t, r, aug_csv_col(t, "dtype")), "bf16");
+        found = 1;
+    }
+    assert_true(found);
+    aug_csv_free(t);
     expect_exit(RUN(BASE, "--batch", "1", "--input-len", "256", "--output-len", "16", "--ops"), 0);
     out_has("bound analysis");
 }

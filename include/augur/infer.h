@@ -115,6 +115,7 @@ struct aug_infer_op_report {
     double time_s;          /* one execution */
     double share;           /* count * time / step time */
     char source[12];        /* "curve", "fallback", "roofline" */
+    struct aug_op_shape shape; /* its dtype and GEMM shape */
 };
 
 struct aug_infer_serving {

@@ -85,6 +85,15 @@ int aug_op_time(const struct aug_op_ctx *ctx, const struct aug_op *op, struct au
 /* "gemm", "attention", "memory" or "collective". */
 const char *aug_op_kind_name(enum aug_op_kind k);
 
+/* What a kernel profiler needs to measure an op of an `--ops` listing again: its compute
+ * dtype, and for a GEMM its shape (m, n, k and the batch of a batched GEMM, 1 for one
+ * GEMM; all 0 for the other kinds). `augur-profile --shapes FILE` reads these columns. */
+struct aug_op_shape {
+    char dtype[8];         /* aug_dtype_name() */
+    double m, n, k, batch; /* GEMM only */
+};
+void aug_op_shape_of(const struct aug_op *op, struct aug_op_shape *out);
+
 /* Builders (fill every field; count = 1). */
 struct aug_op aug_op_gemm(const char *name, enum aug_dtype dt, double m, double n, double k,
                           double batch);

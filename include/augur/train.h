@@ -6,6 +6,7 @@
 
 #include "augur/kdb.h"
 #include "augur/model.h"
+#include "augur/op.h"
 #include "augur/plan.h"
 #include "augur/system.h"
 
@@ -99,6 +100,7 @@ struct aug_train_op_report {
     int overlapped;         /* a member of an overlap group (compute beside a collective) */
     int on_slowest_stage;   /* runs on the stage that paces the pipeline */
     char source[12];        /* "curve", "fallback", "roofline" */
+    struct aug_op_shape shape; /* its dtype and GEMM shape (schedule rows: all empty) */
 };
 
 /* Rows enough for every list of the largest graph (7 lists of at most 80 ops) and the

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* infer_cli.c - formatting of serving predictions and of the per-op bound analysis. */
 #include "infer_cli.h"
+#include "op_shape_cli.h"
 
 #include <string.h>
 
@@ -206,15 +207,16 @@ json_t *aug_cli_infer_ops_json(const struct aug_infer_op_report *ops, int n) {
     json_t *arr = json_array();
     for (int i = 0; i < n; i++) {
         const struct aug_infer_op_report *o = &ops[i];
-        json_array_append_new(
-            arr, json_pack("{s:s,s:s,s:s,s:f,s:f,s:f,s:f,s:f,s:s,s:f,s:f,s:s}", "phase", o->phase,
-                           "op", o->name, "kind", o->kind, "count", o->count, "flops", o->flops,
-                           "bytes", o->bytes, "intensity_flop_per_byte", o->intensity,
-                           "ridge_flop_per_byte", o->ridge, "bound",
-                           strcmp(o->kind, "collective") == 0 ? "communication"
-                           : o->compute_bound               ? "compute"
-                                                            : "memory",
-                           "time_s", o->time_s, "share", o->share, "source", o->source));
+        json_t *row = json_pack(
+            "{s:s,s:s,s:s,s:f,s:f,s:f,s:f,s:f,s:s,s:f,s:f,s:s}", "phase", o->phase, "op", o->name,
+            "kind", o->kind, "count", o->count, "flops", o->flops, "bytes", o->bytes,
+            "intensity_flop_per_byte", o->intensity, "ridge_flop_per_byte", o->ridge, "bound",
+            strcmp(o->kind, "collective") == 0 ? "communication"
+            : o->compute_bound               ? "compute"
+                                             : "memory",
+            "time_s", o->time_s, "share", o->share, "source", o->source);
+        aug_cli_op_shape_json(row, &o->shape);
+        json_array_append_new(arr, row);
     }
     return arr;
 }
@@ -249,6 +251,7 @@ int aug_cli_infer_ops_csv(FILE *f, const struct aug_infer_op_report *ops, int n)
                                        "time_s", "share", "source"};
     for (size_t k = 0; k < sizeof head / sizeof *head; k++)
         aug_csv_write_str(w, head[k]);
+    aug_cli_op_shape_csv_head(w);
     aug_csv_end_row(w);
     for (int i = 0; i < n; i++) {
         const struct aug_infer_op_report *o = &ops[i];
@@ -266,6 +269,7 @@ int aug_cli_infer_ops_csv(FILE *f, const struct aug_infer_op_report *ops, int n)
         aug_csv_write_num(w, o->time_s);
         aug_csv_write_num(w, o->share);
         aug_csv_write_str(w, o->source);
+        aug_cli_op_shape_csv(w, &o->shape);
         aug_csv_end_row(w);
     }
     return aug_csv_writer_commit(w) == AUG_OK ? 0 : 1;

@@ -4,18 +4,21 @@
 #include <string.h>
 
 #include "augur/csvio.h"
+#include "op_shape_cli.h"
 #include "train_cli.h"
 
 json_t *aug_cli_train_ops_json(const struct aug_train_op_report *ops, int n) {
     json_t *arr = json_array();
     for (int i = 0; i < n; i++) {
         const struct aug_train_op_report *o = &ops[i];
-        json_array_append_new(
-            arr, json_pack("{s:s,s:s,s:s,s:f,s:f,s:f,s:f,s:f,s:f,s:b,s:b,s:s}", "list", o->list,
-                           "op", o->name, "kind", o->kind, "count", o->count, "flops", o->flops,
-                           "bytes", o->bytes, "time_s", o->time_s, "step_s", o->step_s,
-                           "share", o->share, "overlapped", o->overlapped,
-                           "on_slowest_stage", o->on_slowest_stage, "source", o->source));
+        json_t *row = json_pack("{s:s,s:s,s:s,s:f,s:f,s:f,s:f,s:f,s:f,s:b,s:b,s:s}", "list",
+                                o->list, "op", o->name, "kind", o->kind, "count", o->count,
+                                "flops", o->flops, "bytes", o->bytes, "time_s", o->time_s,
+                                "step_s", o->step_s, "share", o->share, "overlapped",
+                                o->overlapped, "on_slowest_stage", o->on_slowest_stage,
+                                "source", o->source);
+        aug_cli_op_shape_json(row, &o->shape);
+        json_array_append_new(arr, row);
     }
     return arr;
 }
@@ -50,6 +53,7 @@ int aug_cli_train_ops_csv(FILE *f, const struct aug_train_op_report *ops, int n)
                                        "on_slowest_stage", "source"};
     for (size_t k = 0; k < sizeof head / sizeof *head; k++)
         aug_csv_write_str(w, head[k]);
+    aug_cli_op_shape_csv_head(w);
     aug_csv_end_row(w);
     for (int i = 0; i < n; i++) {
         const struct aug_train_op_report *o = &ops[i];
@@ -65,6 +69,7 @@ int aug_cli_train_ops_csv(FILE *f, const struct aug_train_op_report *ops, int n)
         aug_csv_write_num(w, o->overlapped);
         aug_csv_write_num(w, o->on_slowest_stage);
         aug_csv_write_str(w, o->source);
+        aug_cli_op_shape_csv(w, &o->shape);
         aug_csv_end_row(w);
     }
     return aug_csv_writer_commit(w) == AUG_OK ? 0 : 1;

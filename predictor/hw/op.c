@@ -11,6 +11,7 @@
 #include "augur/plan.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "augur/status.h"
@@ -168,6 +169,17 @@ static double model_time_s(const struct aug_gpu *gpu, const struct aug_op *op, d
     /* the model's own fixed cost (prologue, epilogue, grid launch) is part of the GPU's
      * launch_us, the per-kernel launch and tail of eager launches (gpus.csv): counted once */
     return us > 0 ? (us - c.overhead_us) * 1e-6 + launch : 0.0;
+}
+
+void aug_op_shape_of(const struct aug_op *op, struct aug_op_shape *out) {
+    memset(out, 0, sizeof *out);
+    snprintf(out->dtype, sizeof out->dtype, "%s", aug_dtype_name(op->dtype));
+    if (op->kind != AUG_OP_GEMM)
+        return;
+    out->m = op->m;
+    out->n = op->n;
+    out->k = op->k;
+    out->batch = op->batch >= 1 ? op->batch : 1.0;
 }
 
 const char *aug_op_kind_name(enum aug_op_kind k) {

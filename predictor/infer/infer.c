@@ -304,6 +304,7 @@ static int report_phase(const struct aug_infer_ctx *c, const struct aug_model *m
             r->time_s = t.time_s;
             r->share = total.total > 0 ? r->count * t.time_s / total.total : 0.0;
             snprintf(r->source, sizeof r->source, "%s", aug_source_name(t.source));
+            aug_op_shape_of(&go->op, &r->shape);
             if (go->op.kind == AUG_OP_COLLECTIVE)
                 continue; /* no FLOPs: neither bound applies */
             double peak = go->op.kind == AUG_OP_MEMORY ? gpu->vector_tflops

@@ -56,6 +56,7 @@ static int add_list(struct sink *k, const char *list, const struct aug_graph_op 
         r->overlapped = ops[i].group > 0;
         r->on_slowest_stage = times > 0;
         snprintf(r->source, sizeof r->source, "%s", aug_source_name(lt->src[i]));
+        aug_op_shape_of(&ops[i].op, &r->shape);
     }
     return AUG_OK;
 }
