@@ -13,6 +13,7 @@
 #include "augur/kdb.h"
 #include "backend.h"
 #include "point.h"
+#include "shapes.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -33,6 +34,8 @@ struct aug_prof_grid_cfg {
     int gpus;                         /* GPUs per node usable for collectives */
     int nodes;                        /* nodes of an MPI run (1: one process) */
     char algo[AUG_PROF_ALGO_LEN];     /* NCCL_ALGO / NCCL_PROTO of this run, "" if unset */
+    const struct aug_prof_gemm_shapes *gemm_shapes; /* --shapes: these GEMMs instead of the
+                                                       preset's grid (shapes.h); NULL: grid */
 };
 
 struct aug_prof_bench {

@@ -9,7 +9,8 @@
  * 256 against the (n, k) of real layers. The quick grid has square sizes, decode shapes and
  * prefill shapes of a 4096-wide model (whose m = n = k = 4096 doubles as the middle square);
  * the full grid is the whole cross product of m in 1..16384 and n, k in 256..16384 (powers
- * of two). */
+ * of two). --shapes FILE replaces the grid with the GEMMs a file lists (shapes.h), such as
+ * those of one prediction's `--ops` listing. */
 #include "bench.h"
 
 #include <stdio.h>
@@ -62,8 +63,22 @@ static int grid_dtype(enum aug_prof_preset preset, enum aug_dtype dt,
     return rc;
 }
 
+/* --shapes: each listed GEMM in its own dtype when the list names one (and the sweep
+ * measures that dtype), else in every dtype of the sweep. */
+static int listed(const struct aug_prof_gemm_shapes *s, unsigned dtypes,
+                  struct aug_prof_points *out) {
+    int rc = AUG_OK;
+    for (size_t i = 0; rc == AUG_OK && i < s->n; i++)
+        for (int d = 0; rc == AUG_OK && d < AUG_DTYPE_COUNT; d++)
+            if ((dtypes & AUG_PROF_DTYPE_BIT(d)) && (s->v[i].dtype < 0 || s->v[i].dtype == d))
+                rc = push(out, (enum aug_dtype)d, s->v[i].m, s->v[i].n, s->v[i].k);
+    return rc;
+}
+
 static int grid(const struct aug_prof_grid_cfg *cfg, unsigned dtypes,
                 struct aug_prof_points *out) {
+    if (cfg->gemm_shapes)
+        return listed(cfg->gemm_shapes, dtypes, out);
     for (int d = 0; d < AUG_DTYPE_COUNT; d++) {
         if (!(dtypes & AUG_PROF_DTYPE_BIT(d)))
             continue;

@@ -35,6 +35,7 @@ enum {
     OPT_BUDGET,
     OPT_WARMUP_TIME,
     OPT_NO_L2_FLUSH,
+    OPT_SHAPES,
 };
 
 static const struct option long_opts[] = {
@@ -52,6 +53,7 @@ static const struct option long_opts[] = {
     {"point-budget", required_argument, NULL, OPT_BUDGET},
     {"warmup-time", required_argument, NULL, OPT_WARMUP_TIME},
     {"no-l2-flush", no_argument, NULL, OPT_NO_L2_FLUSH},
+    {"shapes", required_argument, NULL, OPT_SHAPES},
     {"gpus", required_argument, NULL, 'g'},
     {"timing", required_argument, NULL, OPT_TIMING},
     {"mpi", no_argument, NULL, OPT_MPI},
@@ -74,6 +76,12 @@ static void usage(FILE *out) {
 "                        attention bf16, memory bf16+fp32, collective bf16)\n"
 "      --quick           coarse grids, under 10 minutes on one H100 (default)\n"
 "      --full            dense grids for production curves (hours)\n"
+"      --shapes FILE     measure the GEMMs FILE lists instead of the GEMM grid: a CSV with\n"
+"                        columns m, n, k and optionally dtype, batch and kind, such as\n"
+"                        `augur train|infer ... --ops --format csv --output FILE` (rows\n"
+"                        of other kinds skipped; dimensions rounded to whole numbers; a\n"
+"                        batched GEMM measured as one GEMM of its batch; implies\n"
+"                        --family gemm)\n"
 "  -n, --dry-run         list the points and the estimated duration; no GPU is used\n"
 "  -o, --output-dir DIR  write DIR/<family>.csv (default kernels-db/<gpu-id>/raw)\n"
 "      --gpu-id ID       kernels-db id of the GPU (default: from the device name,\n"
@@ -193,9 +201,10 @@ static void join_args(int argc, char **argv, char *buf, size_t cap) {
     }
 }
 
-int aug_prof_main(int argc, char **argv, const struct aug_prof_backend *be,
-                  volatile sig_atomic_t *stop) {
+static int prof_main(int argc, char **argv, const struct aug_prof_backend *be,
+                     volatile sig_atomic_t *stop, struct aug_prof_gemm_shapes *shapes) {
     struct aug_prof_sweep_cfg cfg;
+    const char *shapes_path = NULL;
     struct aug_prof_backend_opts bopts = {AUG_PROF_PREF_AUTO, 0, 0};
     memset(&cfg, 0, sizeof cfg);
     cfg.grid.preset = AUG_PROF_PRESET_QUICK;
@@ -247,6 +256,7 @@ int aug_prof_main(int argc, char **argv, const struct aug_prof_backend *be,
             rc = parse_real(optarg, "--warmup-time", 0.0, 60.0, &cfg.run.warmup_s);
             break;
         case OPT_NO_L2_FLUSH: cfg.run.no_l2_flush = 1; break;
+        case OPT_SHAPES: shapes_path = optarg; break;
         case 'g':
             rc = parse_count(optarg, "--gpus", 1, 4096, &v);
             cfg.grid.gpus = bopts.gpus = (int)v;
@@ -299,6 +309,27 @@ int aug_prof_main(int argc, char **argv, const struct aug_prof_backend *be,
         if (cfg.families != AUG_PROF_FAMILY_BIT(AUG_FAMILY_COLLECTIVE)) {
             aug_errorf(AUG_EUSAGE, "--mpi measures collectives only (--family collective)");
             return bad_usage();
+        }
+    }
+    if (shapes_path) {
+        /* a shape list is GEMMs: it selects that family, and cannot go with others */
+        unsigned gemm = AUG_PROF_FAMILY_BIT(AUG_FAMILY_GEMM);
+        if (cfg.families == 0)
+            cfg.families = gemm;
+        if (cfg.families != gemm) {
+            aug_errorf(AUG_EUSAGE, "--shapes lists GEMMs: it goes with --family gemm only");
+            return bad_usage();
+        }
+        int rc = aug_prof_gemm_shapes_load(shapes_path, shapes);
+        if (rc != AUG_OK) {
+            fprintf(stderr, PROG ": %s\n", aug_last_error());
+            return rc == AUG_EIO ? 1 : 2;
+        }
+        cfg.grid.gemm_shapes = shapes;
+        if (cfg.log) {
+            char line[1024];
+            aug_prof_gemm_shapes_summary(shapes, line, sizeof line);
+            fprintf(cfg.log, PROG ": --shapes: %s\n", line);
         }
     }
     int full = cfg.grid.preset == AUG_PROF_PRESET_FULL;
@@ -365,4 +396,13 @@ int aug_prof_main(int argc, char **argv, const struct aug_prof_backend *be,
     if (rep.measured == 0 && rep.failed > 0)
         return 1;
     return 0;
+}
+
+int aug_prof_main(int argc, char **argv, const struct aug_prof_backend *be,
+                  volatile sig_atomic_t *stop) {
+    struct aug_prof_gemm_shapes shapes;
+    memset(&shapes, 0, sizeof shapes);
+    int rc = prof_main(argc, argv, be, stop, &shapes);
+    aug_prof_gemm_shapes_release(&shapes);
+    return rc;
 }

@@ -142,8 +142,15 @@ static size_t provenance(const struct aug_prof_backend *be, const struct aug_pro
     gmtime_r(&t, &tm);
     strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", &tm);
 #define LINE(...) snprintf(lines[n++], PROV_LEN, __VA_ARGS__)
+    const struct aug_prof_gemm_shapes *listed =
+        f == AUG_FAMILY_GEMM ? cfg->grid.gemm_shapes : NULL;
     LINE("augur raw kernel measurements: family %s, preset %s", aug_family_name(f),
-         aug_prof_preset_name(cfg->grid.preset));
+         listed ? "shapes" : aug_prof_preset_name(cfg->grid.preset));
+    if (listed) {
+        char sum[PROV_LEN - 16];
+        aug_prof_gemm_shapes_summary(listed, sum, sizeof sum);
+        LINE("shapes: %s", sum);
+    }
     LINE("tool: %s", cfg->tool ? cfg->tool : "augur-profile");
     if (cfg->command)
         LINE("command: %s", cfg->command);

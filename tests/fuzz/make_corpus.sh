@@ -72,6 +72,18 @@ for target in fuzz_profiler_rawcsv fuzz_import_raw; do
     done
 done
 
+# augur-profile --shapes: raw GEMM files (every row a GEMM with m, n, k and dtype), an
+# --ops listing's layout (kinds, empty shape cells, fractional means, batches) and a bare list
+d=$(t fuzz_gemm_shapes)
+for g in "$src"/kernels-db/*/; do
+    [ -f "$g/raw/gemm.csv" ] && cut_csv "$g/raw/gemm.csv" "$d" "raw_$(basename "$g")_gemm"
+done
+printf '%s\n' 'list,op,kind,count,source,dtype,m,n,k,batch' \
+    'fwd,qkv,gemm,256,curve,bf16,4096,6144,4096,1' 'fwd,attn_fwd,attention,256,fallback,bf16,,,,' \
+    'fwd,expert_up,gemm,256,fallback,fp8,4236.4,28672,4096,2' \
+    'iteration,optimizer,schedule,1,schedule,,,,,' > "$d/ops_listing"
+printf '%s\n' 'm,n,k' '648,6144,4096' '640,6144,4096' > "$d/bare_list"
+
 # nccl-tests: the vTrain all-reduce tables (nccl-tests runs in the LUT layout), and one
 # text log and one -J JSON file in the layouts nccl-tests prints (src/common.cu and
 # src/util.cu of nccl-tests 2.15; the same shapes tests/test_import_nccl_tests.c checks)

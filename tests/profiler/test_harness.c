@@ -289,6 +289,55 @@ static void sweep_writes_measured_rows(void **state) {
     assert_true(gpu && synthetic && source_ok);
 }
 
+/* --shapes: the sweep measures exactly the GEMMs a list gives (an --ops listing here), an
+ * fp8 one with both accumulators, a fractional mean rounded, a batch as one of its GEMMs,
+ * says so in the provenance, and measures no other family; --dtype still selects. The
+ * list's name holds a newline, which the provenance lines (command, shapes) must not
+ * carry into the file as a line of its own. */
+static void shapes_replace_the_grid(void **state) {
+    (void)state;
+    char dir[512], path[600], list[600];
+    out_dir(dir, sizeof dir);
+    snprintf(path, sizeof path, "%s/gemm.csv", dir);
+    snprintf(list, sizeof list, "%s/ops\nm,n,k.csv", tmpdir);
+    FILE *f = fopen(list, "w");
+    assert_non_null(f);
+    fputs("list,op,kind,dtype,m,n,k,batch\n"
+          "fwd,qkv,gemm,bf16,648,6144,4096,1\n"
+          "fwd,attn_fwd,attention,bf16,,,,\n"
+          "fwd,expert_up,gemm,fp8,4236.4,28672,4096,2\n", f);
+    fclose(f);
+    char *argv[] = {"augur-profile", "--shapes", list, "-r", "3", "-w", "0", "-o", dir, "-q"};
+    assert_int_equal(aug_prof_main(ARGC(argv), argv, &be, NULL), 0);
+    assert_int_equal(rows_in(path), 3); /* bf16 once, fp8 fast and split accumulators */
+    assert_int_equal(fk.runs, 3);
+    assert_rel(gemm_median(path, 648, 6144, 4096, NULL, 0), gemm_recorded_us(648, 6144, 4096),
+               1e-5);
+    assert_rel(gemm_median(path, 4236, 28672, 4096, NULL, 0),
+               gemm_recorded_us(4236, 28672, 4096), 1e-5);
+    struct aug_csv *t = NULL;
+    assert_int_equal(aug_csv_load(path, &t), AUG_OK);
+    int preset = 0, summary = 0;
+    for (size_t i = 0; i < aug_csv_comments(t); i++) {
+        preset |= strstr(aug_csv_comment(t, i), "family gemm, preset shapes") != NULL;
+        summary |= strstr(aug_csv_comment(t, i), "shapes: 2 GEMM shapes from 3 rows") != NULL;
+    }
+    aug_csv_free(t);
+    assert_true(preset && summary);
+    char other[640];
+    snprintf(other, sizeof other, "%s/attention.csv", dir);
+    assert_int_equal(access(other, F_OK), -1);
+    char *attn[] = {"augur-profile", "--shapes", list, "--family", "attention", "-o", dir, "-q"};
+    assert_int_equal(aug_prof_main(ARGC(attn), attn, &be, NULL), 2);
+    char dir2[512];
+    snprintf(dir2, sizeof dir2, "%s/bf16", tmpdir);
+    char *bf16[] = {"augur-profile", "--shapes", list, "--dtype", "bf16", "-r", "3", "-w", "0",
+                    "-o", dir2, "-q"};
+    assert_int_equal(aug_prof_main(ARGC(bf16), bf16, &be, NULL), 0);
+    snprintf(path, sizeof path, "%s/gemm.csv", dir2);
+    assert_int_equal(rows_in(path), 1);
+}
+
 static void rerun_resumes(void **state) {
     (void)state;
     char dir[512], path[600];
@@ -720,6 +769,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(collectives_need_two_gpus, setup, teardown),
         cmocka_unit_test_setup_teardown(unknown_gpu_is_explained, setup, teardown),
         cmocka_unit_test_setup_teardown(sweep_writes_measured_rows, setup, teardown),
+        cmocka_unit_test_setup_teardown(shapes_replace_the_grid, setup, teardown),
         cmocka_unit_test_setup_teardown(rerun_resumes, setup, teardown),
         cmocka_unit_test_setup_teardown(failing_points_are_skipped, setup, teardown),
         cmocka_unit_test_setup_teardown(lost_device_stops, setup, teardown),
