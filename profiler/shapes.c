@@ -16,7 +16,7 @@ void aug_prof_gemm_shapes_release(struct aug_prof_gemm_shapes *s) {
     memset(s, 0, sizeof *s);
 }
 
-/* One dimension: a positive finite number, rounded to a whole count (0 when it rounds to
+/* One dimension: a finite number of at least 0, rounded to a whole count (0 when it rounds to
  * nothing), at most AUG_PROF_SHAPE_MAX_DIM. */
 static int dim(const struct aug_csv *t, size_t row, const char *col, long *out, int *frac) {
     double v = 0;
