@@ -125,11 +125,6 @@ static int push_comment(struct aug_prof_raw *r, const char *line) {
     r->comments[r->n_comments] = dup_str(line);
     if (!r->comments[r->n_comments])
         return aug_errorf(AUG_ENOMEM, "out of memory holding provenance lines");
-    /* one line each: a control character from a file or folder name (a newline in the
-     * command line) would end the comment and start a row */
-    for (char *c = r->comments[r->n_comments]; *c; c++)
-        if ((unsigned char)*c < 0x20 || *c == 0x7f)
-            *c = ' ';
     r->n_comments++;
     return AUG_OK;
 }

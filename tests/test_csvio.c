@@ -348,6 +348,27 @@ static const char *const tricky[] = {
 };
 #define N_TRICKY (sizeof tricky / sizeof *tricky)
 
+/* A control character in a comment's text (a newline in a path a provenance line
+ * quotes) is written as a space: the comment stays one line and no row appears. */
+static void test_comment_stays_one_line(void **state) {
+    (void)state;
+    const char *path = tmp_path("comment.csv");
+    struct aug_csv_writer *w = NULL;
+    assert_int_equal(aug_csv_writer_open(path, 0, &w), AUG_OK);
+    aug_csv_write_comment(w, "source: %s", "dir\na,b\r\n");
+    aug_csv_write_str(w, "a");
+    aug_csv_write_str(w, "b");
+    aug_csv_end_row(w);
+    assert_int_equal(aug_csv_writer_commit(w), AUG_OK);
+    struct aug_csv *t = NULL;
+    assert_int_equal(aug_csv_load(path, &t), AUG_OK);
+    assert_int_equal(aug_csv_comments(t), 1);
+    assert_string_equal(aug_csv_comment(t, 0), "source: dir a,b  "); /* \r\n: two spaces */
+    assert_int_equal(aug_csv_rows(t), 0);
+    assert_string_equal(aug_csv_header(t, 0), "a");
+    aug_csv_free(t);
+}
+
 static void test_round_trip(void **state) {
     (void)state;
     const char *path = tmp_path("round.csv");
@@ -542,6 +563,7 @@ int main(void) {
         cmocka_unit_test(test_get_double),
         cmocka_unit_test(test_get_long),
         cmocka_unit_test(test_cell_error_format),
+        cmocka_unit_test(test_comment_stays_one_line),
         cmocka_unit_test(test_round_trip),
         cmocka_unit_test(test_round_trip_tabs),
         cmocka_unit_test(test_round_trip_single_empty_cell),

@@ -77,7 +77,8 @@ struct aug_csv_writer;
 int aug_csv_writer_open(const char *path, int atomic, struct aug_csv_writer **out);
 /* A writer on a stream the caller owns (not closed by commit). */
 int aug_csv_writer_fp(FILE *fp, struct aug_csv_writer **out);
-/* "# <text>" line; only meaningful before the header. */
+/* "# <text>" line; only meaningful before the header. A control character in the text
+ * (a newline from a file name) is written as a space, so the comment stays one line. */
 void aug_csv_write_comment(struct aug_csv_writer *w, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 void aug_csv_write_str(struct aug_csv_writer *w, const char *s);

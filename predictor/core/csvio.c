@@ -422,11 +422,26 @@ int aug_csv_writer_fp(FILE *fp, struct aug_csv_writer **out) {
 
 void aug_csv_write_comment(struct aug_csv_writer *w, const char *fmt, ...) {
     va_list ap;
-    fputs("# ", w->fp);
     va_start(ap, fmt);
-    vfprintf(w->fp, fmt, ap);
+    int len = vsnprintf(NULL, 0, fmt, ap);
     va_end(ap);
+    char *line = len >= 0 ? malloc((size_t)len + 1) : NULL;
+    if (!line) {
+        w->failed = 1;
+        return;
+    }
+    va_start(ap, fmt);
+    vsnprintf(line, (size_t)len + 1, fmt, ap);
+    va_end(ap);
+    /* one line each: a control character from a file or folder name (a newline in a
+     * command line or a source path) would end the comment and start a row */
+    for (char *c = line; *c; c++)
+        if ((unsigned char)*c < 0x20 || *c == 0x7f)
+            *c = ' ';
+    fputs("# ", w->fp);
+    fputs(line, w->fp);
     fputc('\n', w->fp);
+    free(line);
 }
 
 static void sep(struct aug_csv_writer *w) {
