@@ -8,6 +8,7 @@
  * keeps the code obviously correct. */
 #include "correlate.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,6 +24,7 @@ struct kern_rec {
     uint32_t device;
     uint64_t start_ns, end_ns;
     int valid;
+    char name[AUG_PROF_KERNEL_NAME_LEN];
 };
 
 struct aug_prof_corr {
@@ -77,7 +79,7 @@ int aug_prof_corr_add_external(struct aug_prof_corr *c, uint32_t correlation_id,
 }
 
 int aug_prof_corr_add_kernel(struct aug_prof_corr *c, uint32_t correlation_id, uint32_t device,
-                             uint64_t start_ns, uint64_t end_ns) {
+                             uint64_t start_ns, uint64_t end_ns, const char *name) {
     int rc = grow((void **)&c->kern, &c->cap_kern, c->n_kern, sizeof *c->kern);
     if (rc != AUG_OK)
         return rc;
@@ -87,6 +89,15 @@ int aug_prof_corr_add_kernel(struct aug_prof_corr *c, uint32_t correlation_id, u
     k->start_ns = start_ns;
     k->end_ns = end_ns;
     k->valid = !(start_ns == 0 && end_ns == 0) && end_ns >= start_ns;
+    /* the name ends up in a CSV cell: only symbol characters pass */
+    size_t i = 0;
+    for (; name && name[i] && i + 1 < sizeof k->name; i++) {
+        char ch = name[i];
+        int ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+                 ch == '_' || ch == '$' || ch == '.';
+        k->name[i] = ok ? ch : '?';
+    }
+    k->name[i] = '\0';
     if (!k->valid)
         return aug_errorf(AUG_EDATA, "kernel record of correlation %u has no valid timestamps "
                           "(start %llu, end %llu)", correlation_id,
@@ -139,6 +150,24 @@ int aug_prof_corr_time_us(const struct aug_prof_corr *c, uint64_t external_id, d
     *time_us = (double)worst * 1e-3;
     if (n_kernels)
         *n_kernels = n;
+    return AUG_OK;
+}
+
+int aug_prof_corr_main_kernel(const struct aug_prof_corr *c, uint64_t external_id, char *buf,
+                              size_t cap) {
+    const struct kern_rec *best = NULL;
+    for (size_t i = 0; i < c->n_kern; i++) {
+        const struct kern_rec *k = &c->kern[i];
+        if (!k->valid || !in_range(c, k->correlation_id, external_id))
+            continue;
+        if (!best || k->end_ns - k->start_ns > best->end_ns - best->start_ns)
+            best = k;
+    }
+    if (!best)
+        return aug_errorf(AUG_ENOTFOUND, "no kernel record carries measured call %llu",
+                          (unsigned long long)external_id);
+    if (cap > 0)
+        snprintf(buf, cap, "%s", best->name);
     return AUG_OK;
 }
 

@@ -14,6 +14,7 @@
 #ifndef AUG_PROF_CORRELATE_H
 #define AUG_PROF_CORRELATE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -31,17 +32,28 @@ void aug_prof_corr_reset(struct aug_prof_corr *c);
 /* Record that CUDA API call `correlation_id` ran inside external range `external_id`. */
 int aug_prof_corr_add_external(struct aug_prof_corr *c, uint32_t correlation_id,
                                uint64_t external_id);
+/* Longest kernel name kept, terminator included; longer names are cut. */
+#define AUG_PROF_KERNEL_NAME_LEN 160
+
 /* Record a kernel launched by API call `correlation_id` that ran on `device` from
- * start_ns to end_ns (GPU timestamps). AUG_EDATA when end_ns < start_ns or both are 0
- * (CUPTI could not time it): such a kernel poisons its call (see aug_prof_corr_time_us). */
+ * start_ns to end_ns (GPU timestamps), named `name` (the symbol CUPTI reports, NULL when
+ * unknown; kept as characters of [A-Za-z0-9_$.], any other byte becomes '?', cut to
+ * AUG_PROF_KERNEL_NAME_LEN - 1). AUG_EDATA when end_ns < start_ns or both are 0 (CUPTI
+ * could not time it): such a kernel poisons its call (see aug_prof_corr_time_us). */
 int aug_prof_corr_add_kernel(struct aug_prof_corr *c, uint32_t correlation_id, uint32_t device,
-                             uint64_t start_ns, uint64_t end_ns);
+                             uint64_t start_ns, uint64_t end_ns, const char *name);
 
 /* GPU time of external range `external_id` in microseconds and how many kernels it
  * contained. AUG_ENOTFOUND when no kernel belongs to it; AUG_EDATA when one of its
  * kernels had no valid timestamps. */
 int aug_prof_corr_time_us(const struct aug_prof_corr *c, uint64_t external_id, double *time_us,
                           int *n_kernels);
+
+/* Name of the longest kernel of external range `external_id` (the GEMM's main loop
+ * rather than its split-K reduction; the first of equal ones) into buf, "" when it had no
+ * name. AUG_ENOTFOUND when no kernel belongs to the range. */
+int aug_prof_corr_main_kernel(const struct aug_prof_corr *c, uint64_t external_id, char *buf,
+                              size_t cap);
 
 /* Number of kernel records held (also those of no external range). */
 int aug_prof_corr_kernel_count(const struct aug_prof_corr *c);

@@ -68,7 +68,7 @@ static void take_record(const CUpti_Activity *rec) {
         const CUpti_ActivityKernel10 *k = (const CUpti_ActivityKernel10 *)rec;
         /* an invalid record is kept: it poisons its call instead of being ignored */
         (void)aug_prof_corr_add_kernel(trace.sink, k->correlationId, k->deviceId, k->start,
-                                       k->end);
+                                       k->end, k->name);
         break;
     }
     case CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION: {
@@ -157,6 +157,14 @@ void aug_trace_reset(void) {
 int aug_trace_time_us(uint64_t id, double *time_us, int *n_kernels) {
     pthread_mutex_lock(&trace.mu);
     int rc = trace.sink ? aug_prof_corr_time_us(trace.sink, id, time_us, n_kernels)
+                        : aug_errorf(AUG_EUNSUPPORTED, "no CUPTI trace is open");
+    pthread_mutex_unlock(&trace.mu);
+    return rc;
+}
+
+int aug_trace_main_kernel(uint64_t id, char *buf, size_t cap) {
+    pthread_mutex_lock(&trace.mu);
+    int rc = trace.sink ? aug_prof_corr_main_kernel(trace.sink, id, buf, cap)
                         : aug_errorf(AUG_EUNSUPPORTED, "no CUPTI trace is open");
     pthread_mutex_unlock(&trace.mu);
     return rc;

@@ -39,6 +39,8 @@ void aug_trace_reset(void);
 /* GPU time of measured call `id` from the records delivered so far, under the trace's
  * lock (see aug_prof_corr_time_us). */
 int aug_trace_time_us(uint64_t id, double *time_us, int *n_kernels);
+/* The name of the longest kernel of measured call `id` (aug_prof_corr_main_kernel). */
+int aug_trace_main_kernel(uint64_t id, char *buf, size_t cap);
 
 /* Stop collecting, flush, and release CUPTI's activity buffers. */
 void aug_trace_close(void);

@@ -14,6 +14,9 @@
 #include "gpu_nvml.h"
 #include "measure.h"
 
+_Static_assert(AUG_PROF_KERNEL_NAME_LEN == AUG_PROF_KERNEL_LEN,
+               "the timer's kernel name fits the measure's");
+
 struct aug_gpu_timer {
     enum aug_prof_timing method;
     struct aug_prof_corr *corr;     /* CUPTI record sink (NULL with events) */
@@ -37,6 +40,8 @@ struct aug_gpu_timer {
      * after the synchronize, the first H200 sweep saw idle clocks (1575 MHz at 156 W after
      * an 800 us fp8 GEMM) that the kernels never ran at */
     struct aug_prof_clocks busy;
+    /* the longest kernel of the last call timed through CUPTI ("" none) */
+    char kernel[AUG_PROF_KERNEL_NAME_LEN];
 };
 
 /* The flush buffer of device `dev` (index *slot), with the cuBLAS handle and scalar that
@@ -257,6 +262,9 @@ static int measure_cupti(struct aug_gpu_timer *t, const struct aug_gpu_call *cal
         if (rc != AUG_OK)
             return rc;
     }
+    if (reps > 0 && aug_trace_main_kernel(first + (uint64_t)(reps - 1), t->kernel,
+                                          sizeof t->kernel) != AUG_OK)
+        t->kernel[0] = '\0';
     return AUG_OK;
 }
 
@@ -299,17 +307,20 @@ int aug_gpu_timer_measure(struct aug_gpu_timer *t, const struct aug_gpu_call *ca
     struct loop_arg la = {t, call, t->method};
     struct aug_prof_loop_ops ops = {&la, op_warm, op_timed, op_now};
     int flush = aug_prof_point_wants_l2_flush(p, cfg);
+    t->kernel[0] = '\0';
     int rc = aug_prof_measure_loop(&ops, cfg, flush, out);
     if (la.method == AUG_PROF_TIMING_CUPTI && (rc == AUG_ENOTFOUND || rc == AUG_EDATA)) {
         /* records missing or dropped for this point: time all of it with events instead */
         fprintf(stderr, "augur-profile: CUPTI records incomplete (%s); timing this point with "
                 "CUDA events\n", aug_last_error());
         la.method = AUG_PROF_TIMING_EVENT;
+        t->kernel[0] = '\0';
         rc = aug_prof_measure_loop(&ops, cfg, flush, out);
     }
     if (rc != AUG_OK)
         return rc;
     out->timing = la.method;
     out->clocks = t->busy; /* the state the GPU ran the last timed batch in */
+    snprintf(out->kernel, sizeof out->kernel, "%s", t->kernel);
     return AUG_OK;
 }

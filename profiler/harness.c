@@ -39,6 +39,18 @@ static void logf_(FILE *log, const char *fmt, ...) {
     fflush(log);
 }
 
+/* The kernel CUPTI timed goes into `library_algo` beside the library's own description
+ * ("heuristic#0 ... kernel=nvjet_..."): a heuristic's tile and split say what it chose,
+ * the kernel's name what ran. Cut at the column's length. */
+static void append_kernel(struct aug_prof_measure *m) {
+    if (!m->kernel[0])
+        return;
+    size_t used = strnlen(m->algo, sizeof m->algo);
+    if (used + 1 >= sizeof m->algo)
+        return;
+    snprintf(m->algo + used, sizeof m->algo - used, "%skernel=%s", used ? " " : "", m->kernel);
+}
+
 static double now_s(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -297,6 +309,7 @@ static int measure_family(struct family_run *fr, const struct aug_prof_points *p
                   aug_last_error()[0] ? aug_last_error() : aug_status_str(rc));
             continue;
         }
+        append_kernel(&m);
         if (fr->raw) {
             char source[64];
             snprintf(source, sizeof source, "augur-profile:%s", m.impl[0] ? m.impl : fr->be->name);

@@ -33,6 +33,7 @@ int aug_prof_timing_from_name(const char *name, enum aug_prof_timing *out);
 #define AUG_PROF_OP_LEN 32
 #define AUG_PROF_ATTN_DECODE_OP "fused_decode_fwd"
 #define AUG_PROF_ALGO_LEN 256
+#define AUG_PROF_KERNEL_LEN 160 /* = AUG_PROF_KERNEL_NAME_LEN of correlate.h */
 
 /* Shape columns are 0 when the family does not use them (written as empty cells),
  * except `causal`, which attention always writes (0 or 1) and others leave at -1. */
@@ -97,6 +98,9 @@ struct aug_prof_measure {
                                    `source` ("cublasLt", "nccl", "cudnn_sdpa",
                                    "augur_flash_fallback") */
     char algo[AUG_PROF_ALGO_LEN]; /* the library's algorithm, for `library_algo` ("" unknown) */
+    char kernel[AUG_PROF_KERNEL_LEN]; /* the longest kernel of the last timed call, as CUPTI
+                                         names it ("" unknown: timed with events); appended
+                                         to `library_algo` as " kernel=NAME" */
     int l2_flush;               /* 1: L2 was flushed before every timed call */
     int warmup_calls;           /* untimed calls made before the timed ones */
     double noise;               /* relative standard deviation of the kept repetitions */

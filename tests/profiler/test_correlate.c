@@ -19,12 +19,12 @@ static void sums_kernels_of_one_call(void **state) {
     struct aug_prof_corr *c = make();
     assert_int_equal(aug_prof_corr_add_external(c, 100, 7), AUG_OK);
     assert_int_equal(aug_prof_corr_add_external(c, 101, 7), AUG_OK);
-    assert_int_equal(aug_prof_corr_add_kernel(c, 100, 0, 1000000, 1010000), AUG_OK);
-    assert_int_equal(aug_prof_corr_add_kernel(c, 101, 0, 1010500, 1013000), AUG_OK);
+    assert_int_equal(aug_prof_corr_add_kernel(c, 100, 0, 1000000, 1010000, NULL), AUG_OK);
+    assert_int_equal(aug_prof_corr_add_kernel(c, 101, 0, 1010500, 1013000, NULL), AUG_OK);
     /* a warm-up kernel outside any range and a kernel of another call */
-    assert_int_equal(aug_prof_corr_add_kernel(c, 99, 0, 900000, 990000), AUG_OK);
+    assert_int_equal(aug_prof_corr_add_kernel(c, 99, 0, 900000, 990000, NULL), AUG_OK);
     assert_int_equal(aug_prof_corr_add_external(c, 102, 8), AUG_OK);
-    assert_int_equal(aug_prof_corr_add_kernel(c, 102, 0, 1020000, 1024000), AUG_OK);
+    assert_int_equal(aug_prof_corr_add_kernel(c, 102, 0, 1020000, 1024000, NULL), AUG_OK);
     double t = 0;
     int n = 0;
     assert_int_equal(aug_prof_corr_time_us(c, 7, &t, &n), AUG_OK);
@@ -44,11 +44,11 @@ static void slowest_device_of_a_collective(void **state) {
     struct aug_prof_corr *c = make();
     const uint64_t base = 5000000;
     /* kernel records first: the external records arrive later, as from another buffer */
-    assert_int_equal(aug_prof_corr_add_kernel(c, 11, 0, base, base + 30000), AUG_OK);
-    assert_int_equal(aug_prof_corr_add_kernel(c, 12, 1, base, base + 20000), AUG_OK);
-    assert_int_equal(aug_prof_corr_add_kernel(c, 13, 1, base + 20000, base + 34000), AUG_OK);
-    assert_int_equal(aug_prof_corr_add_kernel(c, 14, 2, base + 1000, base + 32000), AUG_OK);
-    assert_int_equal(aug_prof_corr_add_kernel(c, 15, 3, base + 2000, base + 31000), AUG_OK);
+    assert_int_equal(aug_prof_corr_add_kernel(c, 11, 0, base, base + 30000, NULL), AUG_OK);
+    assert_int_equal(aug_prof_corr_add_kernel(c, 12, 1, base, base + 20000, NULL), AUG_OK);
+    assert_int_equal(aug_prof_corr_add_kernel(c, 13, 1, base + 20000, base + 34000, NULL), AUG_OK);
+    assert_int_equal(aug_prof_corr_add_kernel(c, 14, 2, base + 1000, base + 32000, NULL), AUG_OK);
+    assert_int_equal(aug_prof_corr_add_kernel(c, 15, 3, base + 2000, base + 31000, NULL), AUG_OK);
     for (uint32_t corr = 11; corr <= 15; corr++)
         assert_int_equal(aug_prof_corr_add_external(c, corr, 42), AUG_OK);
     double t = 0;
@@ -69,8 +69,8 @@ static void missing_and_untimed(void **state) {
     assert_near(t, -1, 0);
     /* a kernel CUPTI could not time (start = end = 0) poisons its call */
     assert_int_equal(aug_prof_corr_add_external(c, 2, 4), AUG_OK);
-    assert_int_equal(aug_prof_corr_add_kernel(c, 2, 0, 0, 0), AUG_EDATA);
-    assert_int_equal(aug_prof_corr_add_kernel(c, 1, 0, 100, 50), AUG_EDATA); /* end < start */
+    assert_int_equal(aug_prof_corr_add_kernel(c, 2, 0, 0, 0, NULL), AUG_EDATA);
+    assert_int_equal(aug_prof_corr_add_kernel(c, 1, 0, 100, 50, NULL), AUG_EDATA); /* end < start */
     assert_int_equal(aug_prof_corr_time_us(c, 4, &t, NULL), AUG_EDATA);
     assert_int_equal(aug_prof_corr_time_us(c, 3, &t, NULL), AUG_EDATA);
     /* reset forgets everything */
@@ -90,7 +90,7 @@ static void many_repetitions(void **state) {
         for (int kk = 1; kk <= 2; kk++) {
             assert_int_equal(aug_prof_corr_add_external(c, corr, r), AUG_OK);
             uint64_t dur = (uint64_t)kk * r * 1000;
-            assert_int_equal(aug_prof_corr_add_kernel(c, corr, 0, clock, clock + dur), AUG_OK);
+            assert_int_equal(aug_prof_corr_add_kernel(c, corr, 0, clock, clock + dur, NULL), AUG_OK);
             clock += dur + 777;
             corr++;
         }
@@ -102,12 +102,51 @@ static void many_repetitions(void **state) {
     aug_prof_corr_free(c);
 }
 
+/* The name kept for a call is its longest kernel's: the split-K main loop, not its
+ * 2.5 us reduction. Names are cut to the buffer and reduced to symbol characters, since
+ * they end up in a CSV cell. */
+static void names_the_longest_kernel(void **state) {
+    (void)state;
+    struct aug_prof_corr *c = make();
+    assert_int_equal(aug_prof_corr_add_external(c, 100, 7), AUG_OK);
+    assert_int_equal(aug_prof_corr_add_external(c, 101, 7), AUG_OK);
+    assert_int_equal(aug_prof_corr_add_kernel(c, 101, 0, 1010500, 1013000,
+                                              "splitKreduce_kernel"), AUG_OK);
+    assert_int_equal(aug_prof_corr_add_kernel(c, 100, 0, 1000000, 1010000,
+                                              "nvjet_hsh_256x128_64x4_1x2_h_bz_coopA_TNT"),
+                     AUG_OK);
+    char name[AUG_PROF_KERNEL_NAME_LEN];
+    assert_int_equal(aug_prof_corr_main_kernel(c, 7, name, sizeof name), AUG_OK);
+    assert_string_equal(name, "nvjet_hsh_256x128_64x4_1x2_h_bz_coopA_TNT");
+    char small[6];
+    assert_int_equal(aug_prof_corr_main_kernel(c, 7, small, sizeof small), AUG_OK);
+    assert_string_equal(small, "nvjet");
+    /* a hostile name: comma, quote, newline and a 300-byte tail */
+    char hostile[320];
+    memset(hostile, 'x', sizeof hostile - 1);
+    hostile[sizeof hostile - 1] = '\0';
+    memcpy(hostile, "a,b\"c\nd", 7);
+    assert_int_equal(aug_prof_corr_add_external(c, 102, 8), AUG_OK);
+    assert_int_equal(aug_prof_corr_add_kernel(c, 102, 0, 2000000, 2001000, hostile), AUG_OK);
+    assert_int_equal(aug_prof_corr_main_kernel(c, 8, name, sizeof name), AUG_OK);
+    assert_int_equal(strlen(name), AUG_PROF_KERNEL_NAME_LEN - 1);
+    assert_memory_equal(name, "a?b?c?dx", 8);
+    /* no name from CUPTI: an empty one; no kernel in the range: not found */
+    assert_int_equal(aug_prof_corr_add_external(c, 103, 9), AUG_OK);
+    assert_int_equal(aug_prof_corr_add_kernel(c, 103, 0, 3000000, 3001000, NULL), AUG_OK);
+    assert_int_equal(aug_prof_corr_main_kernel(c, 9, name, sizeof name), AUG_OK);
+    assert_string_equal(name, "");
+    assert_int_equal(aug_prof_corr_main_kernel(c, 10, name, sizeof name), AUG_ENOTFOUND);
+    aug_prof_corr_free(c);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(sums_kernels_of_one_call),
         cmocka_unit_test(slowest_device_of_a_collective),
         cmocka_unit_test(missing_and_untimed),
         cmocka_unit_test(many_repetitions),
+        cmocka_unit_test(names_the_longest_kernel),
     };
     return cmocka_run_group_tests_name("profiler correlate", tests, NULL, NULL);
 }

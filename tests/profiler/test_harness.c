@@ -96,18 +96,21 @@ static long rows_in(const char *path) {
 
 /* Emit one call of `t_us` as two kernel records of one external range, the way CUPTI
  * reports a split-K GEMM, and read its time back through the aggregator. */
-static double one_call(struct fake *f, double t_us) {
+static double one_call(struct fake *f, double t_us, char *kernel, size_t cap) {
     uint64_t ext = ++f->next_ext;
     long long t_ns = llround(t_us * 1000.0);
     long long k1 = t_ns * 3 / 4; /* the second kernel runs the other quarter */
     uint64_t start = 1000000 + ext * 10000000ULL;
     uint32_t c1 = ++f->next_corr, c2 = ++f->next_corr;
-    aug_prof_corr_add_kernel(f->corr, c2, 0, start + (uint64_t)k1 + 300, start + (uint64_t)t_ns + 300);
+    aug_prof_corr_add_kernel(f->corr, c2, 0, start + (uint64_t)k1 + 300,
+                             start + (uint64_t)t_ns + 300, "fake_splitk_reduce");
     aug_prof_corr_add_external(f->corr, c1, ext);
-    aug_prof_corr_add_kernel(f->corr, c1, 0, start, start + (uint64_t)k1);
+    aug_prof_corr_add_kernel(f->corr, c1, 0, start, start + (uint64_t)k1, "fake_gemm_128x256");
     aug_prof_corr_add_external(f->corr, c2, ext);
     double got = -1;
     assert_int_equal(aug_prof_corr_time_us(f->corr, ext, &got, NULL), AUG_OK);
+    if (kernel)
+        assert_int_equal(aug_prof_corr_main_kernel(f->corr, ext, kernel, cap), AUG_OK);
     return got;
 }
 
@@ -153,7 +156,7 @@ static int fake_run(void *state, const struct aug_prof_point *p, const struct au
                                             : 10.0 + aug_prof_point_bytes(p) / 1e6;
     aug_prof_corr_reset(f->corr);
     for (int r = 0; r < cfg->reps; r++)
-        out->time_us[r] = one_call(f, r == 0 ? 3.0 * t : t);
+        out->time_us[r] = one_call(f, r == 0 ? 3.0 * t : t, out->kernel, sizeof out->kernel);
     if (p->family == AUG_FAMILY_GEMM && p->m == f->nan_m)
         out->time_us[cfg->reps - 1] = NAN;
     out->n = cfg->reps;
@@ -283,10 +286,16 @@ static void sweep_writes_measured_rows(void **state) {
         gpu |= strstr(aug_csv_comment(t, i), "gpu_name: NVIDIA H100 80GB HBM3") != NULL;
         synthetic |= strstr(aug_csv_comment(t, i), "synthetic: yes") != NULL;
     }
-    for (size_t r = 0; r < aug_csv_rows(t); r++)
+    /* the kernel that ran: the longer of the call's two, the main loop, not the reduction */
+    int kernel_ok = 1;
+    for (size_t r = 0; r < aug_csv_rows(t); r++) {
         source_ok &= strcmp(aug_csv_cell(t, r, aug_csv_col(t, "source")), "augur-profile:fake") == 0;
+        kernel_ok &= strcmp(aug_csv_cell(t, r, aug_csv_col(t, "library_algo")),
+                            "kernel=fake_gemm_128x256") == 0;
+    }
     aug_csv_free(t);
     assert_true(gpu && synthetic && source_ok);
+    assert_true(kernel_ok);
 }
 
 /* --shapes: the sweep measures exactly the GEMMs a list gives (an --ops listing here), an
