@@ -160,7 +160,7 @@ static void held_out(const char *gpu_id, const char *gpu_dir, const char *form_n
                 m++;
             }
         double p[AUG_CURVE_MAX_PARAMS] = {0};
-        if (!aug_fit_fixed_params(f, AUG_DTYPE_FP16, 0, &gpu, p) ||
+        if (!aug_fit_fixed_params(f, AUG_DTYPE_FP16, 0, &gpu, 0, p) ||
             aug_fit_form(f, tp, ty, m, p, NULL) != AUG_OK) {
             fprintf(stderr, "bench_calibration: %s\n", aug_last_error());
             continue;

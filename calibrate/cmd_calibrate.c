@@ -268,6 +268,27 @@ static int merged_curves(const struct cal_opts *o, const struct aug_fit_result *
     return AUG_OK;
 }
 
+
+/* The major version of the oldest cuBLAS the inputs' provenance names (augur-profile's
+ * "# cublas: 13.1.0"), 0 when none does. cuBLAS 13's Hopper GEMMs size their tiles to the
+ * shape (hw/gemm_model.c); one input from an older cuBLAS keeps the fixed tiles. */
+static int oldest_cublas_major(const struct aug_samples *s)
+{
+    int oldest = 0;
+    for (size_t i = 0; i < s->n_prov; i++) {
+        const char *l = s->prov[i];
+        if (strncmp(l, "cublas:", 7) != 0)
+            continue;
+        l += 7;
+        while (*l == ' ')
+            l++;
+        char *end = NULL;
+        long v = strtol(l, &end, 10);
+        if (end != l && v > 0 && v < 1000 && (oldest == 0 || v < oldest))
+            oldest = (int)v;
+    }
+    return oldest;
+}
 static int run(const struct cal_opts *o, char **inputs, int n_inputs)
 {
     const struct aug_importer *im = aug_importer_find(o->import);
@@ -313,6 +334,7 @@ static int run(const struct cal_opts *o, char **inputs, int n_inputs)
     }
     struct aug_fit_opts fo;
     aug_fit_opts_default(&fo);
+    fo.adaptive_tiles = oldest_cublas_major(&s) >= 13;
     fo.folds = o->folds;
     fo.max_cv_rel_err = o->max_cv;
     fo.force = o->force;
@@ -343,15 +365,17 @@ static int run(const struct cal_opts *o, char **inputs, int n_inputs)
     }
     if ((rc = merged_curves(o, &r, &curves, &n_curves)) != AUG_OK)
         goto out;
-    char c0[128], c1[160], c2[96];
+    char c0[128], c1[160], c2[192];
     snprintf(c0, sizeof c0, "gpu: %s%s%s", o->gpu, have_gpu ? " (" : "",
              have_gpu ? gpu.name : "");
     if (have_gpu)
         snprintf(c0 + strlen(c0), sizeof c0 - strlen(c0), ", %d SMs)", gpu.sm_count);
     snprintf(c1, sizeof c1, "tool: augur calibrate %s (forms in predictor/hw/curve.c, "
              "columns in kernels-db/README.md)", AUG_VERSION_STRING);
-    snprintf(c2, sizeof c2, "fit: %d-fold cross-validation, refuse above %.0f%%%s", fo.folds,
-             100 * fo.max_cv_rel_err, o->force ? " (forced)" : "");
+    snprintf(c2, sizeof c2, "fit: %d-fold cross-validation, refuse above %.0f%%%s%s", fo.folds,
+             100 * fo.max_cv_rel_err, o->force ? " (forced)" : "",
+             fo.adaptive_tiles ? "; GEMMs timed with cuBLAS 13 or later: Hopper gemm_tile "
+                                 "curves size their tiles to the shape (kernel family 6)" : "");
     const char *comments[] = {c0, c1, c2};
 
     size_t root_cap = strlen(o->kdb ? o->kdb : aug_kdb_dir()) + strlen(o->gpu) + 32;

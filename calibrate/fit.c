@@ -704,7 +704,7 @@ static void curve_head(struct aug_curve *c, const struct aug_fit_group *g,
 }
 
 int aug_fit_fixed_params(const struct aug_curve_form *f, enum aug_dtype dtype, double head_dim,
-                         const struct aug_gpu *gpu, double *p)
+                         const struct aug_gpu *gpu, int adaptive_tiles, double *p)
 {
     memset(p, 0, sizeof(double) * AUG_CURVE_MAX_PARAMS);
     if (strcmp(f->name, "gemm_roof") == 0) {
@@ -725,6 +725,7 @@ int aug_fit_fixed_params(const struct aug_curve_form *f, enum aug_dtype dtype, d
         p[3] = gpu->sm_count;
         p[4] = gpu->l2_mib;
         p[5] = c.l2_gbps;
+        c.adaptive_tiles = adaptive_tiles;
         p[6] = aug_gemm_tile_family(&c); /* hw/curve.c gemm_tile */
         p[7] = gpu->peak_tflops[dtype];
         return 1;
@@ -750,9 +751,9 @@ int aug_fit_fixed_params(const struct aug_curve_form *f, enum aug_dtype dtype, d
 
 /* Fixed parameters of a form for this group; 0 when the form cannot be used. */
 static int fixed_params(const struct aug_curve_form *f, const struct aug_fit_group *g,
-                        const struct aug_gpu *gpu, double *p)
+                        const struct aug_fit_opts *o, double *p)
 {
-    return aug_fit_fixed_params(f, g->dtype, g->head_dim, gpu, p);
+    return aug_fit_fixed_params(f, g->dtype, g->head_dim, o->gpu, o->adaptive_tiles, p);
 }
 
 /* Piecewise linear: split [lo, hi) of the sorted points while the fit is worse than tol. */
@@ -865,7 +866,7 @@ static int fit_time_group(const struct aug_curve_form *f, const struct gdata *d,
                           const char *source, struct aug_fit_result *r, double *cv_out)
 {
     double pfix[AUG_CURVE_MAX_PARAMS];
-    fixed_params(f, g, o->gpu, pfix);
+    fixed_params(f, g, o, pfix);
     int maxp = o->max_pieces > 0 ? o->max_pieces : 1;
     struct piece *pc = calloc((size_t)maxp + 1, sizeof *pc);
     if (!pc)
@@ -933,7 +934,7 @@ static int fit_eff_group(const struct aug_curve_form *f, const struct gdata *d,
                          const char *source, struct aug_fit_result *r, double *cv_out)
 {
     double pfix[AUG_CURVE_MAX_PARAMS];
-    fixed_params(f, g, o->gpu, pfix);
+    fixed_params(f, g, o, pfix);
     struct aug_curve c;
     struct aug_fit_stats st;
     curve_head(&c, g, f, source);
@@ -1048,7 +1049,7 @@ static int fit_group(const struct aug_samples *s, struct aug_fit_group *g,
         if (!fam_ok)
             continue;
         double pfix[AUG_CURVE_MAX_PARAMS];
-        if (!fixed_params(f, g, o->gpu, pfix) || g->n_cand >= 4)
+        if (!fixed_params(f, g, o, pfix) || g->n_cand >= 4)
             continue;
         if (n < 1) {
             break;

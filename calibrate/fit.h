@@ -36,6 +36,9 @@ struct aug_fit_opts {
     int max_pieces;
     int min_piece_points;
     const struct aug_gpu *gpu; /* peaks and SM count; NULL: efficiency forms unavailable */
+    int adaptive_tiles;        /* 1: the GEMMs were timed with cuBLAS 13 or later, whose
+                                  Hopper kernels size their tiles to the shape: gemm_tile
+                                  curves of sm_90 take kernel family 6 (hw/gemm_model.c) */
     const char *source;        /* `source` of every curve (NULL: from the samples) */
 };
 
@@ -64,11 +67,11 @@ int aug_fit_form(const struct aug_curve_form *f, const struct aug_curve_point *p
                  const double *y, int n, double *p, struct aug_fit_stats *st);
 
 /* The fixed parameters of form f for curves of `dtype` (and `head_dim`, attention) on
- * `gpu`: SMs, tile edges, peaks, L2 and the kernel family, as calibration sets them before
- * a fit (p zeroed first; the fitted ones keep their starting values). 0 when the form
- * cannot be used for this GPU and dtype. */
+ * `gpu`: SMs, tile edges, peaks, L2 and the kernel family (with `adaptive_tiles`, as
+ * aug_fit_opts), as calibration sets them before a fit (p zeroed first; the fitted ones
+ * keep their starting values). 0 when the form cannot be used for this GPU and dtype. */
 int aug_fit_fixed_params(const struct aug_curve_form *f, enum aug_dtype dtype, double head_dim,
-                         const struct aug_gpu *gpu, double *p);
+                         const struct aug_gpu *gpu, int adaptive_tiles, double *p);
 
 /* Errors of parameters p on the points (median_abs_err too). */
 void aug_fit_eval(const struct aug_curve_form *f, const double *p,

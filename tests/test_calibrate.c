@@ -8,9 +8,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "augur/csvio.h"
+#include "augur/curve.h"
 #include "augur/kdb.h"
+#include "augur/system.h"
 #include "augur/status.h"
 #include "calibrate.h"
+#include "fit.h"
 
 static char dir[256];
 
@@ -135,6 +139,67 @@ static void end_to_end(void **state)
     assert_true(prov >= 2);
 }
 
+/* GEMMs timed with cuBLAS 13 (the raw file's "# cublas: 13.1.0", as augur-profile writes
+ * it) on an H100: the gemm_tile curve takes kernel family 6, Hopper's tiles sized to the
+ * shape, and says so in the curves' provenance. The times are that model's own (overhead
+ * 3 us, 700 TFLOP/s, 2,900 GB/s), so the family-6 form fits them exactly. The fixed
+ * parameters follow the cuBLAS version: 5 (fixed tiles) without it, 2 on an A100. */
+static void cublas13_tiles(void **state)
+{
+    (void)state;
+    struct aug_gpu h100, a100;
+    assert_int_equal(aug_gpu_lookup(dir, "h100-80g", &h100), AUG_OK);
+    assert_int_equal(aug_gpu_lookup(dir, "a100-80g", &a100), AUG_OK);
+    const struct aug_curve_form *f = aug_curve_form_find("gemm_tile");
+    double p[AUG_CURVE_MAX_PARAMS];
+    assert_int_equal(aug_fit_fixed_params(f, AUG_DTYPE_FP16, 0, &h100, 0, p), 1);
+    assert_near(p[6], 5, 0);
+    assert_int_equal(aug_fit_fixed_params(f, AUG_DTYPE_FP16, 0, &h100, 1, p), 1);
+    assert_near(p[6], 6, 0);
+    assert_int_equal(aug_fit_fixed_params(f, AUG_DTYPE_FP16, 0, &a100, 1, p), 1);
+    assert_near(p[6], 2, 0);
+    /* the raw file: 120 shapes of m 64..4032, n and k from 1024 to 8192 */
+    assert_int_equal(aug_fit_fixed_params(f, AUG_DTYPE_FP16, 0, &h100, 1, p), 1);
+    p[0] = 3.0;
+    p[1] = 700.0;
+    p[2] = 2900.0;
+    static char buf[1 << 16];
+    size_t n = (size_t)snprintf(buf, sizeof buf,
+        "# gpu_id: h100-80g\n# cublas: 13.1.0\n"
+        "family,op,dtype,m,n,k,batch,heads,seq_q,seq_kv,head_dim,causal,size_bytes,ranks,"
+        "ranks_per_node,algo,time_us_median,time_us_min,time_us_max,reps,timing,source\n");
+    for (int i = 0; i < 120; i++) {
+        double m = 64 + 32 * ((i * 37) % 124), nn = 1024 * (1 + i % 8);
+        double k = 1024 * (1 + (i / 8) % 8);
+        struct aug_curve_point pt = aug_curve_gemm_point(m, nn, k, 2);
+        double t = f->eval(p, &pt);
+        n += (size_t)snprintf(buf + n, sizeof buf - n, "gemm,gemm,fp16,%.0f,%.0f,%.0f,,,,,,,,,,,"
+                              "%.4f,,,10,cupti_kernel,test\n", m, nn, k, t);
+    }
+    put("gemm13.csv", buf);
+    char in[300], out[300];
+    snprintf(in, sizeof in, "%s/gemm13.csv", dir);
+    snprintf(out, sizeof out, "%s/curves13.csv", dir);
+    const char *a[] = {"calibrate", "--gpu", "h100-80g", "--kdb", dir, "--output", out, in};
+    assert_int_equal(run(8, a), 0);
+    struct aug_csv *t = NULL;
+    assert_int_equal(aug_csv_load(out, &t), AUG_OK);
+    int said = 0, tile6 = 0;
+    for (size_t i = 0; i < aug_csv_comments(t); i++)
+        said |= strstr(aug_csv_comment(t, i), "cuBLAS 13") != NULL;
+    for (size_t r = 0; r < aug_csv_rows(t); r++)
+        if (strcmp(aug_csv_cell(t, r, aug_csv_col(t, "form")), "gemm_tile") == 0) {
+            double fam = -1, ov = 0;
+            assert_int_equal(aug_csv_get_double(t, r, "p6", AUG_CSV_REQUIRED, &fam), AUG_OK);
+            assert_int_equal(aug_csv_get_double(t, r, "p0", AUG_CSV_REQUIRED, &ov), AUG_OK);
+            tile6 = fam == 6;
+            assert_rel(ov, 3.0, 0.02);
+        }
+    aug_csv_free(t);
+    assert_true(said);
+    assert_true(tile6);
+}
+
 static void data_errors_and_refusal(void **state)
 {
     (void)state;
@@ -181,6 +246,7 @@ int main(void)
         cmocka_unit_test(usage_errors),
         cmocka_unit_test_setup_teardown(end_to_end, setup, teardown),
         cmocka_unit_test_setup_teardown(data_errors_and_refusal, setup, teardown),
+        cmocka_unit_test_setup_teardown(cublas13_tiles, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -299,6 +299,72 @@ static void test_gemv_is_a_weight_stream(void **state)
 
 /* Time never falls when a dimension grows, on a grid around tile and wave edges, and no
  * prediction beats max(F / peak, bytes / HBM) at the datasheet peaks. */
+/* cuBLAS 13's Hopper tiles sized to the shape (gemm_model.c, adaptive_us): m = 648,
+ * n = 6144, k = 4096 on H100. Feature side 192: 6144 / 192 = 32 tiles a row; the token
+ * side may reach floor(min(304, 40960 / 192) / 8) x 8 = 208, so 648 needs ceil(648 / 208)
+ * = 4 rows, 4 x 32 = 128 tiles <= 132: one wave; then 132 / 32 = 4 rows of ceil(648 / 4)
+ * = 162, rounded up to 8: 168. Side 256: 24 a row, 5 rows of 136 (120 tiles), a larger
+ * tile (34,816 against 32,256 outputs) for the same one wave, so 168 x 192 is cheaper.
+ * The fixed tiles open a second wave there (256 x 128: ceil(648 / 256) x 48 = 144 > 132),
+ * which cuBLAS 13's nvjet kernel avoids with 176 x 192 (47 us on an H200, against 74 us
+ * for 2024's cuBLAS on Vidur's H100). Time stays monotone and above physics. */
+static void test_adaptive_tiles_hopper(void **state)
+{
+    (void)state;
+    struct aug_gemm_ceiling c;
+    assert_int_equal(aug_gemm_ceiling_of(&h100, AUG_DTYPE_FP16, &c), 1);
+    assert_int_equal(aug_gemm_tile_family(&c), 5);
+    struct aug_gemm_plan fixed, adapt;
+    double t_fixed = aug_gemm_model_us(&c, 648, 6144, 4096, 1, &fixed);
+    c.adaptive_tiles = 1;
+    assert_int_equal(aug_gemm_tile_family(&c), 6);
+    double t_adapt = aug_gemm_model_us(&c, 648, 6144, 4096, 1, &adapt);
+    assert_true(fixed.waves > 1.0);
+    assert_near(adapt.tile_m, 168, 1e-9);
+    assert_near(adapt.tile_n, 192, 1e-9);
+    assert_near(adapt.tiles, 128, 1e-9);
+    assert_near(adapt.waves, 1, 1e-9);
+    assert_near(adapt.split_k, 1, 1e-9);
+    assert_int_equal(adapt.stream_k, 0);
+    assert_true(t_adapt < t_fixed);
+    /* decode, m = 1, n = k = 4096: side 64 gives 64 tiles in a row, one wave, 132 / 64 = 2
+     * rows of ceil(1 / 2) = 1 token, rounded up to 8: nvjet_sm90_hsh_64x8 (282 of the
+     * H200 run's GEMMs) */
+    struct aug_gemm_plan dec;
+    (void)aug_gemm_model_us(&c, 1, 4096, 4096, 1, &dec);
+    assert_near(dec.tile_m, 8, 1e-9);
+    assert_near(dec.tile_n, 64, 1e-9);
+    assert_near(dec.tiles, 64, 1e-9);
+    assert_near(dec.split_k, 1, 1e-9);
+    /* a gemm_tile curve of kernel family 6 times the same (kernels-db tables fitted to
+     * cuBLAS 13 measurements); family 5 keeps the fixed tiles */
+    const struct aug_curve_form *f = aug_curve_form_find("gemm_tile");
+    c.sustained = 1.0;
+    double p[8] = {c.overhead_us, c.rate_tflops, c.hbm_gbps, c.sms, c.l2_bytes / 1048576.0,
+                   c.l2_gbps, 6, c.peak_tflops};
+    struct aug_curve_point pt = aug_curve_gemm_point(648, 6144, 4096, 2);
+    assert_rel(f->eval(p, &pt), aug_gemm_model_us(&c, 648, 6144, 4096, 1, NULL), 1e-12);
+    p[6] = 5;
+    c.adaptive_tiles = 0;
+    assert_rel(f->eval(p, &pt), aug_gemm_model_us(&c, 648, 6144, 4096, 1, NULL), 1e-12);
+    c.adaptive_tiles = 1;
+    double prev_m = 0, prev_n = 0, prev_b = 0;
+    for (double x = 1; x <= 3000; x += 1) {
+        double tm = aug_gemm_model_us(&c, x, 6144, 4096, 1, NULL);
+        double tn = aug_gemm_model_us(&c, 512, x, 4096, 1, NULL);
+        double tb = aug_gemm_model_us(&c, 128, 2048, 1024, 1 + floor(x / 50), NULL);
+        if (tm < prev_m || tn < prev_n || tb < prev_b)
+            fail_msg("adaptive tiles: time falls at %g (%g %g, %g %g, %g %g)", x, prev_m, tm,
+                     prev_n, tn, prev_b, tb);
+        prev_m = tm;
+        prev_n = tn;
+        prev_b = tb;
+        double fl = 2.0 * x * 6144 * 4096;
+        double by = (x * 4096 + 4096.0 * 6144 + x * 6144) * 2.0;
+        assert_true(tm * 1e-6 >= fmax(fl / (c.peak_tflops * 1e12), by / (c.peak_hbm_gbps * 1e9)));
+    }
+}
+
 static void test_monotone_and_physical(void **state)
 {
     (void)state;
@@ -788,7 +854,7 @@ static void test_clamp_and_extrapolation(void **state)
 
 /* Bad tables are refused on load with file:line: a bandwidth of 1e300 B/us, a negative
  * slope, a GEMM curve faster than its own peak, a piece that drops below a quarter, a
- * gemm_tile kernel family other than 0 to 5 (6, and 1.5 between two codes). */
+ * gemm_tile kernel family other than 0 to 6 (7, and 1.5 between two codes). */
 static void test_bounds_on_load(void **state)
 {
     (void)state;
@@ -803,7 +869,7 @@ static void test_bounds_on_load(void **state)
         {"memory,norm,fp16,0,,linear,1,1e-6,,,,,,,1,1e8,5,0,0,0,t\n"
          "memory,norm,fp16,0,,linear,1,0,,,,,,,2e8,1e9,5,0,0,0,t\n",
          "not monotone"},
-        {"gemm,gemm,fp16,0,,gemm_tile,3,250,1700,108,40,7219,6,312,1,1e12,5,0,0,0,t\n",
+        {"gemm,gemm,fp16,0,,gemm_tile,3,250,1700,108,40,7219,7,312,1,1e12,5,0,0,0,t\n",
          "kernel family"},
         {"gemm,gemm,fp16,0,,gemm_tile,3,250,1700,108,40,7219,1.5,312,1,1e12,5,0,0,0,t\n",
          "kernel family"},
@@ -1018,6 +1084,7 @@ int main(void)
         cmocka_unit_test(test_simt_partial_wave_and_batched_sgemm),
         cmocka_unit_test(test_gemv_is_a_weight_stream),
         cmocka_unit_test(test_monotone_and_physical),
+        cmocka_unit_test(test_adaptive_tiles_hopper),
         cmocka_unit_test(test_memop_l2_switch),
         cmocka_unit_test(test_attention_tiles),
         cmocka_unit_test(test_attention_full_gain),

@@ -249,7 +249,8 @@ static double attn_sat_eval(const double *p, const struct aug_curve_point *pt)
  * tables fitted before stream-K was modelled hold 0 and keep their meaning; 3 and 4 SIMT
  * tiles whose batched SGEMMs take cuBLAS's sm_70/75 and sm_80+ batched families,
  * hw/gemm_model.c; 1 takes the whole family without split-K; 5 as 2 with Hopper's one
- * CTA per SM: sm_90), p7 dense peak. */
+ * CTA per SM: sm_90; 6 Hopper's tiles sized to the shape, cuBLAS 13's nvjet kernels),
+ * p7 dense peak. */
 
 static double gemm_tile_eval(const double *p, const struct aug_curve_point *pt)
 {
@@ -270,7 +271,8 @@ static double gemm_tile_eval(const double *p, const struct aug_curve_point *pt)
     int family = (int)lround(p[6]);
     c.simt = family == 1 || family == 3 || family == 4;
     c.stream_k = family == 2 || family == 5;
-    c.sm_arch = family == 5 ? 90 : family == 4 ? 80 : family == 3 ? 70 : 0;
+    c.sm_arch = family == 5 || family == 6 ? 90 : family == 4 ? 80 : family == 3 ? 70 : 0;
+    c.adaptive_tiles = family == 6;
     if (!(c.rate_tflops > 0) || !(c.hbm_gbps > 0) || !(c.l2_gbps > 0))
         return INFINITY;
     return aug_gemm_model_us(&c, pt->m, pt->n, pt->k, batch, NULL);

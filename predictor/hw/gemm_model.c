@@ -199,7 +199,9 @@ int aug_gemm_tile_family(const struct aug_gemm_ceiling *c)
 {
     if (c->simt)
         return c->sm_arch >= 80 ? 4 : c->sm_arch >= 70 ? 3 : 1;
-    return c->sm_arch == 90 ? 5 : c->stream_k ? 2 : 0;
+    if (c->sm_arch == 90)
+        return c->adaptive_tiles ? 6 : 5;
+    return c->stream_k ? 2 : 0;
 }
 
 /* fp8 accumulation. Hopper's and Ada's fp8 tensor-core instructions accumulate in a
@@ -381,6 +383,58 @@ static double stream_k_us(const struct aug_gemm_ceiling *c, const struct aug_gem
     return t;
 }
 
+/* Hopper's nvjet kernels (cuBLAS 13; the kernels CUPTI names nvjet_sm90_hsh_<N>x<M>_...
+ * in augur-profile's run of Vidur's 17,871 H100 fp16 shapes on an H200,
+ * kernels-db/h200-141g/raw/gemm-vidur-shapes.csv) do not keep a few fixed tiles: 17,224
+ * of those GEMMs ran without split-K on 144 tile shapes whose side along the output
+ * features is one of 64, 128, 192, 256 or 320 in 16,667 of them, and whose side along the
+ * tokens is any multiple of 8 from 8 to 304, the tile's area staying at most 320 x 128.
+ * The heuristic sizes the token side so that the output tiles fill a whole number of
+ * waves: 7,324 GEMMs ran in one wave of at most 132 tiles. Where the fixed 256 x 128 tile
+ * of m = 648, n = 6144 opens a second wave, nvjet runs 192 x 176 tiles in one (47 us on
+ * the H200; 74 us on Vidur's H100 with 2024's cuBLAS).
+ * The model's candidates: each feature side tn, and for the least whole number of waves w
+ * whose tiles fit (and the next three) the token side rounded up to 8 that fills w waves;
+ * split-K stays with the fixed tiles below one wave. The set of feasible w only shrinks
+ * as m, n or the batch grow and each candidate's time is non-decreasing in them, so the
+ * minimum is too; the extra waves keep a candidate whose rounding makes it the cheaper one
+ * in the set. */
+static const double nvjet_tile_n[] = {64, 128, 192, 256, 320};
+#define NVJET_TILE_M_STEP 8.0
+#define NVJET_TILE_M_MAX 304.0
+#define NVJET_TILE_AREA (320.0 * 128.0)
+#define NVJET_EXTRA_WAVES 3
+
+static double adaptive_us(const struct aug_gemm_ceiling *c, double m, double n, double k,
+                          double batch, struct aug_gemm_plan *plan)
+{
+    double best = INFINITY;
+    double slots = (double)c->sms; /* one CTA per SM on sm_90 */
+    for (size_t i = 0; i < sizeof nvjet_tile_n / sizeof *nvjet_tile_n; i++) {
+        double tn = nvjet_tile_n[i];
+        double tm_max = floor(fmin(NVJET_TILE_M_MAX, NVJET_TILE_AREA / tn) / NVJET_TILE_M_STEP) *
+                        NVJET_TILE_M_STEP;
+        double cols = ceil(n / tn) * batch; /* tiles of one row of tiles, over the batch */
+        double w_min = ceil(ceil(m / tm_max) * cols / slots);
+        for (int e = 0; e <= NVJET_EXTRA_WAVES; e++) {
+            double rows = floor((w_min + e) * slots / cols);
+            if (rows < 1)
+                rows = 1;
+            double tm = ceil(ceil(m / rows) / NVJET_TILE_M_STEP) * NVJET_TILE_M_STEP;
+            if (tm > tm_max)
+                tm = tm_max;
+            struct aug_gemm_plan tp;
+            double t = aug_gemm_model_tile_us(c, m, n, k, batch, tm, tn, 1, &tp);
+            if (t < best) {
+                best = t;
+                if (plan)
+                    *plan = tp;
+            }
+        }
+    }
+    return best;
+}
+
 double aug_gemm_model_us(const struct aug_gemm_ceiling *c, double m, double n, double k,
                          double batch, struct aug_gemm_plan *plan)
 {
@@ -399,6 +453,9 @@ double aug_gemm_model_us(const struct aug_gemm_ceiling *c, double m, double n, d
     double best = INFINITY;
     struct aug_gemm_plan bp, tp;
     memset(&bp, 0, sizeof bp);
+    int adaptive = c->adaptive_tiles && !c->simt && c->sm_arch == 90;
+    if (adaptive)
+        best = adaptive_us(c, m, n, k, batch, &bp);
     for (int i = 0; i < nt; i++) {
         double ctas = ctas_per_sm(c, tiles[i][0], tiles[i][1]);
         double out_tiles = ceil(m / tiles[i][0]) * ceil(n / tiles[i][1]) * batch;
@@ -407,6 +464,8 @@ double aug_gemm_model_us(const struct aug_gemm_ceiling *c, double m, double n, d
              * cuBLAS's heuristics do; the allowed set only shrinks as m, n, batch grow */
             if (s > 0 && out_tiles >= c->sms * ctas)
                 break;
+            if (adaptive && s == 0) /* the adaptive tiles replace the data-parallel ones */
+                continue;
             double t = aug_gemm_model_tile_us(c, m, n, k, batch, tiles[i][0], tiles[i][1],
                                               splits[s], &tp);
             if (t < best) {

@@ -26,6 +26,8 @@ struct aug_gemm_ceiling {
     int simt;            /* 1: CUDA-core SGEMM tiles (fp32), 0: tensor-core tiles */
     int stream_k;        /* 1: the library also has stream-K kernels (tensor cores, sm_80+) */
     int sm_arch;         /* compute capability x 10 (0: unknown); picks the batched SGEMM tiles */
+    int adaptive_tiles;  /* 1: Hopper's nvjet kernels of cuBLAS 13, which size the tile to
+                          * the shape (gemm_model.c); 0: the fixed CUTLASS-style tiles */
 };
 
 /* The kernel configuration the model chose and the terms of its time. */
@@ -85,8 +87,8 @@ int aug_gemm_ceiling_of(const struct aug_gpu *gpu, enum aug_dtype dt, struct aug
 
 /* The kernel family a gemm_tile curve records for ceiling `c` (hw/curve.c, p6): SIMT with
  * the batched SGEMM tiles of its architecture (4: sm_80+, 3: sm_70/75, 1: older), tensor
- * cores with Hopper's one CTA per SM (5, with stream-K), with (2) or without (0)
- * stream-K. */
+ * cores with Hopper's one CTA per SM (5, with stream-K; 6, tiles sized to the shape as
+ * cuBLAS 13's nvjet kernels do), with (2) or without (0) stream-K. */
 int aug_gemm_tile_family(const struct aug_gemm_ceiling *c);
 
 /* Device time in microseconds of batch x (m x k)(k x n) under ceiling `c`; `plan` (may be

@@ -188,11 +188,12 @@ static int check_bounds(const struct aug_csv *t, size_t r, const struct aug_curv
         if (!(c->p[3] >= 1) || !(c->p[4] >= 0) || !(c->p[5] >= 1))
             return aug_csv_cell_error(t, r, "p3", "SMs, L2 size and L2 bandwidth must be "
                                       "positive");
-        if (!(c->p[6] >= 0 && c->p[6] <= 5 && c->p[6] == floor(c->p[6])))
+        if (!(c->p[6] >= 0 && c->p[6] <= 6 && c->p[6] == floor(c->p[6])))
             return aug_csv_cell_error(t, r, "p6", "kernel family %g is not 0 (tensor cores), "
                                       "1 (SIMT), 2 (tensor cores with stream-K), 3 (SIMT, "
                                       "sm_70/75 batched tiles), 4 (SIMT, sm_80+ batched "
-                                      "tiles) or 5 (stream-K, one CTA per SM: sm_90)",
+                                      "tiles), 5 (stream-K, one CTA per SM: sm_90) or 6 "
+                                      "(sm_90 tiles sized to the shape: cuBLAS 13)",
                                       c->p[6]);
     }
     if (f->output == AUG_CURVE_EFF) {
