@@ -144,11 +144,16 @@ struct params {
 
 /* The GPU's ceiling for dtype dt with the fitted fractions of p and the overhead in place
  * of its own; 0 when the GPU has no peak for dt. */
+/* 1 while the points at hand were timed with cuBLAS 13 (augur-profile's own runs): Hopper
+ * GEMMs then take the tiles sized to the shape of its nvjet kernels (gemm_model.c). */
+static int cublas13;
+
 static int fitted_ceiling(const struct aug_gpu *g, enum aug_dtype dt, const struct params *p,
                           double overhead_us, struct aug_gemm_ceiling *c)
 {
     if (!aug_gemm_ceiling_of(g, dt, c))
         return 0;
+    c->adaptive_tiles = cublas13;
     c->rate_tflops = p->rate_frac * c->peak_tflops;
     c->sustained = 1.0; /* the fitted fraction is the main-loop rate itself */
     c->hbm_gbps = p->hbm_frac * c->peak_hbm_gbps;
@@ -971,12 +976,13 @@ static int vidur(const char *shared, const char *kdb)
 
 /* ---- augur-profile's own runs ---- */
 
-/* GEMM rows of one dtype from <kdb>/<gpu>/raw/gemm.csv and gemm-full.csv: CUPTI kernel
- * time and the SM clock each point ran at. -1 when the files are absent or hold none. */
-static int profiled_load(const char *kdb, const char *gpu, enum aug_dtype dt, struct set *s)
+/* GEMM rows of one dtype from the files `files` (NULL-terminated) of <kdb>/<gpu>/raw:
+ * CUPTI kernel time and the SM clock each point ran at. -1 when a file is absent or
+ * they hold none. */
+static int profiled_load_files(const char *kdb, const char *gpu, enum aug_dtype dt,
+                               const char *const *files, struct set *s)
 {
-    static const char *const files[] = {"gemm.csv", "gemm-full.csv"};
-    for (int i = 0; i < 2; i++) {
+    for (int i = 0; files[i]; i++) {
         char path[2048];
         snprintf(path, sizeof path, "%s/%s/raw/%s", kdb ? kdb : aug_kdb_dir(), gpu, files[i]);
         struct aug_csv *t = NULL;
@@ -1004,6 +1010,13 @@ static int profiled_load(const char *kdb, const char *gpu, enum aug_dtype dt, st
     return s->n > 0 ? 0 : -1;
 }
 
+/* The quick and the full grid: raw/gemm.csv and gemm-full.csv. */
+static int profiled_load(const char *kdb, const char *gpu, enum aug_dtype dt, struct set *s)
+{
+    static const char *const files[] = {"gemm.csv", "gemm-full.csv", NULL};
+    return profiled_load_files(kdb, gpu, dt, files, s);
+}
+
 /* The points at the GPU's maximum SM clock: a compute-bound point's time scaled by
  * clock / maximum (its main loop runs at the SM clock); memory-bound points (intensity
  * below the ridge of the dtype's peak and the HBM bandwidth) keep theirs. */
@@ -1020,6 +1033,58 @@ static void at_max_clock(const struct aug_gpu *g, enum aug_dtype dt, const struc
     }
 }
 
+/* Vidur's H100 fp16 shapes measured again on an H200 with cuBLAS 13.1
+ * (raw/gemm-vidur-shapes.csv, augur-profile --shapes): within the H200 (5-fold), and
+ * Vidur's H100 fit (2024 software) on them and back: the same shapes on the same
+ * architecture, two cuBLAS generations apart. */
+static int profiled_vidur_shapes(const char *shared, const char *kdb, const struct aug_gpu *h200)
+{
+    static const char *const files[] = {"gemm-vidur-shapes.csv", NULL};
+    struct set s, v;
+    memset(&s, 0, sizeof s);
+    memset(&v, 0, sizeof v);
+    if (profiled_load_files(kdb, "h200-141g", AUG_DTYPE_FP16, files, &s) != 0) {
+        printf("  fp16 on Vidur's shapes: no h200-141g/raw/gemm-vidur-shapes.csv: skipped\n");
+        free(s.v);
+        return 0;
+    }
+    unique_shapes(&s);
+    struct aug_gpu h100;
+    double *scratch = malloc(sizeof(double) * (size_t)s.n);
+    if (!scratch || aug_gpu_lookup(kdb, "h100-80g", &h100) != AUG_OK) {
+        free(scratch);
+        free(s.v);
+        return 1;
+    }
+    printf("  Vidur's H100 fp16 shapes on an H200, cuBLAS 13.1 (raw/gemm-vidur-shapes.csv)\n");
+    struct gemm_fit own, fixed;
+    cublas13 = 0; /* the fixed tiles first, as the model had them */
+    within_gpu(h200, AUG_DTYPE_FP16, &s, "profiled", "h200-141g on Vidur's shapes, fixed tiles",
+               scratch, &fixed);
+    cublas13 = 1;
+    within_gpu(h200, AUG_DTYPE_FP16, &s, "profiled", "h200-141g on Vidur's shapes", scratch,
+               &own);
+    if (vidur_load(shared, "h100", &v) == 0) {
+        unique_shapes(&v);
+        double *sv = realloc(scratch, sizeof(double) * (size_t)(v.n > s.n ? v.n : s.n));
+        if (!sv) {
+            fprintf(stderr, "out of memory\n");
+            exit(1);
+        }
+        scratch = sv;
+        struct gemm_fit vx;
+        vidur_fit(&h100, AUG_DTYPE_FP16, &v, -1, scratch, &vx);
+        transfer(h200, AUG_DTYPE_FP16, &s, &vx, "Vidur h100", "own h200");
+        cublas13 = 0; /* Vidur's H100 ran 2024's cuBLAS 12 */
+        transfer(&h100, AUG_DTYPE_FP16, &v, &own, "own h200", "Vidur h100");
+    }
+    cublas13 = 0;
+    free(v.v);
+    free(scratch);
+    free(s.v);
+    return 0;
+}
+
 /* Within each GPU (as measured, then at the maximum clock), H100 <-> H200, and Vidur's
  * H100 sweep <-> the own H100 points, with the same structural model and fit as above. */
 static int profiled(const char *shared, const char *kdb)
@@ -1033,6 +1098,7 @@ static int profiled(const char *shared, const char *kdb)
     printf("augur-profile's own GEMM runs (kernels-db/<gpu>/raw, CUPTI kernel time, one point "
            "per distinct shape)\n");
     for (int d = 0; d < 2; d++) {
+        cublas13 = 1; /* cuBLAS 13.1 (the raw files' provenance) */
         struct set s[2], c[2];
         memset(s, 0, sizeof s);
         memset(c, 0, sizeof c);
@@ -1073,10 +1139,12 @@ static int profiled(const char *shared, const char *kdb)
                     fprintf(stderr, "out of memory\n");
                     exit(1);
                 }
+                cublas13 = 0; /* Vidur's sweep: 2024's cuBLAS 12 */
                 vidur_fit(&g[0], AUG_DTYPE_FP16, &v, -1, sv, &vx);
-                transfer(&g[0], AUG_DTYPE_BF16, &s[0], &vx, "Vidur h100", "own h100");
                 transfer(&g[0], AUG_DTYPE_FP16, &v, &fo[0], "own h100",
                          "Vidur h100");
+                cublas13 = 1;
+                transfer(&g[0], AUG_DTYPE_BF16, &s[0], &vx, "Vidur h100", "own h100");
                 free(sv);
             }
             free(v.v);
@@ -1087,7 +1155,7 @@ static int profiled(const char *shared, const char *kdb)
             free(c[i].v);
         }
     }
-    return 0;
+    return profiled_vidur_shapes(shared, kdb, &g[1]);
 }
 
 /* ---- physics ---- */
@@ -1130,6 +1198,17 @@ static void phys_gpu(const struct aug_system *sys, void *user)
                     struct aug_op op = aug_op_gemm("g", (enum aug_dtype)dt, dims[a], dims[b],
                                                    dims[c], 1);
                     phys_check(ph, &ctx, &op, peak, peak_bw);
+                    /* Hopper's tiles sized to the shape (cuBLAS 13, curves of kernel family
+                     * 6): the structural model itself, before the op layer's clamp */
+                    struct aug_gemm_ceiling gc;
+                    if (sys->gpu.sm_arch == 90 &&
+                        aug_gemm_ceiling_of(&sys->gpu, (enum aug_dtype)dt, &gc) && !gc.simt) {
+                        gc.adaptive_tiles = 1;
+                        double t = aug_gemm_model_us(&gc, dims[a], dims[b], dims[c], 1, NULL);
+                        ph->checked++;
+                        if (t * 1e-6 < fmax(op.flops / peak, op.bytes / peak_bw) * (1 - 1e-12))
+                            ph->faster++;
+                    }
                 }
         for (double by = 1; by < 1e12; by *= 3.7) {
             struct aug_op op = aug_op_memory("m", "elementwise", (enum aug_dtype)dt, by, 0);

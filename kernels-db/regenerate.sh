@@ -37,10 +37,17 @@ for gpu in h100-80g h200-141g; do
     r=$here/$gpu/raw
     out=$here/$gpu/curves-profiled.csv
     rm -f "$out"
+    # h200-141g also holds Vidur's 17,871 H100 fp16 shapes measured again (augur-profile
+    # --shapes, benchmarks/kernels.md): its fp16 GEMM curve
+    shapes=
+    if [ -f "$r/gemm-vidur-shapes.csv" ]; then shapes=$r/gemm-vidur-shapes.csv; fi
     # exit 1 with the file written: a group was refused (its cross-validated error above
-    # 25%; on h200-141g fused_fwd d=128, 7 points) and is left out, as calibrate reports
+    # 25%; on h200-141g fused_fwd d=128, 7 points) and is left out, as calibrate reports.
+    # The raw files say cuBLAS 13.1, so Hopper's gemm_tile curves take kernel family 6.
+    # shellcheck disable=SC2086
     "$augur" calibrate --gpu "$gpu" --kdb "$here" --output "$out" \
-        "$r/gemm.csv" "$r/gemm-full.csv" "$r/attention.csv" "$r/memory.csv" || [ -s "$out" ]
+        "$r/gemm.csv" "$r/gemm-full.csv" $shapes "$r/attention.csv" "$r/memory.csv" ||
+        [ -s "$out" ]
 done
 if [ ! -d "$ext/vidur" ] || [ ! -d "$ext/vtrain" ]; then
     echo "regenerate.sh: no external data at $ext (set AUGUR_EXTERNAL); tables left as they are" >&2
