@@ -717,6 +717,16 @@ static int cmp_shape(const void *a, const void *b)
     return 0;
 }
 
+/* Order of shapes alone (m, n, k, batch), without the time. */
+static int cmp_dims(const struct pt *x, const struct pt *y)
+{
+    double d[4] = {x->m - y->m, x->n - y->n, x->k - y->k, x->b - y->b};
+    for (int i = 0; i < 4; i++)
+        if (d[i] != 0)
+            return d[i] < 0 ? -1 : 1;
+    return 0;
+}
+
 /* Collapse repeated shapes to one point at their median time (the set is sorted by shape
  * and time, so a run's middle element is its median). */
 static void unique_shapes(struct set *s)
@@ -976,11 +986,12 @@ static int vidur(const char *shared, const char *kdb)
 
 /* ---- augur-profile's own runs ---- */
 
-/* GEMM rows of one dtype from the files `files` (NULL-terminated) of <kdb>/<gpu>/raw:
+/* GEMM rows of one dtype and op (gemm; gemm_split_acc, fp8's split accumulator) from the
+ * files `files` (NULL-terminated) of <kdb>/<gpu>/raw:
  * CUPTI kernel time and the SM clock each point ran at. -1 when a file is absent or
  * they hold none. */
 static int profiled_load_files(const char *kdb, const char *gpu, enum aug_dtype dt,
-                               const char *const *files, struct set *s)
+                               const char *op, const char *const *files, struct set *s)
 {
     for (int i = 0; files[i]; i++) {
         char path[2048];
@@ -988,10 +999,10 @@ static int profiled_load_files(const char *kdb, const char *gpu, enum aug_dtype 
         struct aug_csv *t = NULL;
         if (aug_csv_load(path, &t) != AUG_OK)
             return -1;
-        int cdt = aug_csv_col(t, "dtype");
-        for (size_t r = 0; cdt >= 0 && r < aug_csv_rows(t); r++) {
-            const char *d = aug_csv_cell(t, r, cdt);
-            if (!d || strcmp(d, aug_dtype_name(dt)) != 0)
+        int cdt = aug_csv_col(t, "dtype"), cop = aug_csv_col(t, "op");
+        for (size_t r = 0; cdt >= 0 && cop >= 0 && r < aug_csv_rows(t); r++) {
+            const char *d = aug_csv_cell(t, r, cdt), *o = aug_csv_cell(t, r, cop);
+            if (!d || strcmp(d, aug_dtype_name(dt)) != 0 || !o || strcmp(o, op) != 0)
                 continue;
             struct pt q = {1, 0, 0, 0, 1, 0, 0, 0};
             if (aug_csv_get_double(t, r, "m", AUG_CSV_REQUIRED, &q.m) != AUG_OK ||
@@ -1014,7 +1025,7 @@ static int profiled_load_files(const char *kdb, const char *gpu, enum aug_dtype 
 static int profiled_load(const char *kdb, const char *gpu, enum aug_dtype dt, struct set *s)
 {
     static const char *const files[] = {"gemm.csv", "gemm-full.csv", NULL};
-    return profiled_load_files(kdb, gpu, dt, files, s);
+    return profiled_load_files(kdb, gpu, dt, "gemm", files, s);
 }
 
 /* The points at the GPU's maximum SM clock: a compute-bound point's time scaled by
@@ -1033,6 +1044,103 @@ static void at_max_clock(const struct aug_gpu *g, enum aug_dtype dt, const struc
     }
 }
 
+/* fp8's split accumulator against fast accumulation, shape by shape (both times of one
+ * shape in raw/gemm-vidur-shapes-fp8.csv): the share of the fast rate the split one keeps
+ * is t_fast / t_split; its median over the even shapes (sorted) is checked on the odd
+ * ones, beside the model's AUG_FP8_SPLIT_ACC_SHARE. */
+static void split_acc_share(const struct set *fast, const struct set *split)
+{
+    double *r = malloc(sizeof(double) * (size_t)(fast->n + 1));
+    double *e = malloc(sizeof(double) * (size_t)(fast->n + 1));
+    if (!r || !e) {
+        fprintf(stderr, "out of memory\n");
+        exit(1);
+    }
+    int nr = 0, j = 0, n_pairs = 0;
+    for (int i = 0; i < fast->n; i++) {
+        const struct pt *f = &fast->v[i];
+        while (j < split->n && cmp_dims(&split->v[j], f) < 0)
+            j++;
+        if (j >= split->n || cmp_dims(&split->v[j], f) != 0 || !(split->v[j].t_us > 0))
+            continue;
+        if (n_pairs++ % 2 == 0)
+            r[nr++] = f->t_us / split->v[j].t_us;
+    }
+    double share = median(r, nr);
+    int ne = 0, nm = 0;
+    double *em = r; /* the fitting half is no longer needed */
+    n_pairs = 0;
+    j = 0;
+    for (int i = 0; i < fast->n; i++) {
+        const struct pt *f = &fast->v[i];
+        while (j < split->n && cmp_dims(&split->v[j], f) < 0)
+            j++;
+        if (j >= split->n || cmp_dims(&split->v[j], f) != 0 || !(split->v[j].t_us > 0))
+            continue;
+        if (n_pairs++ % 2 == 1) {
+            e[ne++] = fabs(f->t_us / share / split->v[j].t_us - 1);
+            em[nm++] = fabs(f->t_us / AUG_FP8_SPLIT_ACC_SHARE / split->v[j].t_us - 1);
+        }
+    }
+    printf("  fp8 split accumulator: share of the fast rate %.3f (median t_fast / t_split, %d "
+           "even shapes); odd shapes (%d) predicted from their fast time: median |err| %.1f%% "
+           "(the model's %.3f: %.1f%%)\n", share, (n_pairs + 1) / 2, ne, 100 * median(e, ne),
+           AUG_FP8_SPLIT_ACC_SHARE, 100 * median(em, nm));
+    free(r);
+    free(e);
+}
+
+/* The other dtypes of Vidur's shapes on the H200: fp8 (fast accumulation, the model's
+ * rate, and the split accumulator's share) and every 12th shape in tf32 and fp32. */
+static int profiled_vidur_dtypes(const char *kdb, const struct aug_gpu *h200)
+{
+    static const char *const f8[] = {"gemm-vidur-shapes-fp8.csv", NULL};
+    static const char *const f32[] = {"gemm-vidur-shapes-fp32.csv", NULL};
+    static const struct {
+        enum aug_dtype dt;
+        const char *const *files;
+    } sets[] = {{AUG_DTYPE_FP8, f8}, {AUG_DTYPE_TF32, f32}, {AUG_DTYPE_FP32, f32}};
+    for (size_t i = 0; i < sizeof sets / sizeof *sets; i++) {
+        struct set s;
+        memset(&s, 0, sizeof s);
+        if (profiled_load_files(kdb, "h200-141g", sets[i].dt, "gemm", sets[i].files, &s) != 0) {
+            printf("  %s on Vidur's shapes: no h200-141g/raw/%s: skipped\n",
+                   aug_dtype_name(sets[i].dt), sets[i].files[0]);
+            free(s.v);
+            continue;
+        }
+        unique_shapes(&s);
+        double *scratch = malloc(sizeof(double) * (size_t)s.n);
+        if (!scratch) {
+            free(s.v);
+            return 1;
+        }
+        struct gemm_fit x;
+        char name[96];
+        if (sets[i].dt == AUG_DTYPE_FP8) { /* cuBLAS 13 sizes 16-bit and fp8 tiles only */
+            cublas13 = 0;
+            snprintf(name, sizeof name, "h200-141g on Vidur's shapes, fixed tiles");
+            within_gpu(h200, sets[i].dt, &s, "profiled", name, scratch, &x);
+        }
+        cublas13 = 1;
+        within_gpu(h200, sets[i].dt, &s, "profiled", "h200-141g on Vidur's shapes", scratch, &x);
+        cublas13 = 0;
+        if (sets[i].dt == AUG_DTYPE_FP8) {
+            struct set sp;
+            memset(&sp, 0, sizeof sp);
+            if (profiled_load_files(kdb, "h200-141g", AUG_DTYPE_FP8, "gemm_split_acc",
+                                    sets[i].files, &sp) == 0) {
+                unique_shapes(&sp);
+                split_acc_share(&s, &sp);
+            }
+            free(sp.v);
+        }
+        free(scratch);
+        free(s.v);
+    }
+    return 0;
+}
+
 /* Vidur's H100 fp16 shapes measured again on an H200 with cuBLAS 13.1
  * (raw/gemm-vidur-shapes.csv, augur-profile --shapes): within the H200 (5-fold), and
  * Vidur's H100 fit (2024 software) on them and back: the same shapes on the same
@@ -1043,7 +1151,7 @@ static int profiled_vidur_shapes(const char *shared, const char *kdb, const stru
     struct set s, v;
     memset(&s, 0, sizeof s);
     memset(&v, 0, sizeof v);
-    if (profiled_load_files(kdb, "h200-141g", AUG_DTYPE_FP16, files, &s) != 0) {
+    if (profiled_load_files(kdb, "h200-141g", AUG_DTYPE_FP16, "gemm", files, &s) != 0) {
         printf("  fp16 on Vidur's shapes: no h200-141g/raw/gemm-vidur-shapes.csv: skipped\n");
         free(s.v);
         return 0;
@@ -1082,7 +1190,7 @@ static int profiled_vidur_shapes(const char *shared, const char *kdb, const stru
     free(v.v);
     free(scratch);
     free(s.v);
-    return 0;
+    return profiled_vidur_dtypes(kdb, h200);
 }
 
 /* Within each GPU (as measured, then at the maximum clock), H100 <-> H200, and Vidur's

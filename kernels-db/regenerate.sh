@@ -37,10 +37,13 @@ for gpu in h100-80g h200-141g; do
     r=$here/$gpu/raw
     out=$here/$gpu/curves-profiled.csv
     rm -f "$out"
-    # h200-141g also holds Vidur's 17,871 H100 fp16 shapes measured again (augur-profile
-    # --shapes, benchmarks/kernels.md): its fp16 GEMM curve
+    # h200-141g also holds Vidur's 17,871 H100 GEMM shapes measured again (augur-profile
+    # --shapes, benchmarks/kernels.md): in fp16, in fp8 with both accumulators, and every
+    # 12th in tf32 and fp32
     shapes=
-    if [ -f "$r/gemm-vidur-shapes.csv" ]; then shapes=$r/gemm-vidur-shapes.csv; fi
+    for f in gemm-vidur-shapes.csv gemm-vidur-shapes-fp8.csv gemm-vidur-shapes-fp32.csv; do
+        if [ -f "$r/$f" ]; then shapes="$shapes $r/$f"; fi
+    done
     # exit 1 with the file written: a group was refused (its cross-validated error above
     # 25%; on h200-141g fused_fwd d=128, 7 points) and is left out, as calibrate reports.
     # The raw files say cuBLAS 13.1, so Hopper's gemm_tile curves take kernel family 6.

@@ -143,7 +143,8 @@ static void end_to_end(void **state)
  * it) on an H100: the gemm_tile curve takes kernel family 6, Hopper's tiles sized to the
  * shape, and says so in the curves' provenance. The times are that model's own (overhead
  * 3 us, 700 TFLOP/s, 2,900 GB/s), so the family-6 form fits them exactly. The fixed
- * parameters follow the cuBLAS version: 5 (fixed tiles) without it, 2 on an A100. */
+ * parameters follow the cuBLAS version: 5 (fixed tiles) without it, 2 on an A100, 5 for
+ * tf32 (cuBLAS 13 runs it on fixed tiles). */
 static void cublas13_tiles(void **state)
 {
     (void)state;
@@ -158,6 +159,8 @@ static void cublas13_tiles(void **state)
     assert_near(p[6], 6, 0);
     assert_int_equal(aug_fit_fixed_params(f, AUG_DTYPE_FP16, 0, &a100, 1, p), 1);
     assert_near(p[6], 2, 0);
+    assert_int_equal(aug_fit_fixed_params(f, AUG_DTYPE_TF32, 0, &h100, 1, p), 1);
+    assert_near(p[6], 5, 0); /* cuBLAS 13's tf32 kernels keep fixed tiles */
     /* the raw file: 120 shapes of m 64..4032, n and k from 1024 to 8192 */
     assert_int_equal(aug_fit_fixed_params(f, AUG_DTYPE_FP16, 0, &h100, 1, p), 1);
     p[0] = 3.0;

@@ -336,6 +336,14 @@ static void test_adaptive_tiles_hopper(void **state)
     assert_near(dec.tile_n, 64, 1e-9);
     assert_near(dec.tiles, 64, 1e-9);
     assert_near(dec.split_k, 1, 1e-9);
+    /* tf32 stays on fixed tiles (cuBLAS 13.1's sm90_xmma tf32 kernels): family 5, the
+     * same time as without the flag */
+    struct aug_gemm_ceiling t32;
+    assert_int_equal(aug_gemm_ceiling_of(&h100, AUG_DTYPE_TF32, &t32), 1);
+    double t_t32 = aug_gemm_model_us(&t32, 648, 6144, 4096, 1, NULL);
+    t32.adaptive_tiles = 1;
+    assert_int_equal(aug_gemm_tile_family(&t32), 5);
+    assert_rel(aug_gemm_model_us(&t32, 648, 6144, 4096, 1, NULL), t_t32, 1e-15);
     /* a gemm_tile curve of kernel family 6 times the same (kernels-db tables fitted to
      * cuBLAS 13 measurements); family 5 keeps the fixed tiles */
     const struct aug_curve_form *f = aug_curve_form_find("gemm_tile");

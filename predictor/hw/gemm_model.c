@@ -195,12 +195,22 @@ int aug_gemm_ceiling_of(const struct aug_gpu *gpu, enum aug_dtype dt, struct aug
     return 1;
 }
 
+/* Does `c` take the tiles sized to the shape (adaptive_us)? cuBLAS 13's nvjet kernels run
+ * Hopper's 16-bit and fp8 GEMMs; its tf32 GEMMs stay on fixed-tile sm90_xmma kernels
+ * (128 x 128 and 128 x 256 in 1,007 of the 1,490 tf32 GEMMs of
+ * kernels-db/h200-141g/raw/gemm-vidur-shapes-fp32.csv, some with stream-K), so they keep
+ * the fixed tiles and stream-K. */
+static int adaptive(const struct aug_gemm_ceiling *c)
+{
+    return c->adaptive_tiles && !c->simt && c->sm_arch == 90 && c->elt_bytes <= 2.0;
+}
+
 int aug_gemm_tile_family(const struct aug_gemm_ceiling *c)
 {
     if (c->simt)
         return c->sm_arch >= 80 ? 4 : c->sm_arch >= 70 ? 3 : 1;
     if (c->sm_arch == 90)
-        return c->adaptive_tiles ? 6 : 5;
+        return adaptive(c) ? 6 : 5;
     return c->stream_k ? 2 : 0;
 }
 
@@ -453,8 +463,8 @@ double aug_gemm_model_us(const struct aug_gemm_ceiling *c, double m, double n, d
     double best = INFINITY;
     struct aug_gemm_plan bp, tp;
     memset(&bp, 0, sizeof bp);
-    int adaptive = c->adaptive_tiles && !c->simt && c->sm_arch == 90;
-    if (adaptive)
+    int sized = adaptive(c);
+    if (sized)
         best = adaptive_us(c, m, n, k, batch, &bp);
     for (int i = 0; i < nt; i++) {
         double ctas = ctas_per_sm(c, tiles[i][0], tiles[i][1]);
@@ -464,7 +474,7 @@ double aug_gemm_model_us(const struct aug_gemm_ceiling *c, double m, double n, d
              * cuBLAS's heuristics do; the allowed set only shrinks as m, n, batch grow */
             if (s > 0 && out_tiles >= c->sms * ctas)
                 break;
-            if (adaptive && s == 0) /* the adaptive tiles replace the data-parallel ones */
+            if (sized && s == 0) /* the sized tiles replace the data-parallel ones */
                 continue;
             double t = aug_gemm_model_tile_us(c, m, n, k, batch, tiles[i][0], tiles[i][1],
                                               splits[s], &tp);

@@ -27,7 +27,8 @@ struct aug_gemm_ceiling {
     int stream_k;        /* 1: the library also has stream-K kernels (tensor cores, sm_80+) */
     int sm_arch;         /* compute capability x 10 (0: unknown); picks the batched SGEMM tiles */
     int adaptive_tiles;  /* 1: Hopper's nvjet kernels of cuBLAS 13, which size the tile to
-                          * the shape (gemm_model.c); 0: the fixed CUTLASS-style tiles */
+                          * the shape (gemm_model.c; 16-bit and fp8 only: tf32 keeps fixed
+                          * tiles); 0: the fixed CUTLASS-style tiles */
 };
 
 /* The kernel configuration the model chose and the terms of its time. */
