@@ -1050,44 +1050,39 @@ static void at_max_clock(const struct aug_gpu *g, enum aug_dtype dt, const struc
  * ones, beside the model's AUG_FP8_SPLIT_ACC_SHARE. */
 static void split_acc_share(const struct set *fast, const struct set *split)
 {
+    /* q[i]: t_fast / t_split of the i-th shape measured both ways, in sorted order */
+    double *q = malloc(sizeof(double) * (size_t)(fast->n + 1));
     double *r = malloc(sizeof(double) * (size_t)(fast->n + 1));
     double *e = malloc(sizeof(double) * (size_t)(fast->n + 1));
-    if (!r || !e) {
+    double *em = malloc(sizeof(double) * (size_t)(fast->n + 1));
+    if (!q || !r || !e || !em) {
         fprintf(stderr, "out of memory\n");
         exit(1);
     }
-    int nr = 0, j = 0, n_pairs = 0;
-    for (int i = 0; i < fast->n; i++) {
+    int nq = 0;
+    for (int i = 0, j = 0; i < fast->n; i++) {
         const struct pt *f = &fast->v[i];
         while (j < split->n && cmp_dims(&split->v[j], f) < 0)
             j++;
-        if (j >= split->n || cmp_dims(&split->v[j], f) != 0 || !(split->v[j].t_us > 0))
-            continue;
-        if (n_pairs++ % 2 == 0)
-            r[nr++] = f->t_us / split->v[j].t_us;
+        if (j < split->n && cmp_dims(&split->v[j], f) == 0 && split->v[j].t_us > 0)
+            q[nq++] = f->t_us / split->v[j].t_us;
     }
+    int nr = 0, ne = 0;
+    for (int i = 0; i < nq; i += 2)
+        r[nr++] = q[i];
     double share = median(r, nr);
-    int ne = 0, nm = 0;
-    double *em = r; /* the fitting half is no longer needed */
-    n_pairs = 0;
-    j = 0;
-    for (int i = 0; i < fast->n; i++) {
-        const struct pt *f = &fast->v[i];
-        while (j < split->n && cmp_dims(&split->v[j], f) < 0)
-            j++;
-        if (j >= split->n || cmp_dims(&split->v[j], f) != 0 || !(split->v[j].t_us > 0))
-            continue;
-        if (n_pairs++ % 2 == 1) {
-            e[ne++] = fabs(f->t_us / share / split->v[j].t_us - 1);
-            em[nm++] = fabs(f->t_us / AUG_FP8_SPLIT_ACC_SHARE / split->v[j].t_us - 1);
-        }
+    for (int i = 1; i < nq; i += 2) {
+        em[ne] = fabs(q[i] / AUG_FP8_SPLIT_ACC_SHARE - 1);
+        e[ne++] = fabs(q[i] / share - 1);
     }
     printf("  fp8 split accumulator: share of the fast rate %.3f (median t_fast / t_split, %d "
            "even shapes); odd shapes (%d) predicted from their fast time: median |err| %.1f%% "
-           "(the model's %.3f: %.1f%%)\n", share, (n_pairs + 1) / 2, ne, 100 * median(e, ne),
-           AUG_FP8_SPLIT_ACC_SHARE, 100 * median(em, nm));
+           "(the model's %.3f: %.1f%%)\n", share, nr, ne, 100 * median(e, ne),
+           AUG_FP8_SPLIT_ACC_SHARE, 100 * median(em, ne));
+    free(q);
     free(r);
     free(e);
+    free(em);
 }
 
 /* The other dtypes of Vidur's shapes on the H200: fp8 (fast accumulation, the model's
