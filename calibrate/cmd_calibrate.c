@@ -268,7 +268,6 @@ static int merged_curves(const struct cal_opts *o, const struct aug_fit_result *
     return AUG_OK;
 }
 
-
 /* The major version of the oldest cuBLAS the inputs' provenance names (augur-profile's
  * "# cublas: 13.1.0"), 0 when none does. cuBLAS 13's Hopper GEMMs size their tiles to the
  * shape (hw/gemm_model.c); one input from an older cuBLAS keeps the fixed tiles. */
@@ -289,6 +288,7 @@ static int oldest_cublas_major(const struct aug_samples *s)
     }
     return oldest;
 }
+
 static int run(const struct cal_opts *o, char **inputs, int n_inputs)
 {
     const struct aug_importer *im = aug_importer_find(o->import);

@@ -395,20 +395,20 @@ static double stream_k_us(const struct aug_gemm_ceiling *c, const struct aug_gem
 
 /* Hopper's nvjet kernels (cuBLAS 13; the kernels CUPTI names nvjet_sm90_hsh_<N>x<M>_...
  * in augur-profile's run of Vidur's 17,871 H100 fp16 shapes on an H200,
- * kernels-db/h200-141g/raw/gemm-vidur-shapes.csv) do not keep a few fixed tiles: 17,224
- * of those GEMMs ran without split-K on 144 tile shapes whose side along the output
- * features is one of 64, 128, 192, 256 or 320 in 16,667 of them, and whose side along the
- * tokens is any multiple of 8 from 8 to 304, the tile's area staying at most 320 x 128.
- * The heuristic sizes the token side so that the output tiles fill a whole number of
- * waves: 7,324 GEMMs ran in one wave of at most 132 tiles. Where the fixed 256 x 128 tile
- * of m = 648, n = 6144 opens a second wave, nvjet runs 192 x 176 tiles in one (47 us on
- * the H200; 74 us on Vidur's H100 with 2024's cuBLAS).
+ * kernels-db/h200-141g/raw/gemm-vidur-shapes.csv) do not keep a few fixed tiles: they ran
+ * 144 tile shapes (17,224 of the GEMMs without split-K), whose side along the output
+ * features is 64, 128, 192, 256 or 320 in 16,667 GEMMs and whose side along the tokens is
+ * a multiple of 8 from 8 to 304, the tile's area staying at most 320 x 128. The heuristic
+ * sizes the token side so that the output tiles fill a whole number of waves: 7,324 GEMMs
+ * ran in one wave of at most 132 tiles. Where the fixed 256 x 128 tile of m = 648,
+ * n = 6144 opens a second wave, nvjet runs 192 x 176 tiles in one (47 us on the H200;
+ * 74 us on Vidur's H100 with 2024's cuBLAS).
  * The model's candidates: each feature side tn, and for the least whole number of waves w
- * whose tiles fit (and the next three) the token side rounded up to 8 that fills w waves;
- * split-K stays with the fixed tiles below one wave. The set of feasible w only shrinks
- * as m, n or the batch grow and each candidate's time is non-decreasing in them, so the
- * minimum is too; the extra waves keep a candidate whose rounding makes it the cheaper one
- * in the set. */
+ * whose tiles fit (and the next three, where rounding can make more, smaller tiles the
+ * cheaper choice) the token side rounded up to 8 that fills w waves; split-K stays with
+ * the fixed tiles below one wave. Each candidate's time is non-decreasing in m, n and the
+ * batch, and the window of waves only moves up as they grow; test_kernel_model's dense
+ * sweeps check that the minimum never steps down. */
 static const double nvjet_tile_n[] = {64, 128, 192, 256, 320};
 #define NVJET_TILE_M_STEP 8.0
 #define NVJET_TILE_M_MAX 304.0
