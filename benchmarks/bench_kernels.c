@@ -1044,30 +1044,48 @@ static void at_max_clock(const struct aug_gpu *g, enum aug_dtype dt, const struc
     }
 }
 
+/* t_a / t_b of each shape both sets hold (sorted by shape, one point a shape), in shape
+ * order, into q (room for a->n); longk[i] says whether t_b is at least 10 us. Returns the
+ * count. */
+static int pair_ratios(const struct set *a, const struct set *b, double *q, int *longk)
+{
+    int nq = 0;
+    for (int i = 0, j = 0; i < a->n; i++) {
+        const struct pt *f = &a->v[i];
+        while (j < b->n && cmp_dims(&b->v[j], f) < 0)
+            j++;
+        if (j < b->n && cmp_dims(&b->v[j], f) == 0 && b->v[j].t_us > 0) {
+            longk[nq] = b->v[j].t_us >= 10;
+            q[nq++] = f->t_us / b->v[j].t_us;
+        }
+    }
+    return nq;
+}
+
+static double *doubles(int n)
+{
+    double *v = malloc(sizeof(double) * (size_t)(n + 1));
+    if (!v) {
+        fprintf(stderr, "out of memory\n");
+        exit(1);
+    }
+    return v;
+}
+
 /* fp8's split accumulator against fast accumulation, shape by shape (both times of one
  * shape in raw/gemm-vidur-shapes-fp8.csv): the share of the fast rate the split one keeps
  * is t_fast / t_split; its median over the even shapes (sorted) is checked on the odd
  * ones, beside the model's AUG_FP8_SPLIT_ACC_SHARE. */
 static void split_acc_share(const struct set *fast, const struct set *split)
 {
-    /* q[i]: t_fast / t_split of the i-th shape measured both ways, in sorted order */
-    double *q = malloc(sizeof(double) * (size_t)(fast->n + 1));
-    double *r = malloc(sizeof(double) * (size_t)(fast->n + 1));
-    double *e = malloc(sizeof(double) * (size_t)(fast->n + 1));
-    double *em = malloc(sizeof(double) * (size_t)(fast->n + 1));
-    if (!q || !r || !e || !em) {
+    double *q = doubles(fast->n), *r = doubles(fast->n), *e = doubles(fast->n);
+    double *em = doubles(fast->n);
+    int *longk = malloc(sizeof(int) * (size_t)(fast->n + 1));
+    if (!longk) {
         fprintf(stderr, "out of memory\n");
         exit(1);
     }
-    int nq = 0;
-    for (int i = 0, j = 0; i < fast->n; i++) {
-        const struct pt *f = &fast->v[i];
-        while (j < split->n && cmp_dims(&split->v[j], f) < 0)
-            j++;
-        if (j < split->n && cmp_dims(&split->v[j], f) == 0 && split->v[j].t_us > 0)
-            q[nq++] = f->t_us / split->v[j].t_us;
-    }
-    int nr = 0, ne = 0;
+    int nq = pair_ratios(fast, split, q, longk), nr = 0, ne = 0;
     for (int i = 0; i < nq; i += 2)
         r[nr++] = q[i];
     double share = median(r, nr);
@@ -1083,18 +1101,56 @@ static void split_acc_share(const struct set *fast, const struct set *split)
     free(r);
     free(e);
     free(em);
+    free(longk);
+}
+
+/* The same shapes timed twice (raw/gemm-vidur-shapes-repeat.csv against the first fp16
+ * run): how far one measurement of a point is from another, the floor under any model's
+ * error. */
+static void repeatability(const char *kdb, const struct set *first)
+{
+    static const char *const files[] = {"gemm-vidur-shapes-repeat.csv", NULL};
+    struct set again;
+    memset(&again, 0, sizeof again);
+    if (profiled_load_files(kdb, "h200-141g", AUG_DTYPE_FP16, "gemm", files, &again) != 0) {
+        free(again.v);
+        return;
+    }
+    unique_shapes(&again);
+    double *q = doubles(again.n), *d = doubles(again.n), *dl = doubles(again.n);
+    int *longk = malloc(sizeof(int) * (size_t)(again.n + 1));
+    if (!longk) {
+        fprintf(stderr, "out of memory\n");
+        exit(1);
+    }
+    int nq = pair_ratios(&again, first, q, longk), nd = 0, nl = 0;
+    for (int i = 0; i < nq; i++) {
+        d[nd++] = fabs(q[i] - 1);
+        if (longk[i])
+            dl[nl++] = fabs(q[i] - 1);
+    }
+    double med_d = median(d, nd), med_dl = median(dl, nl), med_q = median(q, nq);
+    printf("  fp16 timed again (%d shapes): median second / first %.3f, median |difference| "
+           "%.1f%% (GEMMs >= 10 us, %d: %.1f%%)\n", nq, med_q, 100 * med_d, nl, 100 * med_dl);
+    free(q);
+    free(d);
+    free(dl);
+    free(longk);
+    free(again.v);
 }
 
 /* The other dtypes of Vidur's shapes on the H200: fp8 (fast accumulation, the model's
  * rate, and the split accumulator's share) and every 12th shape in tf32 and fp32. */
 static int profiled_vidur_dtypes(const char *kdb, const struct aug_gpu *h200)
 {
+    static const char *const bf[] = {"gemm-vidur-shapes-bf16.csv", NULL};
     static const char *const f8[] = {"gemm-vidur-shapes-fp8.csv", NULL};
     static const char *const f32[] = {"gemm-vidur-shapes-fp32.csv", NULL};
     static const struct {
         enum aug_dtype dt;
         const char *const *files;
-    } sets[] = {{AUG_DTYPE_FP8, f8}, {AUG_DTYPE_TF32, f32}, {AUG_DTYPE_FP32, f32}};
+    } sets[] = {{AUG_DTYPE_BF16, bf}, {AUG_DTYPE_FP8, f8}, {AUG_DTYPE_TF32, f32},
+                {AUG_DTYPE_FP32, f32}};
     for (size_t i = 0; i < sizeof sets / sizeof *sets; i++) {
         struct set s;
         memset(&s, 0, sizeof s);
@@ -1112,7 +1168,8 @@ static int profiled_vidur_dtypes(const char *kdb, const struct aug_gpu *h200)
         }
         struct gemm_fit x;
         char name[96];
-        if (sets[i].dt == AUG_DTYPE_FP8) { /* cuBLAS 13 sizes 16-bit and fp8 tiles only */
+        if (sets[i].dt == AUG_DTYPE_FP8 || sets[i].dt == AUG_DTYPE_BF16) {
+            /* cuBLAS 13 sizes 16-bit and fp8 tiles only */
             cublas13 = 0;
             snprintf(name, sizeof name, "h200-141g on Vidur's shapes, fixed tiles");
             within_gpu(h200, sets[i].dt, &s, "profiled", name, scratch, &x);
@@ -1182,6 +1239,7 @@ static int profiled_vidur_shapes(const char *shared, const char *kdb, const stru
         transfer(&h100, AUG_DTYPE_FP16, &v, &own, "own h200", "Vidur h100");
     }
     cublas13 = 0;
+    repeatability(kdb, &s);
     free(v.v);
     free(scratch);
     free(s.v);

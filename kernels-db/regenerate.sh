@@ -38,10 +38,12 @@ for gpu in h100-80g h200-141g; do
     out=$here/$gpu/curves-profiled.csv
     rm -f "$out"
     # h200-141g also holds Vidur's 17,871 H100 GEMM shapes measured again (augur-profile
-    # --shapes, benchmarks/kernels.md): in fp16, in fp8 with both accumulators, and every
-    # 12th in tf32 and fp32
+    # --shapes, benchmarks/kernels.md): in fp16 and bf16, in fp8 with both accumulators,
+    # and every 12th in tf32 and fp32 (gemm-vidur-shapes-repeat.csv, fp16 points timed a
+    # second time to show the noise, is left out)
     shapes=
-    for f in gemm-vidur-shapes.csv gemm-vidur-shapes-fp8.csv gemm-vidur-shapes-fp32.csv; do
+    for f in gemm-vidur-shapes.csv gemm-vidur-shapes-bf16.csv gemm-vidur-shapes-fp8.csv \
+        gemm-vidur-shapes-fp32.csv; do
         if [ -f "$r/$f" ]; then shapes="$shapes $r/$f"; fi
     done
     # exit 1 with the file written: a group was refused (its cross-validated error above
