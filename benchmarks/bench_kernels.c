@@ -1139,49 +1139,76 @@ static void repeatability(const char *kdb, const struct set *first)
     free(again.v);
 }
 
-/* The other dtypes of Vidur's shapes on the H200: fp8 (fast accumulation, the model's
- * rate, and the split accumulator's share) and every 12th shape in tf32 and fp32. */
-static int profiled_vidur_dtypes(const char *kdb, const struct aug_gpu *h200)
+/* Vidur's fp16 shapes against Vidur's own H100 fit (2024 software, cuBLAS 12) and back:
+ * the same shapes on the same architecture, two cuBLAS generations apart. */
+static void vidur_generations(const char *shared, const char *kdb, const struct aug_gpu *h200,
+                              const struct set *s, const struct gemm_fit *own)
 {
+    struct aug_gpu h100;
+    struct set v;
+    memset(&v, 0, sizeof v);
+    if (aug_gpu_lookup(kdb, "h100-80g", &h100) == AUG_OK && vidur_load(shared, "h100", &v) == 0) {
+        unique_shapes(&v);
+        double *scratch = doubles(v.n);
+        struct gemm_fit vx;
+        cublas13 = 0; /* Vidur's H100 ran 2024's cuBLAS 12 */
+        vidur_fit(&h100, AUG_DTYPE_FP16, &v, -1, scratch, &vx);
+        transfer(&h100, AUG_DTYPE_FP16, &v, own, "own h200", "Vidur h100");
+        cublas13 = 1;
+        transfer(h200, AUG_DTYPE_FP16, s, &vx, "Vidur h100", "own h200");
+        cublas13 = 0;
+        free(scratch);
+    }
+    free(v.v);
+}
+
+/* Vidur's H100 shapes measured again on an H200 with cuBLAS 13.1 (raw/gemm-vidur-shapes*.csv,
+ * augur-profile --shapes), per dtype within the H200 (5-fold): 16-bit and fp8 with the
+ * fixed tiles, then with cuBLAS 13's sized tiles (tf32 and SIMT fp32 have none to size);
+ * fp16 also against Vidur's own sweep and against itself timed again, fp8's split
+ * accumulator against its fast one. */
+static int profiled_vidur_shapes(const char *shared, const char *kdb, const struct aug_gpu *h200)
+{
+    static const char *const f16[] = {"gemm-vidur-shapes.csv", NULL};
     static const char *const bf[] = {"gemm-vidur-shapes-bf16.csv", NULL};
     static const char *const f8[] = {"gemm-vidur-shapes-fp8.csv", NULL};
     static const char *const f32[] = {"gemm-vidur-shapes-fp32.csv", NULL};
     static const struct {
         enum aug_dtype dt;
         const char *const *files;
-    } sets[] = {{AUG_DTYPE_BF16, bf}, {AUG_DTYPE_FP8, f8}, {AUG_DTYPE_TF32, f32},
-                {AUG_DTYPE_FP32, f32}};
+    } sets[] = {{AUG_DTYPE_FP16, f16}, {AUG_DTYPE_BF16, bf}, {AUG_DTYPE_FP8, f8},
+                {AUG_DTYPE_TF32, f32}, {AUG_DTYPE_FP32, f32}};
+    printf("  Vidur's H100 GEMM shapes on an H200, cuBLAS 13.1 (raw/gemm-vidur-shapes*.csv)\n");
     for (size_t i = 0; i < sizeof sets / sizeof *sets; i++) {
+        enum aug_dtype dt = sets[i].dt;
         struct set s;
         memset(&s, 0, sizeof s);
-        if (profiled_load_files(kdb, "h200-141g", sets[i].dt, "gemm", sets[i].files, &s) != 0) {
-            printf("  %s on Vidur's shapes: no h200-141g/raw/%s: skipped\n",
-                   aug_dtype_name(sets[i].dt), sets[i].files[0]);
+        if (profiled_load_files(kdb, "h200-141g", dt, "gemm", sets[i].files, &s) != 0) {
+            printf("  %s on Vidur's shapes: no h200-141g/raw/%s: skipped\n", aug_dtype_name(dt),
+                   sets[i].files[0]);
             free(s.v);
             continue;
         }
         unique_shapes(&s);
-        double *scratch = malloc(sizeof(double) * (size_t)s.n);
-        if (!scratch) {
-            free(s.v);
-            return 1;
-        }
+        double *scratch = doubles(s.n);
         struct gemm_fit x;
-        char name[96];
-        if (sets[i].dt == AUG_DTYPE_FP8 || sets[i].dt == AUG_DTYPE_BF16) {
-            /* cuBLAS 13 sizes 16-bit and fp8 tiles only */
-            cublas13 = 0;
-            snprintf(name, sizeof name, "h200-141g on Vidur's shapes, fixed tiles");
-            within_gpu(h200, sets[i].dt, &s, "profiled", name, scratch, &x);
+        if (dt == AUG_DTYPE_FP16 || dt == AUG_DTYPE_BF16 || dt == AUG_DTYPE_FP8) {
+            cublas13 = 0; /* the fixed tiles first, as the model had them */
+            within_gpu(h200, dt, &s, "profiled", "h200-141g on Vidur's shapes, fixed tiles",
+                       scratch, &x);
         }
         cublas13 = 1;
-        within_gpu(h200, sets[i].dt, &s, "profiled", "h200-141g on Vidur's shapes", scratch, &x);
+        within_gpu(h200, dt, &s, "profiled", "h200-141g on Vidur's shapes", scratch, &x);
         cublas13 = 0;
-        if (sets[i].dt == AUG_DTYPE_FP8) {
+        if (dt == AUG_DTYPE_FP16) {
+            vidur_generations(shared, kdb, h200, &s, &x);
+            repeatability(kdb, &s);
+        }
+        if (dt == AUG_DTYPE_FP8) {
             struct set sp;
             memset(&sp, 0, sizeof sp);
-            if (profiled_load_files(kdb, "h200-141g", AUG_DTYPE_FP8, "gemm_split_acc",
-                                    sets[i].files, &sp) == 0) {
+            if (profiled_load_files(kdb, "h200-141g", dt, "gemm_split_acc", sets[i].files,
+                                    &sp) == 0) {
                 unique_shapes(&sp);
                 split_acc_share(&s, &sp);
             }
@@ -1191,59 +1218,6 @@ static int profiled_vidur_dtypes(const char *kdb, const struct aug_gpu *h200)
         free(s.v);
     }
     return 0;
-}
-
-/* Vidur's H100 fp16 shapes measured again on an H200 with cuBLAS 13.1
- * (raw/gemm-vidur-shapes.csv, augur-profile --shapes): within the H200 (5-fold), and
- * Vidur's H100 fit (2024 software) on them and back: the same shapes on the same
- * architecture, two cuBLAS generations apart. */
-static int profiled_vidur_shapes(const char *shared, const char *kdb, const struct aug_gpu *h200)
-{
-    static const char *const files[] = {"gemm-vidur-shapes.csv", NULL};
-    struct set s, v;
-    memset(&s, 0, sizeof s);
-    memset(&v, 0, sizeof v);
-    if (profiled_load_files(kdb, "h200-141g", AUG_DTYPE_FP16, "gemm", files, &s) != 0) {
-        printf("  fp16 on Vidur's shapes: no h200-141g/raw/gemm-vidur-shapes.csv: skipped\n");
-        free(s.v);
-        return 0;
-    }
-    unique_shapes(&s);
-    struct aug_gpu h100;
-    double *scratch = malloc(sizeof(double) * (size_t)s.n);
-    if (!scratch || aug_gpu_lookup(kdb, "h100-80g", &h100) != AUG_OK) {
-        free(scratch);
-        free(s.v);
-        return 1;
-    }
-    printf("  Vidur's H100 fp16 shapes on an H200, cuBLAS 13.1 (raw/gemm-vidur-shapes.csv)\n");
-    struct gemm_fit own, fixed;
-    cublas13 = 0; /* the fixed tiles first, as the model had them */
-    within_gpu(h200, AUG_DTYPE_FP16, &s, "profiled", "h200-141g on Vidur's shapes, fixed tiles",
-               scratch, &fixed);
-    cublas13 = 1;
-    within_gpu(h200, AUG_DTYPE_FP16, &s, "profiled", "h200-141g on Vidur's shapes", scratch,
-               &own);
-    if (vidur_load(shared, "h100", &v) == 0) {
-        unique_shapes(&v);
-        double *sv = realloc(scratch, sizeof(double) * (size_t)(v.n > s.n ? v.n : s.n));
-        if (!sv) {
-            fprintf(stderr, "out of memory\n");
-            exit(1);
-        }
-        scratch = sv;
-        struct gemm_fit vx;
-        vidur_fit(&h100, AUG_DTYPE_FP16, &v, -1, scratch, &vx);
-        transfer(h200, AUG_DTYPE_FP16, &s, &vx, "Vidur h100", "own h200");
-        cublas13 = 0; /* Vidur's H100 ran 2024's cuBLAS 12 */
-        transfer(&h100, AUG_DTYPE_FP16, &v, &own, "own h200", "Vidur h100");
-    }
-    cublas13 = 0;
-    repeatability(kdb, &s);
-    free(v.v);
-    free(scratch);
-    free(s.v);
-    return profiled_vidur_dtypes(kdb, h200);
 }
 
 /* Within each GPU (as measured, then at the maximum clock), H100 <-> H200, and Vidur's
